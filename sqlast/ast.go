@@ -1,0 +1,341 @@
+// Package sqlast is txlab's SQL subset as a small AST: the statements and
+// expressions the generator produces and the oracles instrument, rendered per
+// dialect (MySQL family, PostgreSQL family, SQLite) and parsed back, so that
+// print → parse → print is the identity.
+package sqlast
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Dialect selects how the AST is rendered.
+type Dialect int
+
+// The dialects. Zero is no dialect, so a forgotten choice shows up in tests.
+const (
+	DialectNone Dialect = iota
+	MySQL               // MySQL, MariaDB, TiDB
+	Postgres            // PostgreSQL, CockroachDB
+	SQLite
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case MySQL:
+		return "mysql"
+	case Postgres:
+		return "postgres"
+	case SQLite:
+		return "sqlite"
+	}
+	return "none"
+}
+
+// ParseDialect is the inverse of Dialect.String.
+func ParseDialect(s string) (Dialect, error) {
+	switch strings.ToLower(s) {
+	case "mysql", "mariadb", "tidb":
+		return MySQL, nil
+	case "postgres", "postgresql", "cockroach", "cockroachdb":
+		return Postgres, nil
+	case "sqlite":
+		return SQLite, nil
+	}
+	return DialectNone, fmt.Errorf("unknown SQL dialect %q", s)
+}
+
+// Type is a column type of the subset.
+type Type int
+
+// Column types; rendered per dialect (DOUBLE is DOUBLE PRECISION on PostgreSQL
+// and REAL on SQLite, VARCHAR is TEXT on SQLite, ...).
+const (
+	TypeNone Type = iota
+	TypeInt
+	TypeDouble
+	TypeDecimal // DECIMAL(10,2)
+	TypeVarchar // VARCHAR(20)
+	TypeBool
+)
+
+// Stmt is any statement of the subset.
+type Stmt interface{ stmt() }
+
+// Expr is any scalar expression of the subset.
+type Expr interface{ expr() }
+
+// TableRef is an item of a FROM clause.
+type TableRef interface{ tableRef() }
+
+// Query is a SELECT or a set operation of SELECTs.
+type Query interface{ query() }
+
+// ---- statements ----
+
+// ColumnDef is one column of CREATE TABLE.
+type ColumnDef struct {
+	Name       string
+	Type       Type
+	NotNull    bool
+	PrimaryKey bool // single-column primary key
+	Unique     bool
+	Default    Expr // nil: none
+	Check      Expr // nil: none
+}
+
+// CreateTable is CREATE TABLE name (columns, constraints).
+type CreateTable struct {
+	Name       string
+	Columns    []ColumnDef
+	PrimaryKey []string   // composite primary key; nil when none or single-column
+	Uniques    [][]string // table-level UNIQUE (a, b)
+	Checks     []Expr     // table-level CHECK (expr)
+}
+
+// CreateIndex is CREATE [UNIQUE] INDEX name ON table (columns).
+type CreateIndex struct {
+	Name    string
+	Table   string
+	Columns []string
+	Unique  bool
+}
+
+// Insert is INSERT INTO table [(columns)] VALUES (...), ... or INSERT ... SELECT.
+// Replace renders REPLACE INTO (MySQL family). OnConflict renders
+// ON CONFLICT (PostgreSQL, SQLite) or ON DUPLICATE KEY UPDATE (MySQL family).
+type Insert struct {
+	Table      string
+	Columns    []string
+	Values     [][]Expr // nil when Select is set
+	Select     Query
+	Replace    bool
+	OnConflict *OnConflict
+}
+
+// OnConflict is the upsert clause. DoNothing ignores the conflicting row;
+// otherwise Set updates it, where Excluded refers to the proposed row.
+type OnConflict struct {
+	Columns   []string // conflict target (PostgreSQL, SQLite); ignored by MySQL
+	DoNothing bool
+	Set       []Assignment
+}
+
+// Assignment is column = value in UPDATE SET or ON CONFLICT ... SET.
+type Assignment struct {
+	Column string
+	Value  Expr
+}
+
+// Update is UPDATE table SET ... [WHERE ...].
+type Update struct {
+	Table string
+	Set   []Assignment
+	Where Expr
+}
+
+// Delete is DELETE FROM table [WHERE ...].
+type Delete struct {
+	Table string
+	Where Expr
+}
+
+// SelectStmt is a top-level query with optional ORDER BY, LIMIT and locking clause.
+type SelectStmt struct {
+	Query   Query
+	OrderBy []OrderItem
+	Limit   *int
+	Lock    LockMode
+}
+
+// LockMode is a SELECT's locking clause.
+type LockMode int
+
+// Locking clauses: FOR SHARE renders LOCK IN SHARE MODE on the MySQL family.
+const (
+	LockNone LockMode = iota
+	LockShare
+	LockUpdate
+)
+
+// OrderItem is one ORDER BY key.
+type OrderItem struct {
+	Expr Expr
+	Desc bool
+}
+
+// Begin, Commit and Rollback are transaction control statements.
+type (
+	Begin    struct{}
+	Commit   struct{}
+	Rollback struct{}
+)
+
+// ---- queries ----
+
+// Select is SELECT [DISTINCT] items FROM from [WHERE where].
+type Select struct {
+	Distinct bool
+	Items    []SelectItem
+	From     []TableRef // comma-separated; usually one item, possibly a Join
+	Where    Expr
+}
+
+// SelectItem is an output column: Star (optionally qualified by Table), or Expr AS Alias.
+type SelectItem struct {
+	Star  bool
+	Table string // for t.* when Star
+	Expr  Expr
+	Alias string
+}
+
+// SetOp is left UNION [ALL] right.
+type SetOp struct {
+	Op    string // "UNION" or "UNION ALL"
+	Left  Query
+	Right Query
+}
+
+// ---- FROM items ----
+
+// Table is a named table with an optional alias.
+type Table struct {
+	Name  string
+	Alias string
+}
+
+// Subquery is (query) AS alias in FROM.
+type Subquery struct {
+	Query Query
+	Alias string
+}
+
+// Join is left [INNER|LEFT|CROSS] JOIN right [ON on].
+type Join struct {
+	Kind  string // "JOIN", "LEFT JOIN", "CROSS JOIN"
+	Left  TableRef
+	Right TableRef
+	On    Expr
+}
+
+// ---- expressions ----
+
+// ColumnRef is [table.]column.
+type ColumnRef struct {
+	Table  string
+	Column string
+}
+
+// LitKind is the kind of a literal.
+type LitKind int
+
+// Literal kinds.
+const (
+	LitNull LitKind = iota
+	LitInt
+	LitFloat // rendered as written, e.g. 2.5 or 1e3
+	LitString
+	LitBool
+)
+
+// Literal is a constant. Text is the value as written without quotes
+// (strings unescaped; booleans TRUE/FALSE).
+type Literal struct {
+	Kind LitKind
+	Text string
+}
+
+// Binary is L op R with op one of + - * = <> < <= > >= AND OR.
+type Binary struct {
+	Op string
+	L  Expr
+	R  Expr
+}
+
+// Unary is NOT x or -x.
+type Unary struct {
+	Op string // "NOT" or "-"
+	X  Expr
+}
+
+// IsNull is x IS [NOT] NULL.
+type IsNull struct {
+	X   Expr
+	Not bool
+}
+
+// Between is x [NOT] BETWEEN lo AND hi.
+type Between struct {
+	X, Lo, Hi Expr
+	Not       bool
+}
+
+// In is x [NOT] IN (list) or x [NOT] IN (subquery).
+type In struct {
+	X    Expr
+	List []Expr
+	Sub  Query
+	Not  bool
+}
+
+// Exists is [NOT] EXISTS (subquery).
+type Exists struct {
+	Sub Query
+	Not bool
+}
+
+// ScalarSubquery is (subquery) used as a value.
+type ScalarSubquery struct {
+	Sub Query
+}
+
+// Func is a call of a deterministic function (ABS, COALESCE, LOWER, UPPER, ...)
+// or an aggregate (COUNT, SUM, MIN, MAX). Star is COUNT(*).
+type Func struct {
+	Name string
+	Args []Expr
+	Star bool
+}
+
+// Excluded is the proposed row's column inside ON CONFLICT ... SET
+// (EXCLUDED.c on PostgreSQL and SQLite, VALUES(c) on the MySQL family).
+type Excluded struct {
+	Column string
+}
+
+// Raw is SQL text outside the subset, rendered verbatim. Parsers never
+// produce it; instrumenters and generators may carry it through.
+type Raw struct {
+	SQL string
+}
+
+func (*CreateTable) stmt() {}
+func (*CreateIndex) stmt() {}
+func (*Insert) stmt()      {}
+func (*Update) stmt()      {}
+func (*Delete) stmt()      {}
+func (*SelectStmt) stmt()  {}
+func (*Begin) stmt()       {}
+func (*Commit) stmt()      {}
+func (*Rollback) stmt()    {}
+func (*Raw) stmt()         {}
+
+func (*Select) query() {}
+func (*SetOp) query()  {}
+
+func (*Table) tableRef()    {}
+func (*Subquery) tableRef() {}
+func (*Join) tableRef()     {}
+
+func (*ColumnRef) expr()      {}
+func (*Literal) expr()        {}
+func (*Binary) expr()         {}
+func (*Unary) expr()          {}
+func (*IsNull) expr()         {}
+func (*Between) expr()        {}
+func (*In) expr()             {}
+func (*Exists) expr()         {}
+func (*ScalarSubquery) expr() {}
+func (*Func) expr()           {}
+func (*Excluded) expr()       {}
+func (*Raw) expr()            {}

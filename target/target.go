@@ -1,0 +1,281 @@
+// Package target is the small interface txlab uses to talk to a DBMS: sessions,
+// isolation levels, statements returning rows as strings, classified errors,
+// lock-wait introspection, the state of txlab's own tables and the server version.
+//
+// Like database/sql's driver package it holds no policy: each DBMS family has an
+// adapter in a sub-package (sqlite, mysql, postgres) and the executor above it
+// decides what to run and when. DBMS differences live in the adapters only.
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/txlab/txlab/sqlast"
+)
+
+// Level is an isolation level, spelled the way case files spell it.
+type Level string
+
+// The isolation levels txlab knows. A target supports a subset (Target.Levels).
+const (
+	ReadUncommitted Level = "read-uncommitted"
+	ReadCommitted   Level = "read-committed"
+	RepeatableRead  Level = "repeatable-read"
+	Snapshot        Level = "snapshot"
+	Serializable    Level = "serializable"
+)
+
+// AllLevels lists every level from weakest to strongest.
+var AllLevels = []Level{ReadUncommitted, ReadCommitted, RepeatableRead, Snapshot, Serializable}
+
+// ParseLevel accepts the long names and the abbreviations RU, RC, RR, SI, SER in any case.
+func ParseLevel(s string) (Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read-uncommitted", "read uncommitted", "ru":
+		return ReadUncommitted, nil
+	case "read-committed", "read committed", "rc":
+		return ReadCommitted, nil
+	case "repeatable-read", "repeatable read", "rr":
+		return RepeatableRead, nil
+	case "snapshot", "si", "snapshot-isolation":
+		return Snapshot, nil
+	case "serializable", "ser":
+		return Serializable, nil
+	}
+	return "", fmt.Errorf("unknown isolation level %q (want read-uncommitted, read-committed, repeatable-read, snapshot or serializable)", s)
+}
+
+// Abbrev returns the short name (RU, RC, RR, SI, SER).
+func (l Level) Abbrev() string {
+	switch l {
+	case ReadUncommitted:
+		return "RU"
+	case ReadCommitted:
+		return "RC"
+	case RepeatableRead:
+		return "RR"
+	case Snapshot:
+		return "SI"
+	case Serializable:
+		return "SER"
+	}
+	return string(l)
+}
+
+// UnsupportedLevelError is returned by Session.SetIsolation for a level the DBMS lacks.
+type UnsupportedLevelError struct {
+	DBMS      string
+	Level     Level
+	Supported []Level
+}
+
+func (e *UnsupportedLevelError) Error() string {
+	names := make([]string, len(e.Supported))
+	for i, l := range e.Supported {
+		names[i] = string(l)
+	}
+	return fmt.Sprintf("%s does not support isolation level %s (supported: %s)", e.DBMS, e.Level, strings.Join(names, ", "))
+}
+
+// CheckLevel returns an *UnsupportedLevelError unless l is in supported.
+func CheckLevel(dbms string, l Level, supported []Level) error {
+	for _, s := range supported {
+		if s == l {
+			return nil
+		}
+	}
+	return &UnsupportedLevelError{DBMS: dbms, Level: l, Supported: supported}
+}
+
+// Value is one column value as text; Null marks SQL NULL. It marshals to a
+// JSON string or null.
+type Value struct {
+	S    string
+	Null bool
+}
+
+// Str makes a non-NULL value.
+func Str(s string) Value { return Value{S: s} }
+
+// NullValue is SQL NULL.
+var NullValue = Value{Null: true}
+
+func (v Value) String() string {
+	if v.Null {
+		return "NULL"
+	}
+	return v.S
+}
+
+// MarshalJSON writes a string or null.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if v.Null {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v.S)
+}
+
+// UnmarshalJSON reads a string or null.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = NullValue
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*v = Str(s)
+	return nil
+}
+
+// Row is one result row.
+type Row []Value
+
+// Compare orders rows column by column, NULL first, then by text.
+func (r Row) Compare(o Row) int {
+	for i := 0; i < len(r) && i < len(o); i++ {
+		a, b := r[i], o[i]
+		switch {
+		case a.Null && b.Null:
+			continue
+		case a.Null:
+			return -1
+		case b.Null:
+			return 1
+		}
+		if c := strings.Compare(a.S, b.S); c != 0 {
+			return c
+		}
+	}
+	return len(r) - len(o)
+}
+
+// SortRows sorts rows into the canonical order used for state dumps.
+func SortRows(rows []Row) {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Compare(rows[j]) < 0 })
+}
+
+// Result is what a statement returned. Rows is nil for statements that return
+// no result set (DML without RETURNING, BEGIN, ...).
+type Result struct {
+	Columns  []string
+	Rows     []Row
+	Affected int64 // rows affected by DML, -1 when unknown
+}
+
+// ErrorClass is the DBMS-independent class of a statement error.
+type ErrorClass string
+
+// Error classes. Oracles reason about these, never about DBMS error codes.
+const (
+	ClassDeadlock      ErrorClass = "deadlock"      // chosen as a deadlock victim
+	ClassSerialization ErrorClass = "serialization" // serialization failure / write conflict
+	ClassLockTimeout   ErrorClass = "lock-timeout"  // lock wait timed out
+	ClassDuplicateKey  ErrorClass = "duplicate-key" // unique or primary key violation
+	ClassConstraint    ErrorClass = "constraint"    // NOT NULL, CHECK, foreign key, ...
+	ClassSyntax        ErrorClass = "syntax"        // syntax or semantic error: the statement is invalid
+	ClassAborted       ErrorClass = "aborted"       // the transaction is already aborted (PostgreSQL 25P02)
+	ClassBusy          ErrorClass = "busy"          // SQLite busy: the statement would have to wait for a lock
+	ClassData          ErrorClass = "data"          // data exception: overflow, division by zero, bad cast
+	ClassConnection    ErrorClass = "connection"    // the connection broke
+	ClassOther         ErrorClass = "other"         // anything else
+)
+
+// Error is a classified DBMS error, as returned by Session.Exec.
+type Error struct {
+	Class   ErrorClass `json:"class"`
+	Code    string     `json:"code"`
+	Message string     `json:"message"`
+	// RolledBack is true when the DBMS rolled back the whole transaction by
+	// itself or left it in a state where only ROLLBACK is accepted; the
+	// executor then sends ROLLBACK (harmless if already rolled back) and skips
+	// the transaction's remaining statements.
+	RolledBack bool `json:"rolled_back,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("%s error %s: %s", e.Class, e.Code, e.Message)
+	}
+	return fmt.Sprintf("%s error: %s", e.Class, e.Message)
+}
+
+// AsError extracts a classified *Error from err, or nil.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// ErrNoIntrospection is returned by Target.Waiting when the DBMS cannot tell
+// which sessions wait on a lock; the executor then falls back to a timeout.
+var ErrNoIntrospection = errors.New("lock-wait introspection not supported")
+
+// Info describes a connected target.
+type Info struct {
+	DBMS    string         `json:"dbms"`    // mariadb, mysql, tidb, postgres, cockroach, sqlite
+	Version string         `json:"version"` // server version string
+	Dialect sqlast.Dialect `json:"-"`       // how generated SQL is rendered
+	Schema  string         `json:"-"`       // txlab's own database/schema
+}
+
+// State is a dump of txlab's tables: table name → rows in canonical order.
+type State map[string][]Row
+
+// Tables returns the table names in sorted order.
+func (s State) Tables() []string {
+	names := make([]string, 0, len(s))
+	for n := range s {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Target is one database server (or file) reached through one adapter.
+// All methods may be called concurrently with Session methods.
+type Target interface {
+	// Info reports the DBMS family, version and dialect.
+	Info() Info
+	// Levels lists the isolation levels the DBMS supports, weakest first.
+	Levels() []Level
+	// DefaultLevel is the DBMS's default isolation level.
+	DefaultLevel() Level
+	// Open starts a new session in txlab's schema, in autocommit mode.
+	Open(ctx context.Context) (Session, error)
+	// Waiting reports which of the given sessions (by Session.ID) are
+	// currently waiting on a lock. It returns ErrNoIntrospection when the DBMS
+	// cannot tell.
+	Waiting(ctx context.Context, ids []string) (map[string]bool, error)
+	// Reset drops every table txlab created in its schema, so the next case
+	// starts on an empty database. It fails with a clear message, touching
+	// nothing, when the schema holds tables txlab did not create.
+	Reset(ctx context.Context) error
+	// Adopt records the tables that now exist in txlab's schema as txlab's
+	// own (called after a case's setup created them).
+	Adopt(ctx context.Context) error
+	// Dump returns every txlab table with its rows in canonical order.
+	Dump(ctx context.Context) (State, error)
+	// Close releases the target's own connections.
+	Close() error
+}
+
+// Session is one connection, bound to one server-side session.
+type Session interface {
+	// ID identifies the server-side session for Target.Waiting.
+	ID() string
+	// SetIsolation sets the isolation level of the session's next transactions.
+	SetIsolation(ctx context.Context, l Level) error
+	// Exec runs one statement. DBMS errors are returned as *Error.
+	Exec(ctx context.Context, sql string) (*Result, error)
+	// Close ends the session; an open transaction is rolled back.
+	Close() error
+}

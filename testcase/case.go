@@ -1,0 +1,63 @@
+// Package testcase is txlab's one interchange format: a readable case file
+// holding headers, setup statements and the submitted order of statements per
+// connection. Cases are parsed (errors name the line), printed and validated
+// here; running them is the exec package's job.
+package testcase
+
+import "github.com/txlab/txlab/target"
+
+// Case is one parsed case file.
+type Case struct {
+	// Name is where the case came from (a file name); it is not printed.
+	Name string
+	// Isolation applies to every connection; empty means the DBMS default.
+	Isolation target.Level
+	// ConnIsolation overrides Isolation for single connections (isolation.N).
+	ConnIsolation map[int]target.Level
+	// DBMS, Mode, Seed and Expect are the informational/reserved headers.
+	DBMS   string
+	Mode   string // pessimistic or optimistic, where the DBMS has both
+	Seed   string
+	Expect string
+	// Comments are the free `--` comment lines before the first statement,
+	// without the leading "--" and one space; printed back after the headers.
+	Comments []string
+	// Setup statements run in autocommit on a fresh database, before the steps.
+	// Each is one statement without its terminating semicolon.
+	Setup []string
+	// Steps is the submitted order.
+	Steps []Step
+}
+
+// Step is one statement submitted on one connection.
+type Step struct {
+	Conn int    // connection number, ≥ 1
+	SQL  string // one statement without its terminating semicolon
+	Line int    // line in the source file where the statement starts; 0 if generated
+}
+
+// LevelOf returns the isolation level of connection conn ("" = DBMS default).
+func (c *Case) LevelOf(conn int) target.Level {
+	if l, ok := c.ConnIsolation[conn]; ok {
+		return l
+	}
+	return c.Isolation
+}
+
+// Conns returns the connection numbers used by the steps, ascending.
+func (c *Case) Conns() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, s := range c.Steps {
+		if !seen[s.Conn] {
+			seen[s.Conn] = true
+			out = append(out, s.Conn)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
