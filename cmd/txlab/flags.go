@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect"
+)
+
+// globalFlags are the flags every command shares.
+type globalFlags struct {
+	db           string
+	schema       string
+	json         bool
+	verbose      bool
+	settings     []string
+	blockTimeout time.Duration
+	hangTimeout  time.Duration
+}
+
+func (g *globalFlags) register(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&g.db, "db", "sqlite", "target database: sqlite, sqlite:PATH, mariadb, postgres or a URL\n(e.g. --db mysql://root:pw@127.0.0.1:3306/ or --db postgres://me@localhost/postgres)")
+	f.StringVar(&g.schema, "schema", "txlab", "txlab's own database/schema on the target; txlab creates and drops tables only there\n(e.g. --schema txlab_ci)")
+	f.BoolVar(&g.json, "json", false, "print machine-readable JSON on stdout (e.g. txlab run --json case.txn | jq .events)")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "log server start-up and notable events on stderr (e.g. -v)")
+	f.StringArrayVar(&g.settings, "set", nil, "server setting for a throwaway mariadb/postgres, repeatable\n(e.g. --set innodb_snapshot_isolation=ON --set max_connections=200)")
+	f.DurationVar(&g.blockTimeout, "block-timeout", time.Second, "fallback: a statement still running this long, while the server does not report\na lock wait, counts as blocked (e.g. --block-timeout 500ms)")
+	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
+}
+
+func (g *globalFlags) log() io.Writer {
+	if g.verbose {
+		return os.Stderr
+	}
+	return nil
+}
+
+// open connects to the target named by --db.
+func (g *globalFlags) open(ctx context.Context) (target.Target, error) {
+	t, err := connect.Open(ctx, g.db, connect.Options{Schema: g.schema, Settings: g.settings, Log: g.log()})
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	return t, nil
+}
+
+func (g *globalFlags) execOptions(level target.Level) exec.Options {
+	return exec.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout}
+}
+
+// usageErr marks an error as a usage error (exit 2).
+func usageErr(err error) error { return &exitError{code: 2, err: err} }

@@ -1,0 +1,75 @@
+// Command txlab finds transaction and isolation bugs in relational databases.
+// This file only turns flags into configuration and calls the packages that
+// do the work.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries an exit code: 1 when bugs were found, 2 for usage or
+// infrastructure errors.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the process exit code.
+func run(ctx context.Context, args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "txlab:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "txlab:", err)
+	return 2
+}
+
+func newRoot() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "txlab",
+		Short: "Find transaction and isolation bugs in relational databases",
+		Long: `txlab runs interleaved transactions on a real database, detects blocking by
+asking the server, and checks what happened against what the DBMS promises.
+
+Targets (--db): sqlite (default, embedded, a fresh temporary file), sqlite:PATH,
+mariadb or postgres (a throwaway local server for the duration of the command),
+or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach://.`,
+		Example: `  txlab fuzz                                   # 60 s of random cases on embedded SQLite
+  txlab run --db mariadb --isolation rc case.txn
+  txlab server postgres                        # prints a DSN to use with --db`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	g.register(root)
+	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newServerCmd(g), newVersionCmd(g))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	return root
+}

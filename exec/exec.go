@@ -1,0 +1,602 @@
+// Package exec is txlab's execution protocol: it replays a case's submitted
+// order on a target, one session per connection, and records the actual
+// schedule — which statement ran, blocked, resumed, failed or was skipped, in
+// the order the DBMS really completed them — and the final state.
+//
+// A statement is blocked when the target's lock-wait introspection says its
+// session waits on a lock (milliseconds), or, where introspection is blind,
+// when it has not completed within Options.BlockTimeout. A blocked
+// connection's later statements queue behind it; when a blocked statement
+// completes it is recorded as resumed at that point of the schedule. A
+// statement that fails with class busy (SQLite, busy_timeout=0) is treated as
+// blocked and retried whenever another statement completes.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Status is the outcome of one schedule event.
+type Status string
+
+// Event statuses.
+const (
+	StatusOK      Status = "ok"
+	StatusError   Status = "error"
+	StatusBlocked Status = "blocked"
+	StatusSkipped Status = "skipped"
+)
+
+// Event is one entry of the actual schedule.
+type Event struct {
+	Conn    int           `json:"conn"`
+	SQL     string        `json:"sql"`
+	Status  Status        `json:"status"`
+	Resumed bool          `json:"resumed"`
+	Columns []string      `json:"columns,omitempty"`
+	Rows    []target.Row  `json:"rows"`
+	Error   *target.Error `json:"error,omitempty"`
+	// Step is the index of the statement in the case's steps; -1 for a
+	// ROLLBACK the executor sent by itself after the DBMS aborted a transaction.
+	Step int `json:"step"`
+	// Implicit marks that executor-sent ROLLBACK.
+	Implicit bool `json:"implicit,omitempty"`
+	// Affected is the number of rows a DML statement changed (-1 unknown).
+	Affected int64 `json:"affected"`
+	// ByTimeout marks a blocked event detected by the fallback timeout rather
+	// than by asking the server.
+	ByTimeout bool `json:"by_timeout,omitempty"`
+}
+
+// Options tune the protocol.
+type Options struct {
+	// Isolation, when set, overrides the case's isolation for every connection.
+	Isolation target.Level
+	// BlockTimeout is the fallback: a statement still running after it, while
+	// introspection does not see it waiting, is taken as blocked (default 1s).
+	BlockTimeout time.Duration
+	// HangTimeout bounds the whole case; a case that has not finished by then
+	// is reported as a hang (default 30s).
+	HangTimeout time.Duration
+	// Poll is the interval between lock-wait checks (default 1ms).
+	Poll time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.BlockTimeout <= 0 {
+		o.BlockTimeout = time.Second
+	}
+	if o.HangTimeout <= 0 {
+		o.HangTimeout = 30 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Millisecond
+	}
+	return o
+}
+
+// Result is what running a case produced.
+type Result struct {
+	Setup   []Event // the setup statements, in order (Conn 0)
+	Events  []Event // the actual schedule
+	Final   target.State
+	Levels  map[int]target.Level // isolation per connection ("" = DBMS default)
+	Hang    bool                 // the case did not finish within HangTimeout
+	Elapsed time.Duration
+}
+
+// SetupError reports that a setup statement failed; the case could not run.
+type SetupError struct {
+	Index int
+	SQL   string
+	Err   error
+}
+
+func (e *SetupError) Error() string {
+	return fmt.Sprintf("setup statement %d failed: %v (%s)", e.Index+1, e.Err, e.SQL)
+}
+
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// completion is what a statement's goroutine delivers.
+type completion struct {
+	res *target.Result
+	err error
+}
+
+// conn is the executor's view of one connection.
+type conn struct {
+	num      int
+	sess     target.Session
+	inflight *inflight
+	backlog  []int // steps submitted while the connection was blocked
+	inTxn    bool  // inside an explicit transaction
+	aborted  bool  // the DBMS aborted the transaction: skip until its end
+}
+
+type inflight struct {
+	step    int
+	sql     string
+	started time.Time
+	done    chan completion
+	blocked bool
+	busy    bool // blocked by a busy error: retry instead of waiting
+}
+
+type runner struct {
+	t      target.Target
+	c      *testcase.Case
+	opt    Options
+	conns  map[int]*conn
+	order  []*conn
+	events []Event
+	hangAt time.Time
+}
+
+// Run resets txlab's tables, runs the case's setup in autocommit, then the
+// submitted order through the protocol, and dumps the final state.
+func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*Result, error) {
+	opt = opt.withDefaults()
+	start := time.Now()
+	if err := t.Reset(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Levels: map[int]target.Level{}}
+	if err := runSetup(ctx, t, c, res); err != nil {
+		return res, err
+	}
+	if err := t.Adopt(ctx); err != nil {
+		return res, err
+	}
+
+	// Statements run under their own context, cancelled before the sessions
+	// are closed, so that a hung statement cannot hold up the end of the run.
+	rctx, cancel := context.WithCancel(ctx)
+	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: start.Add(opt.HangTimeout)}
+	defer func() {
+		cancel()
+		r.closeAll()
+	}()
+	for _, n := range c.Conns() {
+		s, err := t.Open(ctx)
+		if err != nil {
+			return res, fmt.Errorf("open connection %d: %w", n, err)
+		}
+		cn := &conn{num: n, sess: s}
+		r.conns[n] = cn
+		r.order = append(r.order, cn)
+		lvl := c.LevelOf(n)
+		if opt.Isolation != "" {
+			lvl = opt.Isolation
+		}
+		res.Levels[n] = lvl
+		if lvl != "" {
+			if err := s.SetIsolation(ctx, lvl); err != nil {
+				return res, fmt.Errorf("connection %d: %w", n, err)
+			}
+		}
+	}
+
+	err := r.run(rctx)
+	res.Events = r.events
+	res.Elapsed = time.Since(start)
+	if errors.Is(err, errHang) {
+		res.Hang = true
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	// End every session before the dump, so that a transaction the case left
+	// open is rolled back and holds no locks.
+	r.closeAll()
+	if res.Final, err = t.Dump(ctx); err != nil {
+		return res, fmt.Errorf("dump final state: %w", err)
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func runSetup(ctx context.Context, t target.Target, c *testcase.Case, res *Result) error {
+	if len(c.Setup) == 0 {
+		return nil
+	}
+	s, err := t.Open(ctx)
+	if err != nil {
+		return fmt.Errorf("open setup connection: %w", err)
+	}
+	defer s.Close()
+	for i, sql := range c.Setup {
+		out, err := s.Exec(ctx, sql)
+		ev := Event{Conn: 0, SQL: sql, Step: i, Affected: -1}
+		fill(&ev, out, err)
+		res.Setup = append(res.Setup, ev)
+		if err != nil {
+			return &SetupError{Index: i, SQL: sql, Err: err}
+		}
+	}
+	return nil
+}
+
+var errHang = errors.New("case did not finish in time")
+
+func (r *runner) closeAll() {
+	for _, cn := range r.order {
+		if cn.sess != nil {
+			cn.sess.Close()
+			cn.sess = nil
+		}
+	}
+}
+
+func (r *runner) run(ctx context.Context) error {
+	for i, st := range r.c.Steps {
+		cn := r.conns[st.Conn]
+		if cn.inflight != nil {
+			cn.backlog = append(cn.backlog, i)
+			continue
+		}
+		if err := r.submit(ctx, cn, i); err != nil {
+			return err
+		}
+		if err := r.settle(ctx); err != nil {
+			return err
+		}
+	}
+	// Everything is submitted; wait for the blocked connections to finish.
+	for r.unfinished() {
+		if err := r.waitAny(ctx); err != nil {
+			return err
+		}
+		if err := r.settle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) unfinished() bool {
+	for _, cn := range r.order {
+		if cn.inflight != nil || len(cn.backlog) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// submit sends step i on cn and waits until it completes or is known blocked;
+// after a completion it drains the connection's backlog the same way.
+func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
+	sql := r.c.Steps[i].SQL
+	kind := classify(sql)
+	if cn.aborted {
+		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Affected: -1})
+		if kind == stmtCommit || kind == stmtRollback {
+			cn.aborted, cn.inTxn = false, false
+		}
+		return r.drain(ctx, cn)
+	}
+	if kind == stmtBegin {
+		cn.inTxn = true
+	}
+	cn.inflight = r.start(ctx, cn, i, sql)
+	return r.await(ctx, cn)
+}
+
+func (r *runner) start(ctx context.Context, cn *conn, step int, sql string) *inflight {
+	f := &inflight{step: step, sql: sql, started: time.Now(), done: make(chan completion, 1)}
+	sess := cn.sess
+	go func() {
+		res, err := sess.Exec(ctx, sql)
+		f.done <- completion{res, err}
+	}()
+	return f
+}
+
+// await waits for cn's in-flight statement to complete or to block.
+func (r *runner) await(ctx context.Context, cn *conn) error {
+	f := cn.inflight
+	timer := time.NewTimer(r.opt.Poll)
+	defer timer.Stop()
+	for {
+		select {
+		case c := <-f.done:
+			// A blocked statement that finished meanwhile (a deadlock
+			// victim, say) most likely finished first: record it first.
+			if err := r.recordFinished(ctx, cn); err != nil {
+				return err
+			}
+			return r.complete(ctx, cn, c)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		waiting, byTimeout, err := r.isWaiting(ctx, cn)
+		if err != nil {
+			return err
+		}
+		if waiting {
+			f.blocked = true
+			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Affected: -1, ByTimeout: byTimeout})
+			return nil
+		}
+		timer.Reset(r.opt.Poll)
+	}
+}
+
+// isWaiting asks the target whether cn's session waits on a lock, falling
+// back to the block timeout where the target cannot tell or does not see it.
+func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bool, err error) {
+	id := cn.sess.ID()
+	w, err := r.t.Waiting(ctx, []string{id})
+	switch {
+	case errors.Is(err, target.ErrNoIntrospection):
+	case err != nil:
+		return false, false, fmt.Errorf("lock-wait introspection: %w", err)
+	case w[id]:
+		return true, false, nil
+	}
+	if time.Since(cn.inflight.started) >= r.opt.BlockTimeout {
+		return true, true, nil
+	}
+	return false, false, nil
+}
+
+// complete records a finished statement and then runs the connection's
+// queued statements.
+func (r *runner) complete(ctx context.Context, cn *conn, c completion) error {
+	if err := r.record(ctx, cn, c); err != nil {
+		return err
+	}
+	return r.drain(ctx, cn)
+}
+
+// record enters a finished statement into the schedule and applies its
+// consequences for the connection's transaction.
+func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
+	f := cn.inflight
+	if te := target.AsError(c.err); te != nil && te.Class == target.ClassBusy {
+		// SQLite never waits: a busy statement did nothing and is retried
+		// whenever another statement completes.
+		if !f.blocked {
+			f.blocked = true
+			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Affected: -1})
+		}
+		f.busy = true
+		return nil
+	}
+	if c.err != nil && target.AsError(c.err) == nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("connection %d: %s: %w", cn.num, f.sql, c.err)
+	}
+	cn.inflight = nil
+	ev := Event{Conn: cn.num, SQL: f.sql, Step: f.step, Resumed: f.blocked, Affected: -1}
+	fill(&ev, c.res, c.err)
+	r.events = append(r.events, ev)
+
+	kind := classify(f.sql)
+	if kind == stmtCommit || kind == stmtRollback {
+		cn.inTxn = false
+	}
+	if te := target.AsError(c.err); te != nil && te.RolledBack && cn.inTxn {
+		// The DBMS aborted the transaction: make sure it is rolled back and
+		// skip its remaining statements up to its COMMIT or ROLLBACK.
+		_, rbErr := cn.sess.Exec(ctx, "ROLLBACK")
+		rb := Event{Conn: cn.num, SQL: "ROLLBACK", Step: -1, Implicit: true, Affected: -1}
+		fill(&rb, nil, rbErr)
+		r.events = append(r.events, rb)
+		cn.aborted = true
+	}
+	return nil
+}
+
+// recordFinished records the blocked statements of connections other than
+// except whose results are already available, without running their queues.
+func (r *runner) recordFinished(ctx context.Context, except *conn) error {
+	for _, cn := range r.order {
+		f := cn.inflight
+		if cn == except || f == nil || !f.blocked || f.busy {
+			continue
+		}
+		select {
+		case c := <-f.done:
+			if err := r.record(ctx, cn, c); err != nil {
+				return err
+			}
+		default:
+		}
+	}
+	return nil
+}
+
+// drain submits the connection's queued statements while it is not blocked.
+func (r *runner) drain(ctx context.Context, cn *conn) error {
+	for cn.inflight == nil && len(cn.backlog) > 0 {
+		next := cn.backlog[0]
+		cn.backlog = cn.backlog[1:]
+		if err := r.submit(ctx, cn, next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle brings every blocked connection up to date after a completion: a
+// statement that completed is recorded as resumed (and its backlog runs),
+// one that still waits stays blocked, and busy statements are retried.
+// It repeats until nothing changes, since each resumption can release
+// further locks.
+func (r *runner) settle(ctx context.Context) error {
+	for changed := true; changed; {
+		changed = false
+		for _, cn := range r.order {
+			f := cn.inflight
+			if f == nil && len(cn.backlog) > 0 {
+				// Resumed while another statement was in flight: run its
+				// queued statements now.
+				if err := r.drain(ctx, cn); err != nil {
+					return err
+				}
+				changed = true
+				continue
+			}
+			if f == nil || !f.blocked {
+				continue
+			}
+			progressed, err := r.recheck(ctx, cn)
+			if err != nil {
+				return err
+			}
+			changed = changed || progressed
+		}
+	}
+	return nil
+}
+
+// recheck looks at one blocked connection; it reports whether the connection
+// made progress (completed its statement).
+func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
+	f := cn.inflight
+	if f.busy {
+		f.busy = false
+		res, err := cn.sess.Exec(ctx, f.sql)
+		if err := r.complete(ctx, cn, completion{res, err}); err != nil {
+			return false, err
+		}
+		return cn.inflight != f, nil
+	}
+	// The lock holder may just have released its locks: wait until the
+	// statement completes or is seen waiting again.
+	deadline := time.Now().Add(r.opt.BlockTimeout)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case c := <-f.done:
+			return true, r.complete(ctx, cn, c)
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-timer.C:
+		}
+		id := cn.sess.ID()
+		w, err := r.t.Waiting(ctx, []string{id})
+		if err != nil && !errors.Is(err, target.ErrNoIntrospection) {
+			return false, fmt.Errorf("lock-wait introspection: %w", err)
+		}
+		if w[id] || err != nil || time.Now().After(deadline) {
+			// Still waiting (or blind introspection: leave it to waitAny).
+			select {
+			case c := <-f.done:
+				return true, r.complete(ctx, cn, c)
+			default:
+				return false, nil
+			}
+		}
+		timer.Reset(r.opt.Poll)
+	}
+}
+
+// waitAny blocks until some in-flight statement completes, the hang timeout
+// passes or ctx ends. It is used once every step has been submitted, or
+// would be, and only blocked statements remain.
+func (r *runner) waitAny(ctx context.Context) error {
+	tick := time.NewTicker(r.opt.Poll)
+	defer tick.Stop()
+	for {
+		for _, cn := range r.order {
+			if cn.inflight == nil && len(cn.backlog) > 0 {
+				return nil // settle runs its queue
+			}
+		}
+		for _, cn := range r.order {
+			f := cn.inflight
+			if f == nil {
+				continue
+			}
+			if f.busy {
+				// Every remaining statement is busy: nothing else will run to
+				// release the lock, so retrying is the only way forward.
+				if _, err := r.recheck(ctx, cn); err != nil {
+					return err
+				}
+				if cn.inflight != f {
+					return nil
+				}
+				continue
+			}
+			select {
+			case c := <-f.done:
+				return r.complete(ctx, cn, c)
+			default:
+			}
+		}
+		if time.Now().After(r.hangAt) {
+			return errHang
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func fill(ev *Event, res *target.Result, err error) {
+	if err != nil {
+		ev.Status = StatusError
+		if te := target.AsError(err); te != nil {
+			ev.Error = te
+		} else {
+			ev.Error = &target.Error{Class: target.ClassOther, Message: err.Error()}
+		}
+		return
+	}
+	ev.Status = StatusOK
+	if res != nil {
+		ev.Columns = res.Columns
+		ev.Rows = res.Rows
+		ev.Affected = res.Affected
+	}
+}
+
+type stmtKind int
+
+const (
+	stmtOther stmtKind = iota
+	stmtBegin
+	stmtCommit
+	stmtRollback
+)
+
+// classify recognises transaction control statements by their first words.
+func classify(sql string) stmtKind {
+	f := strings.Fields(strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sql), ";"))))
+	if len(f) == 0 {
+		return stmtOther
+	}
+	switch f[0] {
+	case "BEGIN":
+		return stmtBegin
+	case "START":
+		if len(f) > 1 && f[1] == "TRANSACTION" {
+			return stmtBegin
+		}
+	case "COMMIT", "END":
+		return stmtCommit
+	case "ROLLBACK":
+		if len(f) > 1 && f[1] == "TO" {
+			return stmtOther
+		}
+		return stmtRollback
+	}
+	return stmtOther
+}

@@ -1,0 +1,109 @@
+package exec
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/txlab/txlab/target"
+)
+
+// maxShownRows bounds the rows printed per statement in the text schedule.
+const maxShownRows = 10
+
+// WriteSchedule prints the actual schedule, one event per line, as
+// `N> SQL;  OUTCOME`, in the order the DBMS completed the statements.
+func (r *Result) WriteSchedule(w io.Writer) {
+	width := 0
+	for _, ev := range r.Events {
+		if n := len(oneLine(ev.SQL)) + 1; n > width && n <= 70 {
+			width = n
+		}
+	}
+	for _, ev := range r.Events {
+		prefix := fmt.Sprintf("%d>", ev.Conn)
+		fmt.Fprintf(w, "  %-3s %-*s  %s\n", prefix, width, oneLine(ev.SQL)+";", Outcome(ev))
+	}
+	if r.Hang {
+		fmt.Fprintf(w, "  HANG: the case did not finish in time; the statements above are all that completed\n")
+	}
+}
+
+// Outcome describes one event in a few words: "ok, 2 rows: (1, a) (2, b)",
+// "BLOCKED", "RESUMED error deadlock (1213: ...)", "SKIPPED".
+func Outcome(ev Event) string {
+	var b strings.Builder
+	switch ev.Status {
+	case StatusBlocked:
+		b.WriteString("BLOCKED")
+		if ev.ByTimeout {
+			b.WriteString(" (by timeout)")
+		}
+		return b.String()
+	case StatusSkipped:
+		return "SKIPPED (transaction aborted)"
+	}
+	if ev.Resumed {
+		b.WriteString("RESUMED ")
+	}
+	if ev.Implicit {
+		b.WriteString("(sent by txlab) ")
+	}
+	if ev.Status == StatusError {
+		e := ev.Error
+		fmt.Fprintf(&b, "error %s", e.Class)
+		if e.Code != "" {
+			fmt.Fprintf(&b, " (%s: %s)", e.Code, oneLine(e.Message))
+		} else {
+			fmt.Fprintf(&b, " (%s)", oneLine(e.Message))
+		}
+		return b.String()
+	}
+	b.WriteString("ok")
+	switch {
+	case ev.Rows != nil:
+		fmt.Fprintf(&b, ", %d row%s", len(ev.Rows), plural(len(ev.Rows)))
+		if len(ev.Rows) > 0 {
+			b.WriteString(":")
+			for i, row := range ev.Rows {
+				if i == maxShownRows {
+					b.WriteString(" ...")
+					break
+				}
+				b.WriteString(" " + FormatRow(row))
+			}
+		}
+	case ev.Affected > 0:
+		fmt.Fprintf(&b, ", %d row%s affected", ev.Affected, plural(int(ev.Affected)))
+	}
+	return b.String()
+}
+
+// WriteState prints a final state, one table after the other.
+func WriteState(w io.Writer, s target.State) {
+	for _, name := range s.Tables() {
+		rows := s[name]
+		fmt.Fprintf(w, "  %s: %d row%s\n", name, len(rows), plural(len(rows)))
+		for _, row := range rows {
+			fmt.Fprintf(w, "    %s\n", FormatRow(row))
+		}
+	}
+}
+
+// FormatRow prints a row as (v1, v2, NULL).
+func FormatRow(row target.Row) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = v.String()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

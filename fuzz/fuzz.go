@@ -1,0 +1,242 @@
+// Package fuzz is txlab's campaign loop: generate a case, run it through the
+// execution protocol, hand the result to the oracles, count what happened,
+// and report a summary. The oracle work plugs into the same loop.
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Options configure a campaign.
+type Options struct {
+	Seed     uint64        // run seed; case i is generated from gen.CaseSeed(Seed, i)
+	Duration time.Duration // stop after this long; 0 = no time limit
+	Cases    int           // stop after this many cases; 0 = no case limit
+	// Levels are cycled through, one per case; empty = the DBMS default.
+	Levels []target.Level
+	Exec   exec.Options
+	Gen    gen.Config // Dialect is taken from the target
+	// Progress receives a live progress line (usually stderr); nil = none.
+	Progress io.Writer
+	// Log receives one line per notable event (verbose mode); nil = none.
+	Log io.Writer
+}
+
+// Summary is what a campaign did. Its JSON form is `txlab fuzz --json`.
+type Summary struct {
+	Target          string           `json:"target"`
+	Seed            uint64           `json:"seed"`
+	Cases           int              `json:"cases"`
+	Transactions    int              `json:"transactions"`
+	Statements      int              `json:"statements"`
+	Blocked         int              `json:"blocked"`
+	Skipped         int              `json:"skipped"`
+	Hangs           int              `json:"hangs"`
+	ErrorsByClass   map[string]int   `json:"errors_by_class"`
+	InvalidCount    int              `json:"invalid_statements"`
+	InvalidRatio    float64          `json:"invalid_statement_ratio"`
+	InvalidExamples []string         `json:"invalid_examples,omitempty"`
+	Findings        []report.Finding `json:"findings"`
+	ElapsedSeconds  float64          `json:"elapsed_seconds"`
+	CasesPerSecond  float64          `json:"cases_per_second"`
+	Interrupted     bool             `json:"interrupted"`
+}
+
+// maxInvalidExamples bounds the invalid statements kept for the summary.
+const maxInvalidExamples = 5
+
+// Run runs a campaign until the duration or case limit is reached or ctx is
+// cancelled (Ctrl-C), and returns the summary. Cancellation is not an error.
+func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
+	info := t.Info()
+	opt.Gen.Dialect = info.Dialect
+	s := &Summary{
+		Target:        fmt.Sprintf("%s %s", info.DBMS, info.Version),
+		Seed:          opt.Seed,
+		ErrorsByClass: map[string]int{},
+		Findings:      []report.Finding{},
+	}
+	if opt.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.Duration)
+		defer cancel()
+	}
+	bar := newProgress(opt)
+	start := time.Now()
+	defer func() {
+		el := time.Since(start)
+		s.ElapsedSeconds = el.Seconds()
+		if el > 0 {
+			s.CasesPerSecond = float64(s.Cases) / el.Seconds()
+		}
+		if s.Statements > 0 {
+			s.InvalidRatio = float64(s.InvalidCount) / float64(s.Statements)
+		}
+		if bar != nil {
+			bar.Finish()
+		}
+	}()
+
+	for i := 0; opt.Cases == 0 || i < opt.Cases; i++ {
+		if ctx.Err() != nil {
+			break
+		}
+		c := gen.Case(gen.CaseSeed(opt.Seed, i), opt.Gen)
+		c.Name = fmt.Sprintf("case-%d", i)
+		if len(opt.Levels) > 0 {
+			c.Isolation = opt.Levels[i%len(opt.Levels)]
+		}
+		res, err := exec.Run(ctx, t, c, opt.Exec)
+		if ctx.Err() != nil {
+			break // interrupted mid-case: the partial case is not counted
+		}
+		var setupErr *exec.SetupError
+		if err != nil && !errors.As(err, &setupErr) {
+			return s, fmt.Errorf("%s (seed %d): %w", c.Name, gen.CaseSeed(opt.Seed, i), err)
+		}
+		s.add(c, res)
+		if setupErr != nil && opt.Log != nil {
+			fmt.Fprintf(opt.Log, "%s: %v\n", c.Name, setupErr)
+		}
+		if bar != nil {
+			bar.Describe(s.progressLine(time.Since(start)))
+			bar.Add(1)
+		}
+	}
+	s.Interrupted = ctx.Err() != nil && !(opt.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded))
+	return s, nil
+}
+
+// add counts one case's events.
+func (s *Summary) add(c *testcase.Case, res *exec.Result) {
+	s.Cases++
+	s.Transactions += countTransactions(c)
+	if res == nil {
+		return
+	}
+	if res.Hang {
+		s.Hangs++
+	}
+	for _, evs := range [][]exec.Event{res.Setup, res.Events} {
+		for _, ev := range evs {
+			switch {
+			case ev.Implicit:
+				continue
+			case ev.Status == exec.StatusBlocked:
+				s.Blocked++
+				continue
+			case ev.Status == exec.StatusSkipped:
+				s.Skipped++
+				continue
+			}
+			s.Statements++
+			if ev.Error == nil {
+				continue
+			}
+			s.ErrorsByClass[string(ev.Error.Class)]++
+			if ev.Error.Class == target.ClassSyntax {
+				s.InvalidCount++
+				if len(s.InvalidExamples) < maxInvalidExamples {
+					s.InvalidExamples = append(s.InvalidExamples, fmt.Sprintf("%s -- %s", ev.SQL, ev.Error.Message))
+				}
+			}
+		}
+	}
+}
+
+// countTransactions counts explicit transactions and autocommit statements.
+func countTransactions(c *testcase.Case) int {
+	inTxn := map[int]bool{}
+	n := 0
+	for _, st := range c.Steps {
+		w := strings.ToUpper(strings.TrimSpace(st.SQL))
+		switch {
+		case strings.HasPrefix(w, "BEGIN"), strings.HasPrefix(w, "START TRANSACTION"):
+			inTxn[st.Conn] = true
+			n++
+		case strings.HasPrefix(w, "COMMIT"), strings.HasPrefix(w, "ROLLBACK"):
+			inTxn[st.Conn] = false
+		case !inTxn[st.Conn]:
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Summary) progressLine(el time.Duration) string {
+	rate := 0.0
+	if el > 0 {
+		rate = float64(s.Cases) / el.Seconds()
+	}
+	return fmt.Sprintf("cases %d (%.1f/s) · statements %d · blocked %d · errors: %s", s.Cases, rate, s.Statements, s.Blocked, s.errorsLine())
+}
+
+func (s *Summary) errorsLine() string {
+	if len(s.ErrorsByClass) == 0 {
+		return "none"
+	}
+	classes := make([]string, 0, len(s.ErrorsByClass))
+	for c := range s.ErrorsByClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = fmt.Sprintf("%s %d", c, s.ErrorsByClass[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText prints the summary for people.
+func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "txlab fuzz on %s, seed %d\n", s.Target, s.Seed)
+	fmt.Fprintf(w, "  cases         %d (%.1f/s over %.1fs)\n", s.Cases, s.CasesPerSecond, s.ElapsedSeconds)
+	fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)
+	fmt.Fprintf(w, "  statements    %d (blocked %d times, %d skipped after an abort)\n", s.Statements, s.Blocked, s.Skipped)
+	fmt.Fprintf(w, "  errors        %s\n", s.errorsLine())
+	fmt.Fprintf(w, "  invalid       %d statements, %.3f%% of all\n", s.InvalidCount, 100*s.InvalidRatio)
+	for _, ex := range s.InvalidExamples {
+		fmt.Fprintf(w, "      e.g. %s\n", ex)
+	}
+	if s.Hangs > 0 {
+		fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)
+	}
+	fmt.Fprintf(w, "  findings      %d (%d bugs)\n", len(s.Findings), report.CountBugs(s.Findings))
+	if s.Interrupted {
+		fmt.Fprintln(w, "  (interrupted)")
+	}
+	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
+}
+
+func newProgress(opt Options) *progressbar.ProgressBar {
+	if opt.Progress == nil {
+		return nil
+	}
+	total := int64(-1)
+	if opt.Cases > 0 {
+		total = int64(opt.Cases)
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(opt.Progress),
+		progressbar.OptionSetDescription("starting"),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(20),
+	)
+}

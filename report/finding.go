@@ -1,0 +1,39 @@
+// Package report holds what an oracle found and how it is shown: findings
+// with their verdict (bug or allowed) and, in later oracle work, the finding
+// bundles written under --out.
+package report
+
+// Verdict says whether a finding breaks the DBMS's documented guarantee.
+type Verdict string
+
+// Verdicts.
+const (
+	// Bug: forbidden by the DBMS's documented guarantee for the level.
+	Bug Verdict = "bug"
+	// Allowed: violates only the textbook (Adya) definition of the level's
+	// name; documented behaviour of this DBMS.
+	Allowed Verdict = "allowed"
+)
+
+// Finding is one oracle finding.
+type Finding struct {
+	Oracle       string  `json:"oracle"`
+	Kind         string  `json:"kind"`
+	Verdict      Verdict `json:"verdict"`
+	Rule         string  `json:"rule"`
+	Isolation    string  `json:"isolation"`
+	Transactions []int   `json:"transactions,omitempty"`
+	Dir          string  `json:"dir,omitempty"`
+	Summary      string  `json:"summary,omitempty"`
+}
+
+// CountBugs returns how many findings have verdict bug.
+func CountBugs(fs []Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Verdict == Bug {
+			n++
+		}
+	}
+	return n
+}
