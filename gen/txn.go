@@ -1,0 +1,74 @@
+package gen
+
+import "github.com/txlab/txlab/sqlast"
+
+// Txn is one generated transaction: either an explicit BEGIN; body;
+// COMMIT|ROLLBACK, or a single statement run in autocommit mode.
+type Txn struct {
+	Explicit bool
+	Body     []sqlast.Stmt
+	Rollback bool // explicit transactions only: end with ROLLBACK
+}
+
+// Stmts returns the statements in the order a connection submits them,
+// including BEGIN and COMMIT/ROLLBACK for explicit transactions.
+func (t *Txn) Stmts() []sqlast.Stmt {
+	if !t.Explicit {
+		return t.Body
+	}
+	out := make([]sqlast.Stmt, 0, len(t.Body)+2)
+	out = append(out, &sqlast.Begin{})
+	out = append(out, t.Body...)
+	if t.Rollback {
+		return append(out, &sqlast.Rollback{})
+	}
+	return append(out, &sqlast.Commit{})
+}
+
+// Transaction draws one transaction: with probability AutocommitRatio a
+// single autocommit statement, otherwise BEGIN, 1..MaxStmts statements and
+// COMMIT (or ROLLBACK with probability RollbackRatio).
+func (g *Generator) Transaction() *Txn {
+	if g.chance(g.cfg.AutocommitRatio) {
+		return &Txn{Body: []sqlast.Stmt{g.Statement()}}
+	}
+	t := &Txn{Explicit: true}
+	n := 1 + g.r.IntN(g.cfg.MaxStmts)
+	for range n {
+		t.Body = append(t.Body, g.Statement())
+	}
+	t.Rollback = g.chance(g.cfg.RollbackRatio)
+	return t
+}
+
+// Step is one statement of the submitted order.
+type Step struct {
+	Conn int // 1-based connection number; transaction i runs on connection i+1
+	Stmt sqlast.Stmt
+}
+
+// Interleave merges the transactions' statements into one submitted order,
+// keeping each transaction's own order. The next statement is taken from a
+// transaction chosen with probability proportional to its remaining
+// statements, which makes every interleaving equally likely.
+func (g *Generator) Interleave(txns []*Txn) []Step {
+	queues := make([][]sqlast.Stmt, len(txns))
+	total := 0
+	for i, t := range txns {
+		queues[i] = t.Stmts()
+		total += len(queues[i])
+	}
+	out := make([]Step, 0, total)
+	for remaining := total; remaining > 0; remaining-- {
+		k := g.r.IntN(remaining)
+		for i, q := range queues {
+			if k < len(q) {
+				out = append(out, Step{Conn: i + 1, Stmt: q[0]})
+				queues[i] = q[1:]
+				break
+			}
+			k -= len(q)
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package localdb
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// binaries are the absolute paths of the programs one Kind needs.
+type binaries struct {
+	server string // mariadbd or postgres
+	init   string // mariadb-install-db or initdb
+}
+
+// Debian locations, consulted when PATH does not have the programs (sbin is
+// often missing from a non-root PATH, and PostgreSQL's bin dir never is on it).
+var (
+	debianMariaDBD   = []string{"/usr/sbin/mariadbd", "/usr/sbin/mysqld"}
+	debianInstallDB  = []string{"/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"}
+	debianPGGlob     = "/usr/lib/postgresql/*/bin"
+	mariadbPackage   = "mariadb-server-core (apt-get install mariadb-server)"
+	postgresPackages = "postgresql-NN (apt-get install postgresql)"
+)
+
+// findBinaries locates the programs for kind, or explains which one is missing
+// and which Debian package provides it.
+func findBinaries(kind Kind) (binaries, error) {
+	switch kind {
+	case MariaDB:
+		srv := findProgram([]string{"mariadbd", "mysqld"}, debianMariaDBD)
+		if srv == "" {
+			return binaries{}, fmt.Errorf("localdb: mariadbd not found on PATH or in /usr/sbin; install Debian package %s", mariadbPackage)
+		}
+		inst := findProgram([]string{"mariadb-install-db", "mysql_install_db"}, debianInstallDB)
+		if inst == "" {
+			return binaries{}, fmt.Errorf("localdb: mariadb-install-db not found on PATH or in /usr/bin; install Debian package %s", mariadbPackage)
+		}
+		return binaries{server: srv, init: inst}, nil
+	case Postgres:
+		// postgres and initdb must come from the same installation: a data
+		// directory is only readable by the major version that created it.
+		if srv, err := exec.LookPath("postgres"); err == nil {
+			if real, err := filepath.EvalSymlinks(srv); err == nil {
+				if b, ok := pgDir(filepath.Dir(real)); ok {
+					return b, nil
+				}
+			}
+		}
+		for _, dir := range pgDebianDirs() {
+			if b, ok := pgDir(dir); ok {
+				return b, nil
+			}
+		}
+		return binaries{}, fmt.Errorf("localdb: postgres and initdb not found on PATH or in %s; install Debian package %s", debianPGGlob, postgresPackages)
+	}
+	return binaries{}, fmt.Errorf("localdb: unknown kind %q (want %q or %q)", kind, MariaDB, Postgres)
+}
+
+// findProgram returns the first of names found on PATH, else the first
+// existing executable among fallbacks, else "".
+func findProgram(names, fallbacks []string) string {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+	}
+	for _, p := range fallbacks {
+		if isExecutable(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// pgDir reports the postgres/initdb pair in dir, if both are there.
+func pgDir(dir string) (binaries, bool) {
+	b := binaries{server: filepath.Join(dir, "postgres"), init: filepath.Join(dir, "initdb")}
+	return b, isExecutable(b.server) && isExecutable(b.init)
+}
+
+// pgDebianDirs lists /usr/lib/postgresql/N/bin, highest major version first.
+func pgDebianDirs() []string {
+	dirs, _ := filepath.Glob(debianPGGlob)
+	sort.SliceStable(dirs, func(i, j int) bool {
+		return pgVersion(dirs[i]) > pgVersion(dirs[j])
+	})
+	return dirs
+}
+
+// pgVersion extracts N from /usr/lib/postgresql/N/bin; non-numeric sorts last.
+func pgVersion(binDir string) float64 {
+	v, err := strconv.ParseFloat(filepath.Base(filepath.Dir(binDir)), 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
