@@ -1,0 +1,169 @@
+package connect
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/target"
+)
+
+func TestParseSpec(t *testing.T) {
+	tests := []struct {
+		spec string
+		kind kind
+		arg  string
+		err  string // substring of the error, "" for success
+	}{
+		{"", kindSQLite, "", ""},
+		{"sqlite", kindSQLite, "", ""},
+		{"sqlite:/tmp/x.db", kindSQLite, "/tmp/x.db", ""},
+		{"sqlite://rel/x.db", kindSQLite, "rel/x.db", ""},
+		{"sqlite:", 0, "", "needs a path"},
+		{"mariadb", kindLocalMariaDB, "", ""},
+		{"postgres", kindLocalPostgres, "", ""},
+		{"postgresql", kindLocalPostgres, "", ""},
+		{"mysql://root:pw@db.example:3307/app", kindMySQLURL, "mysql://root:pw@db.example:3307/app", ""},
+		{"mariadb://root@127.0.0.1:3306/", kindMySQLURL, "mariadb://root@127.0.0.1:3306/", ""},
+		{"tidb://root@127.0.0.1:4000/test", kindMySQLURL, "tidb://root@127.0.0.1:4000/test", ""},
+		{"postgres://u@h:5432/d?sslmode=disable", kindPostgresURL, "postgres://u@h:5432/d?sslmode=disable", ""},
+		{"postgresql://u@h/d", kindPostgresURL, "postgresql://u@h/d", ""},
+		{"cockroach://root@h/defaultdb?sslmode=disable", kindCockroachURL, "postgresql://root@h:26257/defaultdb?sslmode=disable", ""},
+		{"cockroach://root@h:26000/defaultdb", kindCockroachURL, "postgresql://root@h:26000/defaultdb", ""},
+		{"oracle://scott@h/orcl", 0, "", "unknown scheme"},
+		{"mysql", 0, "", "want"},
+		{"mysql:///nohost", 0, "", "want"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			k, arg, err := parseSpec(tc.spec)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("parseSpec(%q) error = %v, want one containing %q", tc.spec, err, tc.err)
+				}
+				return
+			}
+			if err != nil || k != tc.kind || arg != tc.arg {
+				t.Errorf("parseSpec(%q) = %v, %q, %v; want %v, %q", tc.spec, k, arg, err, tc.kind, tc.arg)
+			}
+		})
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		spec string
+		opt  Options
+		err  string
+	}{
+		{"sqlite", Options{Schema: "bad; DROP"}, "plain identifier"},
+		{"sqlite", Options{Settings: []string{"x=1"}}, "throwaway"},
+		{"ftp://x/y", Options{}, "unknown scheme"},
+	} {
+		tg, err := Open(ctx, tc.spec, tc.opt)
+		if err == nil {
+			tg.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("Open(%q, %+v) error = %v, want one containing %q", tc.spec, tc.opt, err, tc.err)
+		}
+	}
+}
+
+func TestOpenSQLite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "named.db")
+	for _, spec := range []string{"", "sqlite:" + path} {
+		tg, err := Open(ctx, spec, Options{})
+		if err != nil {
+			t.Fatalf("Open(%q): %v", spec, err)
+		}
+		if info := tg.Info(); info.DBMS != "sqlite" || info.Version == "" {
+			t.Errorf("Open(%q).Info() = %+v", spec, info)
+		}
+		if Server(tg) != nil {
+			t.Errorf("Open(%q): a SQLite target has no server", spec)
+		}
+		if err := tg.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("sqlite:PATH must keep its file after Close: %v", err)
+	}
+}
+
+// TestOpenLocal starts each throwaway server through Open, works on it, opens
+// it a second time through its URL, and checks that Close stops the server.
+func TestOpenLocal(t *testing.T) {
+	for _, tc := range []struct {
+		spec, dbms string
+		kind       localdb.Kind
+	}{
+		{"mariadb", "mariadb", localdb.MariaDB},
+		{"postgres", "postgres", localdb.Postgres},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			if err := localdb.Available(tc.kind); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatal(err)
+				}
+				t.Skip(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			tg, err := Open(ctx, tc.spec, Options{Schema: "txlab_connect"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := Server(tg)
+			if srv == nil {
+				tg.Close()
+				t.Fatal("Open(mariadb|postgres) must keep its server")
+			}
+			info := tg.Info()
+			if info.DBMS != tc.dbms || info.Schema != "txlab_connect" {
+				t.Errorf("Info = %+v", info)
+			}
+			s, err := tg.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Exec(ctx, "CREATE TABLE c (x INT)"); err != nil {
+				t.Error(err)
+			}
+			s.Close()
+
+			// The same server through its URL, as a user would pass it.
+			again, err := Open(ctx, srv.DSN(), Options{Schema: "txlab_connect"})
+			if err != nil {
+				t.Error(err)
+			} else {
+				if again.Info().DBMS != tc.dbms {
+					t.Errorf("via URL: Info = %+v", again.Info())
+				}
+				// c was created by hand, not adopted: Reset must refuse.
+				if err := again.Reset(ctx); err == nil || !strings.Contains(err.Error(), "c)") {
+					t.Errorf("Reset with an unadopted table = %v", err)
+				}
+				again.Close()
+			}
+
+			if err := tg.Close(); err != nil {
+				t.Error(err)
+			}
+			select {
+			case <-srv.Done():
+			case <-time.After(30 * time.Second):
+				t.Error("server still running after Close")
+			}
+		})
+	}
+}
+
+var _ target.Target = (*serverTarget)(nil)

@@ -1,0 +1,388 @@
+// Package mysql is txlab's target adapter for the MySQL protocol family:
+// MySQL, MariaDB and TiDB, through github.com/go-sql-driver/mysql. txlab works
+// in its own database (default "txlab"); each session is a dedicated server
+// connection, and lock waits are read from information_schema.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+)
+
+// Flavors of the MySQL protocol family, as reported in target.Info.DBMS.
+const (
+	MySQL   = "mysql"
+	MariaDB = "mariadb"
+	TiDB    = "tidb"
+)
+
+var (
+	allLevels  = []target.Level{target.ReadUncommitted, target.ReadCommitted, target.RepeatableRead, target.Serializable}
+	tidbLevels = []target.Level{target.ReadCommitted, target.RepeatableRead}
+)
+
+// Target is one MySQL-protocol server, working in one database.
+type Target struct {
+	admin    *sql.DB // pooled: catalog queries, Waiting, KILL
+	sessions *sql.DB // one connection per Session, closed (never reused) after it
+	flavor   string
+	version  string
+	schema   string
+	levels   []target.Level
+	// rollbackOnTimeout mirrors innodb_rollback_on_timeout: whether a lock
+	// wait timeout rolls back the whole transaction or only the statement.
+	rollbackOnTimeout bool
+	target.Owned
+}
+
+var _ target.Target = (*Target)(nil)
+
+// ParseURL turns mysql://, mariadb:// or tidb:// URLs
+// (user:pass@host:port/db?param=value) into a driver configuration and the
+// flavor the scheme names ("" for mysql://, which is decided from VERSION()).
+// The query parameter socket=PATH connects over a Unix socket; the other
+// parameters are session variables set on every connection.
+func ParseURL(raw string) (*drv.Config, string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("bad MySQL URL: %w", err)
+	}
+	var hint string
+	switch u.Scheme {
+	case "mysql":
+	case "mariadb":
+		hint = MariaDB
+	case "tidb":
+		hint = TiDB
+	default:
+		return nil, "", fmt.Errorf("bad MySQL URL %q: scheme must be mysql, mariadb or tidb", raw)
+	}
+	cfg := drv.NewConfig()
+	cfg.Net = "tcp"
+	port := u.Port()
+	if port == "" {
+		port = "3306"
+		if hint == TiDB {
+			port = "4000"
+		}
+	}
+	host := u.Hostname()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	cfg.Addr = host + ":" + port
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.Trim(u.Path, "/")
+	for k, vs := range u.Query() {
+		v := vs[len(vs)-1]
+		if k == "socket" {
+			cfg.Net, cfg.Addr = "unix", v
+			continue
+		}
+		if cfg.Params == nil {
+			cfg.Params = map[string]string{}
+		}
+		cfg.Params[k] = v
+	}
+	return cfg, hint, nil
+}
+
+// OpenURL is ParseURL followed by Open.
+func OpenURL(ctx context.Context, raw, schema string) (*Target, error) {
+	cfg, hint, err := ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg, hint, schema)
+}
+
+// Open connects to the server described by cfg (its DBName is only where the
+// first connection goes), creates database schema if needed and works there.
+// flavor may be "" (decided from VERSION()), MySQL, MariaDB or TiDB.
+func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target, error) {
+	if schema == "" {
+		schema = "txlab"
+	}
+	base := cfg.Clone()
+	// Text protocol only (no interpolation, no server-side prepare), raw
+	// date/time text, one statement at a time.
+	base.InterpolateParams = false
+	base.ParseTime = false
+	base.MultiStatements = false
+	if base.Timeout == 0 {
+		base.Timeout = 10 * time.Second
+	}
+
+	boot, err := openDB(base)
+	if err != nil {
+		return nil, err
+	}
+	_, err = boot.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(schema))
+	boot.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: create database %s: %w", base.Addr, schema, err)
+	}
+
+	work := base.Clone()
+	work.DBName = schema
+	t := &Target{schema: schema}
+	if t.admin, err = openDB(work); err != nil {
+		return nil, err
+	}
+	if t.sessions, err = openDB(work); err != nil {
+		t.admin.Close()
+		return nil, err
+	}
+	// A server session's state (isolation level, open transaction) must not
+	// leak from one Session into the next, so session connections are closed
+	// when released rather than kept idle.
+	t.sessions.SetMaxIdleConns(0)
+	t.admin.SetMaxIdleConns(4)
+
+	if err := t.admin.QueryRowContext(ctx, "SELECT VERSION()").Scan(&t.version); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("%s: %w", base.Addr, err)
+	}
+	switch {
+	case strings.Contains(t.version, "MariaDB"):
+		t.flavor = MariaDB
+	case strings.Contains(t.version, "TiDB") || flavor == TiDB:
+		t.flavor = TiDB
+	default:
+		t.flavor = MySQL
+	}
+	t.levels = allLevels
+	if t.flavor == TiDB {
+		t.levels = tidbLevels
+	}
+	var rot sql.NullString
+	if t.admin.QueryRowContext(ctx, "SELECT @@innodb_rollback_on_timeout").Scan(&rot) == nil {
+		t.rollbackOnTimeout = rot.String == "1" || strings.EqualFold(rot.String, "ON")
+	}
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("database %q on %s", schema, base.Addr)}
+	return t, nil
+}
+
+func openDB(cfg *drv.Config) (*sql.DB, error) {
+	conn, err := drv.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mysql config: %w", err)
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// Info implements target.Target.
+func (t *Target) Info() target.Info {
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema}
+}
+
+// Levels implements target.Target.
+func (t *Target) Levels() []target.Level { return t.levels }
+
+// DefaultLevel implements target.Target: REPEATABLE READ across the family.
+func (t *Target) DefaultLevel() target.Level { return target.RepeatableRead }
+
+// Open implements target.Target.
+func (t *Target) Open(ctx context.Context) (target.Session, error) {
+	c, err := t.sessions.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
+	}
+	var id int64
+	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
+	}
+	return &Session{t: t, conn: c, id: strconv.FormatInt(id, 10)}, nil
+}
+
+// idList renders session ids, which must be integers, as an SQL list.
+func idList(ids []string) (string, error) {
+	for _, id := range ids {
+		if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+			return "", fmt.Errorf("bad session id %q", id)
+		}
+	}
+	return strings.Join(ids, ","), nil
+}
+
+// kill ends a server session whose statement was cancelled (see fail).
+func (t *Target) kill(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t.admin.ExecContext(ctx, "KILL "+id)
+}
+
+// Close implements target.Target.
+func (t *Target) Close() error {
+	return errors.Join(t.sessions.Close(), t.admin.Close())
+}
+
+// Session is one server connection.
+type Session struct {
+	t    *Target
+	conn *sql.Conn
+	id   string
+}
+
+// ID implements target.Session: the CONNECTION_ID().
+func (s *Session) ID() string { return s.id }
+
+// SetIsolation implements target.Session.
+func (s *Session) SetIsolation(ctx context.Context, l target.Level) error {
+	if err := target.CheckLevel(s.t.flavor, l, s.t.levels); err != nil {
+		return err
+	}
+	name := strings.ToUpper(strings.ReplaceAll(string(l), "-", " "))
+	if _, err := s.conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+name); err != nil {
+		return s.t.classify(ctx, err)
+	}
+	return nil
+}
+
+// Exec implements target.Session.
+func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
+	if target.ReturnsRows(q) {
+		rows, err := s.conn.QueryContext(ctx, q)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		res, err := target.ReadRows(rows)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		return res, nil
+	}
+	r, err := s.conn.ExecContext(ctx, q)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	n, err := r.RowsAffected()
+	if err != nil {
+		n = -1
+	}
+	return &target.Result{Affected: n}, nil
+}
+
+// fail classifies err. When the context ended the statement, the driver has
+// already closed the socket, but the server notices only when the statement
+// ends, which for a lock wait means holding its locks until
+// innodb_lock_wait_timeout; KILL ends the server session now, before Exec
+// returns, so the caller sees its locks gone.
+func (s *Session) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		s.t.kill(s.id)
+	}
+	return s.t.classify(ctx, err)
+}
+
+// Close implements target.Session; closing the connection makes the server
+// roll back an open transaction.
+func (s *Session) Close() error {
+	return s.conn.Close()
+}
+
+// catalog implements target.Catalog over the admin pool.
+type catalog struct{ t *Target }
+
+func (c catalog) Tables(ctx context.Context) ([]string, error) {
+	return c.QueryColumn(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()")
+}
+
+func (c catalog) DropTables(ctx context.Context, names []string) error {
+	conn, err := c.t.admin.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, "SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()")
+	if err != nil {
+		return c.t.classify(ctx, err)
+	}
+	res, err := target.ReadRows(rows)
+	if err != nil {
+		return c.t.classify(ctx, err)
+	}
+	isView := map[string]bool{}
+	for _, r := range res.Rows {
+		isView[r[0].S] = r[1].S == "VIEW"
+	}
+	var tables, views []string
+	for _, n := range names {
+		if isView[n] {
+			views = append(views, quoteIdent(n))
+		} else {
+			tables = append(tables, quoteIdent(n))
+		}
+	}
+	// Foreign keys between txlab's tables must not make the order matter.
+	// The setting is per connection, so it is restored before the
+	// connection goes back to the pool.
+	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
+		return c.t.classify(ctx, err)
+	}
+	defer conn.ExecContext(context.Background(), "SET FOREIGN_KEY_CHECKS = 1")
+	if len(views) > 0 {
+		if _, err := conn.ExecContext(ctx, "DROP VIEW IF EXISTS "+strings.Join(views, ", ")); err != nil {
+			return c.t.classify(ctx, err)
+		}
+	}
+	if len(tables) > 0 {
+		if _, err := conn.ExecContext(ctx, "DROP TABLE IF EXISTS "+strings.Join(tables, ", ")); err != nil {
+			return c.t.classify(ctx, err)
+		}
+	}
+	return nil
+}
+
+func (c catalog) ExecAdmin(ctx context.Context, q string) error {
+	if _, err := c.t.admin.ExecContext(ctx, q); err != nil {
+		return c.t.classify(ctx, err)
+	}
+	return nil
+}
+
+func (c catalog) QueryColumn(ctx context.Context, q string) ([]string, error) {
+	rows, err := c.TableRowsQuery(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0].S
+	}
+	return out, nil
+}
+
+func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
+	return c.TableRowsQuery(ctx, "SELECT * FROM "+quoteIdent(table))
+}
+
+// TableRowsQuery runs a query on the admin pool.
+func (c catalog) TableRowsQuery(ctx context.Context, q string) ([]target.Row, error) {
+	rows, err := c.t.admin.QueryContext(ctx, q)
+	if err != nil {
+		return nil, c.t.classify(ctx, err)
+	}
+	res, err := target.ReadRows(rows)
+	if err != nil {
+		return nil, c.t.classify(ctx, err)
+	}
+	return res.Rows, nil
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

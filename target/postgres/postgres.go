@@ -1,0 +1,385 @@
+// Package postgres is txlab's target adapter for PostgreSQL and CockroachDB,
+// through pgconn (pgx's low-level layer) and the simple query protocol, which
+// returns every value as the server's own text. txlab works in its own schema
+// (default "txlab"), set as each session's search_path.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+)
+
+// Flavors, as reported in target.Info.DBMS.
+const (
+	Postgres  = "postgres"
+	Cockroach = "cockroach"
+)
+
+var (
+	pgLevels = []target.Level{target.ReadUncommitted, target.ReadCommitted, target.RepeatableRead, target.Serializable}
+	// CockroachDB runs RC and RR only when cluster settings allow them
+	// (otherwise it silently upgrades to SERIALIZABLE); SetIsolation checks.
+	crdbLevels = []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}
+)
+
+// Target is one PostgreSQL or CockroachDB server, working in one schema.
+type Target struct {
+	cfg     *pgconn.Config // sessions connect with this (search_path set)
+	flavor  string
+	version string
+	schema  string
+	levels  []target.Level
+
+	mu    sync.Mutex // guards admin, which is one connection
+	admin *pgconn.PgConn
+
+	nextID int64 // CockroachDB session numbering, under mu
+	target.Owned
+}
+
+var _ target.Target = (*Target)(nil)
+
+// Open connects to the server at connURL (postgres:// or postgresql://; its
+// database is where txlab connects), creates schema if needed and works
+// there. flavor may be "" (decided from version()), Postgres or Cockroach.
+func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) {
+	if schema == "" {
+		schema = "txlab"
+	}
+	cfg, err := pgconn.ParseConfig(connURL)
+	if err != nil {
+		return nil, fmt.Errorf("bad PostgreSQL URL: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	cfg.RuntimeParams["search_path"] = quoteIdent(schema)
+	// On cancellation, first ask the server to cancel the statement (the
+	// session survives, with an error like any other); close the socket only
+	// if that does not work.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
+	}
+	t := &Target{cfg: cfg, schema: schema}
+	if t.admin, err = pgconn.ConnectConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("connect %s: %w", redact(connURL), err)
+	}
+	if _, err := t.adminQuery(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(schema)); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	rows, err := t.adminQuery(ctx, "SELECT version()")
+	if err == nil && len(rows) != 1 {
+		err = fmt.Errorf("SELECT version() returned %d rows", len(rows))
+	}
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.version = rows[0][0].S
+	t.flavor, t.levels = Postgres, pgLevels
+	if strings.Contains(t.version, "CockroachDB") || flavor == Cockroach {
+		t.flavor, t.levels = Cockroach, crdbLevels
+	}
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL))}
+	return t, nil
+}
+
+// redact drops the password from a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// Info implements target.Target.
+func (t *Target) Info() target.Info {
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.Postgres, Schema: t.schema}
+}
+
+// Levels implements target.Target.
+func (t *Target) Levels() []target.Level { return t.levels }
+
+// DefaultLevel implements target.Target.
+func (t *Target) DefaultLevel() target.Level {
+	if t.flavor == Cockroach {
+		return target.Serializable
+	}
+	return target.ReadCommitted
+}
+
+// Open implements target.Target.
+func (t *Target) Open(ctx context.Context) (target.Session, error) {
+	c, err := pgconn.ConnectConfig(ctx, t.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
+	}
+	s := &Session{t: t, conn: c, id: strconv.FormatUint(uint64(c.PID()), 10)}
+	if t.flavor == Cockroach {
+		// CockroachDB has no backend processes; Waiting cannot use the id
+		// anyway, so a counter keeps ids unique and readable.
+		t.mu.Lock()
+		t.nextID++
+		s.id = strconv.FormatInt(t.nextID, 10)
+		t.mu.Unlock()
+	}
+	return s, nil
+}
+
+// Waiting implements target.Target: a backend waits on a lock exactly when
+// pg_blocking_pids names a blocker, which (unlike pg_stat_activity's
+// wait_event) is no longer true once the lock is granted.
+func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, error) {
+	if t.flavor == Cockroach {
+		return nil, target.ErrNoIntrospection
+	}
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	for _, id := range ids {
+		if _, err := strconv.ParseUint(id, 10, 32); err != nil {
+			return nil, fmt.Errorf("bad session id %q", id)
+		}
+	}
+	rows, err := t.adminQuery(ctx, "SELECT pid FROM unnest('{"+strings.Join(ids, ",")+"}'::int[]) AS pid WHERE cardinality(pg_blocking_pids(pid)) > 0")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: lock waits: %w", err)
+	}
+	for _, r := range rows {
+		out[r[0].S] = true
+	}
+	return out, nil
+}
+
+// Close implements target.Target.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return t.admin.Close(ctx)
+}
+
+// adminQuery runs one statement on the admin connection and returns its rows.
+func (t *Target) adminQuery(ctx context.Context, q string) ([]target.Row, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	res, err := run(ctx, t.admin, q)
+	if err != nil {
+		return nil, t.classify(ctx, t.admin, err)
+	}
+	return res.Rows, nil
+}
+
+// Session is one server connection (one backend).
+type Session struct {
+	t    *Target
+	conn *pgconn.PgConn
+	id   string
+}
+
+// ID implements target.Session: the backend pid.
+func (s *Session) ID() string { return s.id }
+
+// SetIsolation implements target.Session.
+func (s *Session) SetIsolation(ctx context.Context, l target.Level) error {
+	if err := target.CheckLevel(s.t.flavor, l, s.t.levels); err != nil {
+		return err
+	}
+	name := strings.ReplaceAll(string(l), "-", " ")
+	if s.t.flavor == Cockroach {
+		return s.setCockroachIsolation(ctx, name)
+	}
+	if _, err := run(ctx, s.conn, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+strings.ToUpper(name)); err != nil {
+		return s.t.classify(ctx, s.conn, err)
+	}
+	return nil
+}
+
+// setCockroachIsolation sets the level and checks that a transaction really
+// gets it: CockroachDB upgrades RC and RR to SERIALIZABLE, without an error,
+// when sql.txn.read_committed_isolation.enabled or
+// sql.txn.repeatable_read_isolation.enabled is off.
+func (s *Session) setCockroachIsolation(ctx context.Context, name string) error {
+	if _, err := run(ctx, s.conn, "SET default_transaction_isolation = '"+name+"'"); err != nil {
+		return s.t.classify(ctx, s.conn, err)
+	}
+	if s.conn.TxStatus() != 'I' {
+		return nil // inside a transaction: nothing to probe with
+	}
+	if _, err := run(ctx, s.conn, "BEGIN"); err != nil {
+		return s.t.classify(ctx, s.conn, err)
+	}
+	res, err := run(ctx, s.conn, "SHOW transaction_isolation")
+	if _, rerr := run(ctx, s.conn, "ROLLBACK"); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return s.t.classify(ctx, s.conn, err)
+	}
+	if got := strings.ToLower(res.Rows[0][0].S); got != name {
+		return fmt.Errorf("cockroach runs %s transactions as %s: enable the cluster setting sql.txn.%s_isolation.enabled",
+			name, got, strings.ReplaceAll(name, " ", "_"))
+	}
+	return nil
+}
+
+// Exec implements target.Session.
+func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
+	res, err := run(ctx, s.conn, q)
+	if err != nil {
+		return nil, s.t.classify(ctx, s.conn, err)
+	}
+	return res, nil
+}
+
+// Close implements target.Session; the server rolls back an open transaction.
+func (s *Session) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.conn.Close(ctx)
+}
+
+// run executes one statement with the simple protocol. Values are the
+// server's text; a nil value is NULL. (pgconn's ReadAll drops the columns of
+// an empty result set, hence the explicit loop.)
+func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error) {
+	mrr := c.Exec(ctx, q)
+	out := &target.Result{Affected: 0} // an empty statement
+	for mrr.NextResult() {
+		out = readResult(mrr.ResultReader())
+	}
+	if err := mrr.Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readResult drains one statement's result.
+func readResult(rr *pgconn.ResultReader) *target.Result {
+	out := &target.Result{Affected: -1}
+	fds := rr.FieldDescriptions()
+	if len(fds) > 0 {
+		out.Columns = make([]string, len(fds))
+		for i, f := range fds {
+			out.Columns[i] = f.Name
+		}
+		out.Rows = []target.Row{}
+	}
+	for rr.NextRow() {
+		vals := rr.Values()
+		row := make(target.Row, len(vals))
+		for j, v := range vals {
+			if v == nil {
+				row[j] = target.NullValue
+			} else {
+				row[j] = target.Str(string(v))
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	tag, err := rr.Close()
+	if err != nil || out.Rows != nil {
+		return out // the error is reported again by MultiResultReader.Close
+	}
+	// No result set. The command tag's count is meaningful for DML only.
+	switch {
+	case tag.Insert(), tag.Update(), tag.Delete(), strings.HasPrefix(tag.String(), "MERGE"):
+		out.Affected = tag.RowsAffected()
+	default:
+		out.Affected = 0
+	}
+	return out
+}
+
+// catalog implements target.Catalog over the admin connection.
+type catalog struct{ t *Target }
+
+// relkinds lists what Reset must know about: tables (plain, partitioned,
+// foreign), views and materialized views.
+const relkinds = "('r','p','f','v','m')"
+
+func (c catalog) Tables(ctx context.Context) ([]string, error) {
+	rows, err := c.t.adminQuery(ctx, "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+		"WHERE n.nspname = "+quoteString(c.t.schema)+" AND c.relkind IN "+relkinds)
+	if err != nil {
+		return nil, err
+	}
+	return column(rows), nil
+}
+
+func (c catalog) DropTables(ctx context.Context, names []string) error {
+	rows, err := c.t.adminQuery(ctx, "SELECT c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+		"WHERE n.nspname = "+quoteString(c.t.schema)+" AND c.relkind IN "+relkinds)
+	if err != nil {
+		return err
+	}
+	kind := map[string]string{}
+	for _, r := range rows {
+		kind[r[0].S] = r[1].S
+	}
+	byStmt := map[string][]string{}
+	for _, n := range names {
+		stmt := "DROP TABLE IF EXISTS"
+		switch kind[n] {
+		case "":
+			continue // already gone (e.g. dropped by a CASCADE)
+		case "v":
+			stmt = "DROP VIEW IF EXISTS"
+		case "m":
+			stmt = "DROP MATERIALIZED VIEW IF EXISTS"
+		case "f":
+			stmt = "DROP FOREIGN TABLE IF EXISTS"
+		}
+		byStmt[stmt] = append(byStmt[stmt], quoteIdent(c.t.schema)+"."+quoteIdent(n))
+	}
+	// Views first; CASCADE takes foreign keys and dependent views along.
+	for _, stmt := range []string{"DROP VIEW IF EXISTS", "DROP MATERIALIZED VIEW IF EXISTS", "DROP FOREIGN TABLE IF EXISTS", "DROP TABLE IF EXISTS"} {
+		if len(byStmt[stmt]) == 0 {
+			continue
+		}
+		if _, err := c.t.adminQuery(ctx, stmt+" "+strings.Join(byStmt[stmt], ", ")+" CASCADE"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c catalog) ExecAdmin(ctx context.Context, q string) error {
+	_, err := c.t.adminQuery(ctx, q)
+	return err
+}
+
+func (c catalog) QueryColumn(ctx context.Context, q string) ([]string, error) {
+	rows, err := c.t.adminQuery(ctx, q)
+	return column(rows), err
+}
+
+func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
+	return c.t.adminQuery(ctx, "SELECT * FROM "+quoteIdent(c.t.schema)+"."+quoteIdent(table))
+}
+
+func column(rows []target.Row) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0].S
+	}
+	return out
+}
+
+func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,153 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/targettest"
+)
+
+// One PostgreSQL server for the whole package: starting one takes seconds.
+// deadlock_timeout is short so that TestDeadlock does not wait a second.
+var (
+	server     *localdb.Server
+	serverSkip string
+)
+
+func TestMain(m *testing.M) {
+	if err := localdb.Available(localdb.Postgres); err != nil {
+		serverSkip = err.Error()
+		os.Exit(m.Run())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	s, err := localdb.Start(ctx, localdb.Postgres, localdb.Options{Settings: []string{"deadlock_timeout=100ms"}})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start PostgreSQL:", err)
+		os.Exit(2)
+	}
+	server = s
+	code := m.Run()
+	if err := s.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
+	}
+	os.Exit(code)
+}
+
+// open connects to the shared server in the given schema.
+func open(t *testing.T, schema string) *Target {
+	t.Helper()
+	if server == nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL unavailable (CI=true: a missing server is a failure): %s", serverSkip)
+		}
+		t.Skipf("skipping: %s", serverSkip)
+	}
+	tg, err := Open(targettest.Ctx(t), server.DSN(), "", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func TestInfo(t *testing.T) {
+	tg := open(t, "txlab_info")
+	info := tg.Info()
+	if info.DBMS != Postgres || info.Schema != "txlab_info" || info.Version == "" || tg.DefaultLevel() != target.ReadCommitted {
+		t.Errorf("Info = %+v, default %s", info, tg.DefaultLevel())
+	}
+	// Sessions work in txlab's schema, not public.
+	s := targettest.Session(t, tg)
+	res := targettest.MustExec(t, s, "SELECT current_schema()")
+	if res.Rows[0][0].S != "txlab_info" {
+		t.Errorf("current_schema() = %v", res.Rows)
+	}
+}
+
+func TestIsolation(t *testing.T) {
+	want := map[target.Level]string{
+		target.ReadUncommitted: "read uncommitted",
+		target.ReadCommitted:   "read committed",
+		target.RepeatableRead:  "repeatable read",
+		target.Serializable:    "serializable",
+	}
+	targettest.Isolation(t, open(t, "txlab"), "SHOW default_transaction_isolation", want)
+}
+
+func TestRows(t *testing.T)          { targettest.Rows(t, open(t, "txlab")) }
+func TestErrors(t *testing.T)        { targettest.Errors(t, open(t, "txlab"), "testdata/errors_postgres.txt") }
+func TestResetAndDump(t *testing.T)  { targettest.ResetAndDump(t, open(t, "txlab")) }
+func TestForeignSchema(t *testing.T) { targettest.ForeignSchema(t, open(t, "txlab_foreign")) }
+func TestWaiting(t *testing.T)       { targettest.Waiting(t, open(t, "txlab")) }
+func TestDeadlock(t *testing.T)      { targettest.Deadlock(t, open(t, "txlab")) }
+
+// TestSerializationAndAborted: under REPEATABLE READ the second of two
+// concurrent updates of a row fails with 40001 once the first commits, and
+// the next statement of the failed transaction with 25P02; both leave the
+// transaction accepting only ROLLBACK.
+func TestSerializationAndAborted(t *testing.T) {
+	tg := open(t, "txlab")
+	targettest.Fresh(t, tg, "CREATE TABLE c (id INT PRIMARY KEY, v INT)", "INSERT INTO c VALUES (1, 0)")
+	a, b := targettest.Session(t, tg), targettest.Session(t, tg)
+	for _, s := range []target.Session{a, b} {
+		if err := s.SetIsolation(targettest.Ctx(t), target.RepeatableRead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targettest.MustExec(t, a, "BEGIN", "UPDATE c SET v = 1 WHERE id = 1")
+	targettest.MustExec(t, b, "BEGIN", "SELECT v FROM c")
+	done := make(chan error, 1)
+	go func() { _, err := b.Exec(context.Background(), "UPDATE c SET v = 2 WHERE id = 1"); done <- err }()
+	for {
+		w, err := tg.Waiting(targettest.Ctx(t), []string{b.ID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w[b.ID()] {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	targettest.MustExec(t, a, "COMMIT")
+	err := <-done
+	if e := target.AsError(err); e == nil || e.Class != target.ClassSerialization || e.Code != "40001" || !e.RolledBack {
+		t.Errorf("concurrent update: %#v, want rolled-back serialization 40001", err)
+	}
+	_, err = b.Exec(targettest.Ctx(t), "SELECT 1")
+	if e := target.AsError(err); e == nil || e.Class != target.ClassAborted || e.Code != "25P02" || !e.RolledBack {
+		t.Errorf("statement after the failure: %#v, want aborted 25P02", err)
+	}
+	targettest.MustExec(t, b, "ROLLBACK")
+	// An error outside a transaction block rolls back nothing else.
+	_, err = b.Exec(targettest.Ctx(t), "SELECT 1/0")
+	if e := target.AsError(err); e == nil || e.RolledBack {
+		t.Errorf("autocommit error: %#v, want RolledBack=false", err)
+	}
+}
+
+// TestCancel: cancelling a statement blocked on a lock returns promptly and
+// the session stays usable.
+func TestCancel(t *testing.T) {
+	tg := open(t, "txlab")
+	targettest.Fresh(t, tg, "CREATE TABLE k (id INT PRIMARY KEY, v INT)", "INSERT INTO k VALUES (1, 0)")
+	holder, blocked := targettest.Session(t, tg), targettest.Session(t, tg)
+	targettest.MustExec(t, holder, "BEGIN", "UPDATE k SET v = 1 WHERE id = 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := blocked.Exec(ctx, "UPDATE k SET v = 2 WHERE id = 1")
+	if err == nil || target.AsError(err) != nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("cancelled Exec = %v after %v, want a context error promptly", err, time.Since(start))
+	}
+	targettest.MustExec(t, holder, "COMMIT")
+	res := targettest.MustExec(t, blocked, "SELECT v FROM k")
+	if res.Rows[0][0].S != "1" {
+		t.Errorf("after cancel: v = %v, want 1", res.Rows)
+	}
+}
