@@ -127,7 +127,21 @@ type inflight struct {
 	started time.Time
 	done    chan completion
 	blocked bool
-	busy    bool // blocked by a busy error: retry instead of waiting
+	busy    bool        // blocked by a busy error: retry instead of waiting
+	early   *completion // taken from done before its turn to be recorded
+}
+
+// result returns the statement's completion if it is available.
+func (f *inflight) result() (completion, bool) {
+	if f.early != nil {
+		return *f.early, true
+	}
+	select {
+	case c := <-f.done:
+		return c, true
+	default:
+		return completion{}, false
+	}
 }
 
 type runner struct {
@@ -275,15 +289,15 @@ func (r *runner) unfinished() bool {
 // after a completion it drains the connection's backlog the same way.
 func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
 	sql := r.c.Steps[i].SQL
-	kind := classify(sql)
+	k := kind(sql)
 	if cn.aborted {
 		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Affected: -1})
-		if kind == stmtCommit || kind == stmtRollback {
+		if k == stmtCommit || k == stmtRollback {
 			cn.aborted, cn.inTxn = false, false
 		}
 		return r.drain(ctx, cn)
 	}
-	if kind == stmtBegin {
+	if k == stmtBegin {
 		cn.inTxn = true
 	}
 	cn.inflight = r.start(ctx, cn, i, sql)
@@ -308,12 +322,7 @@ func (r *runner) await(ctx context.Context, cn *conn) error {
 	for {
 		select {
 		case c := <-f.done:
-			// A blocked statement that finished meanwhile (a deadlock
-			// victim, say) most likely finished first: record it first.
-			if err := r.recordFinished(ctx, cn); err != nil {
-				return err
-			}
-			return r.complete(ctx, cn, c)
+			return r.finish(ctx, cn, c)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
@@ -349,13 +358,76 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 	return false, false, nil
 }
 
+// finish records cn's completed statement c together with the blocked
+// statements of other connections that completed meanwhile, in the order the
+// DBMS most likely completed them, and then runs cn's queue. Statements that
+// finished meanwhile usually finished because of c (its transaction ended, or
+// failed and released its locks) and come after it; but one whose own
+// transaction was aborted (a deadlock victim) is what let c finish, and comes
+// first.
+func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
+	if kind(cn.inflight.sql) == stmtOther && !abortsTxn(c.err) {
+		if err := r.recordFinished(ctx, cn, abortsTxn); err != nil {
+			return err
+		}
+	}
+	return r.complete(ctx, cn, c)
+}
+
 // complete records a finished statement and then runs the connection's
-// queued statements.
+// queued statements. When the statement released its transaction's locks,
+// the statements waiting for them resume first: they complete before the
+// connection's next statement is submitted.
 func (r *runner) complete(ctx context.Context, cn *conn, c completion) error {
+	k := kind(cn.inflight.sql)
 	if err := r.record(ctx, cn, c); err != nil {
 		return err
 	}
+	if k == stmtCommit || k == stmtRollback || abortsTxn(c.err) {
+		if err := r.awaitResumptions(ctx, cn); err != nil {
+			return err
+		}
+	} else if err := r.recordFinished(ctx, cn, nil); err != nil {
+		return err
+	}
 	return r.drain(ctx, cn)
+}
+
+// awaitResumptions gives every lock-blocked statement of the other
+// connections the chance to resume: it waits until each has completed
+// (and records it) or is seen waiting again, bounded by the block timeout.
+func (r *runner) awaitResumptions(ctx context.Context, except *conn) error {
+	deadline := time.Now().Add(r.opt.BlockTimeout)
+	for _, cn := range r.order {
+		f := cn.inflight
+		if cn == except || f == nil || !f.blocked || f.busy {
+			continue
+		}
+		for {
+			if c, ok := f.result(); ok {
+				if err := r.record(ctx, cn, c); err != nil {
+					return err
+				}
+				break
+			}
+			id := cn.sess.ID()
+			w, err := r.t.Waiting(ctx, []string{id})
+			if err != nil && !errors.Is(err, target.ErrNoIntrospection) {
+				return fmt.Errorf("lock-wait introspection: %w", err)
+			}
+			if w[id] || err != nil || time.Now().After(deadline) {
+				break
+			}
+			select {
+			case c := <-f.done:
+				f.early = &c
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(r.opt.Poll):
+			}
+		}
+	}
+	return nil
 }
 
 // record enters a finished statement into the schedule and applies its
@@ -383,8 +455,8 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	fill(&ev, c.res, c.err)
 	r.events = append(r.events, ev)
 
-	kind := classify(f.sql)
-	if kind == stmtCommit || kind == stmtRollback {
+	k := kind(f.sql)
+	if k == stmtCommit || k == stmtRollback {
 		cn.inTxn = false
 	}
 	if te := target.AsError(c.err); te != nil && te.RolledBack && cn.inTxn {
@@ -400,15 +472,20 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 }
 
 // recordFinished records the blocked statements of connections other than
-// except whose results are already available, without running their queues.
-func (r *runner) recordFinished(ctx context.Context, except *conn) error {
+// except whose results are already available (and, when only is set, satisfy
+// it), without running their queues.
+func (r *runner) recordFinished(ctx context.Context, except *conn, only func(error) bool) error {
 	for _, cn := range r.order {
 		f := cn.inflight
-		if cn == except || f == nil || !f.blocked || f.busy {
+		if cn == except || f == nil || !f.blocked || f.busy || f.early != nil {
 			continue
 		}
 		select {
 		case c := <-f.done:
+			if only != nil && !only(c.err) {
+				f.early = &c // not now: settle records it in its turn
+				continue
+			}
 			if err := r.record(ctx, cn, c); err != nil {
 				return err
 			}
@@ -416,6 +493,12 @@ func (r *runner) recordFinished(ctx context.Context, except *conn) error {
 		}
 	}
 	return nil
+}
+
+// abortsTxn reports whether err aborted its transaction.
+func abortsTxn(err error) bool {
+	te := target.AsError(err)
+	return te != nil && te.RolledBack
 }
 
 // drain submits the connection's queued statements while it is not blocked.
@@ -477,15 +560,9 @@ func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
 	// The lock holder may just have released its locks: wait until the
 	// statement completes or is seen waiting again.
 	deadline := time.Now().Add(r.opt.BlockTimeout)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
 	for {
-		select {
-		case c := <-f.done:
+		if c, ok := f.result(); ok {
 			return true, r.complete(ctx, cn, c)
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-timer.C:
 		}
 		id := cn.sess.ID()
 		w, err := r.t.Waiting(ctx, []string{id})
@@ -494,14 +571,18 @@ func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
 		}
 		if w[id] || err != nil || time.Now().After(deadline) {
 			// Still waiting (or blind introspection: leave it to waitAny).
-			select {
-			case c := <-f.done:
+			if c, ok := f.result(); ok {
 				return true, r.complete(ctx, cn, c)
-			default:
-				return false, nil
 			}
+			return false, nil
 		}
-		timer.Reset(r.opt.Poll)
+		select {
+		case c := <-f.done:
+			return true, r.complete(ctx, cn, c)
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(r.opt.Poll):
+		}
 	}
 }
 
@@ -533,10 +614,8 @@ func (r *runner) waitAny(ctx context.Context) error {
 				}
 				continue
 			}
-			select {
-			case c := <-f.done:
-				return r.complete(ctx, cn, c)
-			default:
+			if c, ok := f.result(); ok {
+				return r.finish(ctx, cn, c)
 			}
 		}
 		if time.Now().After(r.hangAt) {
@@ -577,8 +656,8 @@ const (
 	stmtRollback
 )
 
-// classify recognises transaction control statements by their first words.
-func classify(sql string) stmtKind {
+// kind recognises transaction control statements by their first words.
+func kind(sql string) stmtKind {
 	f := strings.Fields(strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sql), ";"))))
 	if len(f) == 0 {
 		return stmtOther

@@ -46,12 +46,7 @@ func FormatValue(v any) Value {
 // so that database/sql adapters can choose Query (rows) or Exec (affected
 // rows): database/sql cannot give both for one statement.
 func ReturnsRows(sql string) bool {
-	s := strings.TrimLeft(sql, " \t\r\n(")
-	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
-	if end < 0 {
-		end = len(s)
-	}
-	switch strings.ToUpper(s[:end]) {
+	switch strings.ToUpper(firstWord(sql)) {
 	case "SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA":
 		return true
 	}
@@ -59,6 +54,27 @@ func ReturnsRows(sql string) bool {
 }
 
 var returningRE = regexp.MustCompile(`(?i)\bRETURNING\b`)
+
+// ChangesRows reports whether sql is a data-changing statement whose
+// affected-row count means something (INSERT, UPDATE, DELETE, REPLACE,
+// MERGE). Drivers that keep the last count around (SQLite's changes())
+// would otherwise report it for BEGIN or COMMIT too.
+func ChangesRows(sql string) bool {
+	switch strings.ToUpper(firstWord(sql)) {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE":
+		return true
+	}
+	return false
+}
+
+func firstWord(sql string) string {
+	s := strings.TrimLeft(sql, " \t\r\n(")
+	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if end < 0 {
+		end = len(s)
+	}
+	return s[:end]
+}
 
 // ReadRows drains rows into a Result with every value formatted by
 // FormatValue. An empty result set gives non-nil, empty Rows.

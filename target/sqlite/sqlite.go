@@ -152,7 +152,7 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		return nil, classify(ctx, err)
 	}
 	n, err := r.RowsAffected()
-	if err != nil {
+	if err != nil || !target.ChangesRows(q) {
 		n = -1
 	}
 	return &target.Result{Affected: n}, nil

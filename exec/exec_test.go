@@ -1,0 +1,108 @@
+package exec_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/testcase"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected schedules in testdata")
+
+// openTarget opens one of the three families on a real database: embedded
+// SQLite, or a throwaway MariaDB/PostgreSQL server started for the test.
+func openTarget(t testing.TB, dbms string) target.Target {
+	t.Helper()
+	ctx := context.Background()
+	spec := "sqlite"
+	switch dbms {
+	case "mariadb":
+		spec = localdb.ForTest(t, localdb.MariaDB).DSN()
+	case "postgres":
+		spec = localdb.ForTest(t, localdb.Postgres).DSN()
+	}
+	tg, err := connect.Open(ctx, spec, connect.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", dbms, err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func loadCase(t testing.TB, name string) *testcase.Case {
+	t.Helper()
+	c, err := testcase.ParseFile(filepath.Join("testdata", name+".txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// compact renders a schedule without error messages, which vary between
+// server versions, so that it can be compared with a golden file.
+func compact(res *exec.Result) string {
+	var b strings.Builder
+	for _, ev := range res.Events {
+		out := exec.Outcome(ev)
+		if ev.Status == exec.StatusError {
+			out = strings.TrimSpace(strings.SplitN(out, "(", 2)[0])
+		}
+		fmt.Fprintf(&b, "%d> %s; => %s\n", ev.Conn, ev.SQL, out)
+	}
+	if res.Hang {
+		b.WriteString("HANG\n")
+	} else {
+		b.WriteString("final:\n")
+		exec.WriteState(&b, res.Final)
+	}
+	return b.String()
+}
+
+// TestSchedules replays each case of testdata on each DBMS that has an
+// expected schedule for it (testdata/NAME.DBMS.schedule) and compares.
+func TestSchedules(t *testing.T) {
+	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) {
+			golden, _ := filepath.Glob(filepath.Join("testdata", "*."+dbms+".schedule"))
+			if len(golden) == 0 {
+				t.Fatalf("no expected schedules for %s", dbms)
+			}
+			tg := openTarget(t, dbms)
+			for _, path := range golden {
+				name := strings.TrimSuffix(filepath.Base(path), "."+dbms+".schedule")
+				t.Run(name, func(t *testing.T) {
+					c := loadCase(t, name)
+					opt := exec.Options{HangTimeout: 3 * time.Second}
+					res, err := exec.Run(context.Background(), tg, c, opt)
+					if err != nil {
+						t.Fatalf("run: %v", err)
+					}
+					got := compact(res)
+					if *update {
+						if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					want, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got != string(want) {
+						t.Errorf("schedule differs from %s\n--- got\n%s--- want\n%s", path, got, want)
+					}
+				})
+			}
+		})
+	}
+}
