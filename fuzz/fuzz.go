@@ -108,7 +108,7 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 		if err != nil && !errors.As(err, &setupErr) {
 			return s, fmt.Errorf("%s (seed %d): %w", c.Name, gen.CaseSeed(opt.Seed, i), err)
 		}
-		s.add(c, res)
+		s.add(c.Name, c, res)
 		if setupErr != nil && opt.Log != nil {
 			fmt.Fprintf(opt.Log, "%s: %v\n", c.Name, setupErr)
 		}
@@ -122,7 +122,7 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 }
 
 // add counts one case's events.
-func (s *Summary) add(c *testcase.Case, res *exec.Result) {
+func (s *Summary) add(name string, c *testcase.Case, res *exec.Result) {
 	s.Cases++
 	s.Transactions += countTransactions(c)
 	if res == nil {
@@ -151,7 +151,7 @@ func (s *Summary) add(c *testcase.Case, res *exec.Result) {
 			if ev.Error.Class == target.ClassSyntax {
 				s.InvalidCount++
 				if len(s.InvalidExamples) < maxInvalidExamples {
-					s.InvalidExamples = append(s.InvalidExamples, fmt.Sprintf("%s -- %s", ev.SQL, ev.Error.Message))
+					s.InvalidExamples = append(s.InvalidExamples, fmt.Sprintf("%s: %s -- %s", name, ev.SQL, ev.Error.Message))
 				}
 			}
 		}

@@ -31,6 +31,7 @@ var levels = []target.Level{target.Serializable}
 // Target is a SQLite database file.
 type Target struct {
 	db      *sql.DB
+	admin   *sql.Conn // Reset, Adopt and Dump; sessions have their own
 	path    string
 	tempDir string // removed on Close when the file was a temporary one
 	version string
@@ -57,9 +58,18 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		t.removeTemp()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
+	// A session's connection must not outlive it: one handed back to the
+	// pool could carry a read snapshot from an earlier case into the next.
+	db.SetMaxIdleConns(0)
 	t.db = db
-	t.Owned = target.Owned{Cat: catalog{db}, Where: fmt.Sprintf("SQLite file %s", t.path)}
-	if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
+	admin, err := db.Conn(ctx)
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
+	}
+	t.admin = admin
+	t.Owned = target.Owned{Cat: catalog{admin}, Where: fmt.Sprintf("SQLite file %s", t.path)}
+	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
@@ -115,6 +125,9 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 
 // Close implements target.Target.
 func (t *Target) Close() error {
+	if t.admin != nil {
+		t.admin.Close()
+	}
 	err := t.db.Close()
 	t.removeTemp()
 	return err
@@ -214,19 +227,16 @@ func classOf(code int, msg string) (target.ErrorClass, bool) {
 	return target.ClassOther, false
 }
 
-// catalog implements target.Catalog over the pool.
-type catalog struct{ db *sql.DB }
+// catalog implements target.Catalog over the target's administrative
+// connection, kept open for the target's lifetime.
+type catalog struct{ db *sql.Conn }
 
 func (c catalog) Tables(ctx context.Context) ([]string, error) {
 	return c.QueryColumn(ctx, "SELECT name FROM sqlite_schema WHERE type IN ('table','view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
 }
 
 func (c catalog) DropTables(ctx context.Context, names []string) error {
-	conn, err := c.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	conn := c.db
 	// Foreign keys between txlab's tables must not make the order matter;
 	// the pragma is per connection and a no-op inside a transaction, so it
 	// is set here, on a connection in autocommit, and restored after.
