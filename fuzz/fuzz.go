@@ -32,6 +32,9 @@ type Options struct {
 	Gen    gen.Config // Dialect is taken from the target
 	// Progress receives a live progress line (usually stderr); nil = none.
 	Progress io.Writer
+	// PlainProgress prints the progress as a plain line every 10 s instead
+	// of redrawing it in place (for logs and pipes, where \r does not work).
+	PlainProgress bool
 	// Log receives one line per notable event (verbose mode); nil = none.
 	Log io.Writer
 }
@@ -77,6 +80,7 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 	}
 	bar := newProgress(opt)
 	start := time.Now()
+	lastPlain := start
 	defer func() {
 		el := time.Since(start)
 		s.ElapsedSeconds = el.Seconds()
@@ -112,9 +116,13 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 		if setupErr != nil && opt.Log != nil {
 			fmt.Fprintf(opt.Log, "%s: %v\n", c.Name, setupErr)
 		}
-		if bar != nil {
+		switch {
+		case bar != nil:
 			bar.Describe(s.progressLine(time.Since(start)))
 			bar.Add(1)
+		case opt.Progress != nil && time.Since(lastPlain) >= plainEvery:
+			lastPlain = time.Now()
+			fmt.Fprintln(opt.Progress, s.progressLine(time.Since(start)))
 		}
 	}
 	s.Interrupted = ctx.Err() != nil && !(opt.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded))
@@ -222,8 +230,11 @@ func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
 }
 
+// plainEvery is the interval between plain progress lines.
+const plainEvery = 10 * time.Second
+
 func newProgress(opt Options) *progressbar.ProgressBar {
-	if opt.Progress == nil {
+	if opt.Progress == nil || opt.PlainProgress {
 		return nil
 	}
 	total := int64(-1)

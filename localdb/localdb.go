@@ -413,12 +413,7 @@ func (s *Server) logf(format string, args ...any) {
 // silently test less).
 func ForTest(t testing.TB, kind Kind, settings ...string) *Server {
 	t.Helper()
-	if err := Available(kind); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: a missing server is a failure)", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	Require(t, kind)
 	s, err := Start(t.Context(), kind, Options{Settings: settings, Log: t.Output()})
 	if err != nil {
 		t.Fatalf("%v", err)
@@ -429,6 +424,18 @@ func ForTest(t testing.TB, kind Kind, settings ...string) *Server {
 		}
 	})
 	return s
+}
+
+// Require skips the test when kind's binaries are not installed, or fails it
+// when the environment has CI=true: in CI a missing server is a failure.
+func Require(t testing.TB, kind Kind) {
+	t.Helper()
+	if err := Available(kind); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v (CI=true: a missing server is a failure)", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
 }
 
 // startError carries the tail of a server or init log with the failure.

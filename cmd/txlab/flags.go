@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,16 +33,16 @@ func (g *globalFlags) register(root *cobra.Command) {
 	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
 }
 
-func (g *globalFlags) log() io.Writer {
+func (g *globalFlags) log(cmd *cobra.Command) io.Writer {
 	if g.verbose {
-		return os.Stderr
+		return cmd.ErrOrStderr()
 	}
 	return nil
 }
 
 // open connects to the target named by --db.
-func (g *globalFlags) open(ctx context.Context) (target.Target, error) {
-	t, err := connect.Open(ctx, g.db, connect.Options{Schema: g.schema, Settings: g.settings, Log: g.log()})
+func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
+	t, err := connect.Open(cmd.Context(), g.db, connect.Options{Schema: g.schema, Settings: g.settings, Log: g.log(cmd)})
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/report"
@@ -38,7 +39,7 @@ summary). The same seed generates the same cases.`,
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
 			}
-			t, err := g.open(cmd.Context())
+			t, err := g.open(cmd)
 			if err != nil {
 				return err
 			}
@@ -48,26 +49,28 @@ summary). The same seed generates the same cases.`,
 				return usageErr(err)
 			}
 			info := t.Info()
-			fmt.Fprintf(os.Stderr, "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
+			fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
 			opt := fuzz.Options{
 				Seed: seed, Duration: duration, Cases: cases, Levels: levels,
-				Exec: g.execOptions(""), Log: g.log(),
+				Exec: g.execOptions(""), Log: g.log(cmd),
 			}
 			if !g.json {
-				opt.Progress = os.Stderr
+				opt.Progress = cmd.ErrOrStderr()
+				f, ok := opt.Progress.(*os.File)
+				opt.PlainProgress = !ok || !term.IsTerminal(int(f.Fd()))
 			}
 			sum, err := fuzz.Run(cmd.Context(), t, opt)
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", err, seed)}
 			}
 			if g.json {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(sum); err != nil {
 					return err
 				}
 			} else {
-				sum.WriteText(os.Stdout)
+				sum.WriteText(cmd.OutOrStdout())
 			}
 			if n := report.CountBugs(sum.Findings); n > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}

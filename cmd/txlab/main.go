@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,15 +26,17 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:])
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run executes the command line and returns the process exit code.
-func run(ctx context.Context, args []string) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
@@ -41,11 +44,11 @@ func run(ctx context.Context, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "txlab:", ee.err)
+			fmt.Fprintln(stderr, "txlab:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "txlab:", err)
+	fmt.Fprintln(stderr, "txlab:", err)
 	return 2
 }
 

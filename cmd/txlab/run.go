@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -46,12 +45,12 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 				}
 				cases = append(cases, c)
 			}
-			t, err := g.open(cmd.Context())
+			t, err := g.open(cmd)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: os.Stdout})
+			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: cmd.OutOrStdout()})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -30,15 +29,15 @@ it and deletes its directory.`,
 			if err := localdb.Available(kind); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			srv, err := localdb.Start(cmd.Context(), kind, localdb.Options{Settings: g.settings, Log: g.log()})
+			srv, err := localdb.Start(cmd.Context(), kind, localdb.Options{Settings: g.settings, Log: g.log(cmd)})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
 			defer srv.Stop()
-			fmt.Fprintln(os.Stdout, srv.DSN())
-			fmt.Fprintf(os.Stderr, "txlab server: %s ready; press Ctrl-C to stop and delete it\n", kind)
+			fmt.Fprintln(cmd.OutOrStdout(), srv.DSN())
+			fmt.Fprintf(cmd.ErrOrStderr(), "txlab server: %s ready; press Ctrl-C to stop and delete it\n", kind)
 			<-cmd.Context().Done()
-			fmt.Fprintf(os.Stderr, "txlab server: stopping %s\n", kind)
+			fmt.Fprintf(cmd.ErrOrStderr(), "txlab server: stopping %s\n", kind)
 			return nil
 		},
 	}

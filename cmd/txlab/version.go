@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 
@@ -24,17 +23,17 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
 			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 				v = bi.Main.Version
 			}
-			fmt.Fprintf(os.Stdout, "txlab %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(cmd.OutOrStdout(), "txlab %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			if !cmd.Flags().Changed("db") {
 				return nil
 			}
-			t, err := g.open(cmd.Context())
+			t, err := g.open(cmd)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
 			info := t.Info()
-			fmt.Fprintf(os.Stdout, "target %s %s\n", info.DBMS, info.Version)
+			fmt.Fprintf(cmd.OutOrStdout(), "target %s %s\n", info.DBMS, info.Version)
 			return nil
 		},
 	}

@@ -91,6 +91,9 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	t.flavor, t.levels = Postgres, pgLevels
 	if strings.Contains(t.version, "CockroachDB") || flavor == Cockroach {
 		t.flavor, t.levels = Cockroach, crdbLevels
+	} else if v, err := t.adminQuery(ctx, "SHOW server_version"); err == nil && len(v) == 1 {
+		// version() adds the compiler and platform: too long for a summary line.
+		t.version = v[0][0].S
 	}
 	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL))}
 	return t, nil

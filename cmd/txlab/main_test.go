@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/replay"
+)
+
+// txlab runs the command line in-process and returns exit code, stdout and stderr.
+func txlab(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func decodeCases(t *testing.T, out string) []replay.CaseResult {
+	t.Helper()
+	var res []replay.CaseResult
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var cr replay.CaseResult
+		if err := dec.Decode(&cr); err != nil {
+			t.Fatalf("decode: %v\n%s", err, out)
+		}
+		res = append(res, cr)
+	}
+	return res
+}
+
+// statuses renders a schedule as "conn:status[+resumed][:class]" items.
+func statuses(evs []exec.Event) string {
+	var parts []string
+	for _, ev := range evs {
+		s := string(rune('0'+ev.Conn)) + ":" + string(ev.Status)
+		if ev.Resumed {
+			s += "+resumed"
+		}
+		if ev.Error != nil {
+			s += ":" + string(ev.Error.Class)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestRunSQLiteBusyBlocksAndResumes(t *testing.T) {
+	code, out, stderr := txlab(t, "run", "--json", "../../examples/sqlite-write-busy.txn")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cases := decodeCases(t, out)
+	if len(cases) != 1 {
+		t.Fatalf("got %d results, want 1", len(cases))
+	}
+	cr := cases[0]
+	want := "1:ok 1:ok 2:blocked 1:ok 2:ok+resumed"
+	if got := statuses(cr.Events); got != want {
+		t.Errorf("schedule %q, want %q", got, want)
+	}
+	if cr.Target.DBMS != "sqlite" || cr.Target.Version == "" || cr.Isolation != "serializable" {
+		t.Errorf("target %+v isolation %q", cr.Target, cr.Isolation)
+	}
+	if rows := cr.FinalState["t"]; len(rows) != 2 || rows[0][1].S != "2" || rows[1][1].S != "0" {
+		t.Errorf("final state %v", cr.FinalState)
+	}
+}
+
+func TestRunText(t *testing.T) {
+	code, out, _ := txlab(t, "run", "../../examples/sqlite-write-busy.txn")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"BLOCKED", "RESUMED ok, 1 row affected", "final state:", "(1, 2)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--isolation", "bogus", "../../examples/sqlite-write-busy.txn"}, "unknown isolation level"},
+		{[]string{"run", "no-such-file.txn"}, "no-such-file.txn"},
+		{[]string{"run"}, "requires at least 1 arg"},
+		{[]string{"run", "--isolation", "rc", "../../examples/sqlite-write-busy.txn"}, "supported: serializable"},
+		{[]string{"run", "--db", "oracle://x", "../../examples/sqlite-write-busy.txn"}, "oracle"},
+		{[]string{"fuzz", "--isolation", "xx"}, "unknown isolation level"},
+		{[]string{"server", "oracle"}, "want mariadb or postgres"},
+		{[]string{"fuzz", "--no-such-flag"}, "unknown flag"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := txlab(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("txlab %v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr, tt.want)
+		}
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+			t.Errorf("txlab %v: stderr has %d lines, want one", tt.args, n+1)
+		}
+	}
+}
+
+func fuzzSummary(t *testing.T, args ...string) fuzz.Summary {
+	t.Helper()
+	code, out, stderr := txlab(t, append([]string{"fuzz", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s fuzz.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("decode summary: %v\n%s", err, out)
+	}
+	return s
+}
+
+func TestFuzzSameSeedSameRun(t *testing.T) {
+	a := fuzzSummary(t, "--cases", "40", "--seed", "11")
+	b := fuzzSummary(t, "--cases", "40", "--seed", "11")
+	if a.Cases != 40 || a.Seed != 11 || a.Statements == 0 || a.Transactions == 0 {
+		t.Fatalf("summary %+v", a)
+	}
+	if a.Statements != b.Statements || a.Transactions != b.Transactions || a.InvalidCount != b.InvalidCount {
+		t.Errorf("same seed, different runs: %+v vs %+v", a, b)
+	}
+	if a.InvalidRatio >= 0.01 {
+		t.Errorf("invalid statement ratio %.4f ≥ 1%%: %v", a.InvalidRatio, a.InvalidExamples)
+	}
+	c := fuzzSummary(t, "--cases", "40", "--seed", "12")
+	if c.Statements == a.Statements && c.Transactions == a.Transactions && c.Blocked == a.Blocked {
+		t.Errorf("different seeds gave the same run: %+v", c)
+	}
+}
+
+// TestThrowawayServers replays the issue's acceptance cases through
+// `--db mariadb` and `--db postgres`, which start a server for the command.
+func TestThrowawayServers(t *testing.T) {
+	tests := []struct {
+		db, isolation, file, want string
+	}{
+		// MariaDB read committed: the DELETE waits for the UPDATE's row lock
+		// and resumes after the COMMIT.
+		{"mariadb", "read-committed", "mariadb-rc-update-delete.txn", "1:ok 1:ok 2:ok 2:blocked 1:ok 2:ok+resumed 2:ok"},
+		// PostgreSQL repeatable read: the second UPDATE waits and resumes
+		// with a serialization failure; the rest of its transaction is skipped.
+		{"postgres", "repeatable-read", "postgres-rr-double-update.txn",
+			"1:ok 2:ok 1:ok 2:ok 1:ok 2:blocked 1:ok 2:error+resumed:serialization 2:ok 2:skipped 2:skipped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.db, func(t *testing.T) {
+			localdb.Require(t, localdb.Kind(tt.db))
+			code, out, stderr := txlab(t, "run", "--db", tt.db, "--json", "../../examples/"+tt.file)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			cr := decodeCases(t, out)[0]
+			if got := statuses(cr.Events); got != tt.want {
+				t.Errorf("schedule\n got %s\nwant %s", got, tt.want)
+			}
+			if cr.Target.DBMS != tt.db || cr.Isolation != tt.isolation {
+				t.Errorf("target %+v isolation %s", cr.Target, cr.Isolation)
+			}
+		})
+	}
+}
+
+// TestServerCommand starts `txlab server postgres`, uses its DSN from
+// another command, interrupts it and checks the server is gone.
+func TestServerCommand(t *testing.T) {
+	localdb.Require(t, localdb.Postgres)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"server", "postgres", "--set", "max_connections=40"}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no DSN: %v (%s)", err, stderr.String())
+	}
+	dsn := strings.TrimSpace(line)
+	go io.Copy(io.Discard, pr)
+
+	code, out, errOut := txlab(t, "version", "--db", dsn)
+	if code != 0 || !strings.Contains(out, "target postgres") {
+		t.Fatalf("version --db %s: exit %d, %q %q", dsn, code, out, errOut)
+	}
+	code, out, errOut = txlab(t, "run", "--db", dsn, "--json", "../../examples/postgres-rr-double-update.txn")
+	if code != 0 || !strings.Contains(out, `"serialization"`) {
+		t.Fatalf("run --db %s: exit %d, %s %s", dsn, code, out, errOut)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("server exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not stop after the interrupt")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		c.Close()
+		t.Errorf("server at %s still accepts connections after the interrupt", u.Host)
+	}
+}

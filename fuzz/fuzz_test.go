@@ -1,0 +1,77 @@
+package fuzz_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect"
+)
+
+func open(t *testing.T, dbms string) target.Target {
+	t.Helper()
+	spec := "sqlite"
+	if dbms != "sqlite" {
+		spec = localdb.ForTest(t, localdb.Kind(dbms)).DSN()
+	}
+	tg, err := connect.Open(context.Background(), spec, connect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// TestInvalidRatio runs a short campaign at every isolation level of each
+// DBMS and checks that fewer than 1% of the generated statements are
+// rejected as invalid, and that the campaign really ran statements.
+func TestInvalidRatio(t *testing.T) {
+	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) {
+			tg := open(t, dbms)
+			s, err := fuzz.Run(context.Background(), tg, fuzz.Options{Seed: 3, Cases: 60, Levels: tg.Levels()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Cases != 60 || s.Statements < 60*5 {
+				t.Fatalf("campaign too small: %+v", s)
+			}
+			if s.InvalidRatio >= 0.01 {
+				t.Errorf("invalid ratio %.4f (%d of %d): %v", s.InvalidRatio, s.InvalidCount, s.Statements, s.InvalidExamples)
+			}
+			if s.Hangs > 0 {
+				t.Errorf("%d hangs", s.Hangs)
+			}
+			t.Logf("%s: %d statements, errors %v, blocked %d", dbms, s.Statements, s.ErrorsByClass, s.Blocked)
+		})
+	}
+}
+
+// TestInterrupt cancels a campaign without limits and expects a summary.
+func TestInterrupt(t *testing.T) {
+	tg := open(t, "sqlite")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	s, err := fuzz.Run(ctx, tg, fuzz.Options{Seed: 1})
+	if err != nil {
+		t.Fatalf("interrupted run returned %v", err)
+	}
+	if !s.Interrupted || s.Cases == 0 || s.ElapsedSeconds <= 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestDuration stops on its own after --duration and is not "interrupted".
+func TestDuration(t *testing.T) {
+	tg := open(t, "sqlite")
+	s, err := fuzz.Run(context.Background(), tg, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Interrupted || s.Cases == 0 || s.ElapsedSeconds < 0.3 || s.ElapsedSeconds > 5 {
+		t.Errorf("summary %+v", s)
+	}
+}
