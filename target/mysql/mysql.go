@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,6 +21,12 @@ import (
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 )
+
+// The driver logs connection resets on its own; txlab reports errors through
+// Exec's classified errors, and killed sessions reset connections by design.
+func init() {
+	drv.SetLogger(log.New(io.Discard, "", 0))
+}
 
 // Flavors of the MySQL protocol family, as reported in target.Info.DBMS.
 const (
