@@ -73,13 +73,13 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 		ErrorsByClass: map[string]int{},
 		Findings:      []report.Finding{},
 	}
+	start := time.Now()
 	if opt.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opt.Duration)
 		defer cancel()
 	}
 	bar := newProgress(opt)
-	start := time.Now()
 	lastPlain := start
 	defer func() {
 		el := time.Since(start)

@@ -35,6 +35,9 @@ type Owned struct {
 	Cat Catalog
 	// Where names the schema for error messages, e.g. `database "txlab"`.
 	Where string
+	// Elsewhere tells the user how to point txlab at a place of its own
+	// (default: "choose another schema with --schema").
+	Elsewhere string
 }
 
 // Ensure creates the registry table if it does not exist yet. The statement is
@@ -121,9 +124,13 @@ func (o Owned) Reset(ctx context.Context) error {
 		return err
 	}
 	if len(foreign) > 0 {
+		hint := o.Elsewhere
+		if hint == "" {
+			hint = "choose another schema with --schema"
+		}
 		return fmt.Errorf("%s holds tables txlab did not create (%s); refusing to drop anything: "+
-			"choose another schema with --schema, or drop them yourself",
-			o.Where, strings.Join(foreign, ", "))
+			"%s, or drop them yourself",
+			o.Where, strings.Join(foreign, ", "), hint)
 	}
 	if len(owned) > 0 {
 		if err := o.Cat.DropTables(ctx, owned); err != nil {

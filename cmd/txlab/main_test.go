@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,8 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/replay"
+
+	_ "modernc.org/sqlite"
 )
 
 // txlab runs the command line in-process and returns exit code, stdout and stderr.
@@ -223,5 +227,38 @@ func TestServerCommand(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
 		c.Close()
 		t.Errorf("server at %s still accepts connections after the interrupt", u.Host)
+	}
+}
+
+// TestRefusesForeignTables points txlab at a SQLite file holding a table it
+// did not create: it must refuse, name the table and leave it alone.
+func TestRefusesForeignTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "user.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE customers (id INT); INSERT INTO customers VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	code, _, stderr := txlab(t, "run", "--db", "sqlite:"+path, "../../examples/sqlite-write-busy.txn")
+	if code != 2 || !strings.Contains(stderr, "customers") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming the foreign table", code, stderr)
+	}
+	db, err = sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM customers").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("user table touched: n=%d err=%v", n, err)
+	}
+	var extra int
+	db.QueryRow("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name <> 'customers'").Scan(&extra)
+	if extra != 0 {
+		t.Errorf("txlab created %d tables in a file it refused", extra)
 	}
 }

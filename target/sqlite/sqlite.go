@@ -68,7 +68,8 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
 	t.admin = admin
-	t.Owned = target.Owned{Cat: catalog{admin}, Where: fmt.Sprintf("SQLite file %s", t.path)}
+	t.Owned = target.Owned{Cat: catalog{admin}, Where: fmt.Sprintf("SQLite file %s", t.path),
+		Elsewhere: "use a file of txlab's own with --db sqlite:PATH"}
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
