@@ -241,8 +241,21 @@ func runSetup(ctx context.Context, t target.Target, c *testcase.Case, res *Resul
 
 var errHang = errors.New("case did not finish in time")
 
+// closeGrace bounds the wait for a cancelled statement to return.
+const closeGrace = 5 * time.Second
+
+// closeAll ends every session. Called after the statements' context is
+// cancelled, it first lets statements still running return (adapters kill
+// them on the server), so that no session is closed under a running Exec.
 func (r *runner) closeAll() {
 	for _, cn := range r.order {
+		if f := cn.inflight; f != nil && f.early == nil && !f.busy {
+			select {
+			case c := <-f.done:
+				f.early = &c
+			case <-time.After(closeGrace):
+			}
+		}
 		if cn.sess != nil {
 			cn.sess.Close()
 			cn.sess = nil
