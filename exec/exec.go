@@ -356,14 +356,9 @@ func (r *runner) await(ctx context.Context, cn *conn) error {
 // isWaiting asks the target whether cn's session waits on a lock, falling
 // back to the block timeout where the target cannot tell or does not see it.
 func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bool, err error) {
-	id := cn.sess.ID()
-	w, err := r.t.Waiting(ctx, []string{id})
-	switch {
-	case errors.Is(err, target.ErrNoIntrospection):
-	case err != nil:
-		return false, false, fmt.Errorf("lock-wait introspection: %w", err)
-	case w[id]:
-		return true, false, nil
+	waiting, _, err = r.lockWait(ctx, cn)
+	if err != nil || waiting {
+		return waiting, false, err
 	}
 	if time.Since(cn.inflight.started) >= r.opt.BlockTimeout {
 		return true, true, nil
@@ -416,27 +411,13 @@ func (r *runner) awaitResumptions(ctx context.Context, except *conn) error {
 		if cn == except || f == nil || !f.blocked || f.busy {
 			continue
 		}
-		for {
-			if c, ok := f.result(); ok {
-				if err := r.record(ctx, cn, c); err != nil {
-					return err
-				}
-				break
-			}
-			id := cn.sess.ID()
-			w, err := r.t.Waiting(ctx, []string{id})
-			if err != nil && !errors.Is(err, target.ErrNoIntrospection) {
-				return fmt.Errorf("lock-wait introspection: %w", err)
-			}
-			if w[id] || err != nil || time.Now().After(deadline) {
-				break
-			}
-			select {
-			case c := <-f.done:
-				f.early = &c
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(r.opt.Poll):
+		c, ok, err := r.waitResume(ctx, cn, deadline)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := r.record(ctx, cn, c); err != nil {
+				return err
 			}
 		}
 	}
@@ -570,33 +551,53 @@ func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
 		}
 		return cn.inflight != f, nil
 	}
-	// The lock holder may just have released its locks: wait until the
-	// statement completes or is seen waiting again.
-	deadline := time.Now().Add(r.opt.BlockTimeout)
+	// The lock holder may just have released its locks.
+	c, ok, err := r.waitResume(ctx, cn, time.Now().Add(r.opt.BlockTimeout))
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, r.complete(ctx, cn, c)
+}
+
+// waitResume waits until cn's blocked statement completes (ok) or is seen
+// waiting on a lock again, or the deadline passes (not ok). Where the target
+// cannot tell, it does not wait: waitAny picks the completion up later.
+func (r *runner) waitResume(ctx context.Context, cn *conn, deadline time.Time) (completion, bool, error) {
+	f := cn.inflight
 	for {
 		if c, ok := f.result(); ok {
-			return true, r.complete(ctx, cn, c)
+			return c, true, nil
 		}
-		id := cn.sess.ID()
-		w, err := r.t.Waiting(ctx, []string{id})
-		if err != nil && !errors.Is(err, target.ErrNoIntrospection) {
-			return false, fmt.Errorf("lock-wait introspection: %w", err)
+		waiting, blind, err := r.lockWait(ctx, cn)
+		if err != nil {
+			return completion{}, false, err
 		}
-		if w[id] || err != nil || time.Now().After(deadline) {
-			// Still waiting (or blind introspection: leave it to waitAny).
-			if c, ok := f.result(); ok {
-				return true, r.complete(ctx, cn, c)
-			}
-			return false, nil
+		if waiting || blind || time.Now().After(deadline) {
+			c, ok := f.result()
+			return c, ok, nil
 		}
 		select {
 		case c := <-f.done:
-			return true, r.complete(ctx, cn, c)
+			return c, true, nil
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return completion{}, false, ctx.Err()
 		case <-time.After(r.opt.Poll):
 		}
 	}
+}
+
+// lockWait asks the target whether cn's session waits on a lock; blind is
+// true when the target cannot tell.
+func (r *runner) lockWait(ctx context.Context, cn *conn) (waiting, blind bool, err error) {
+	id := cn.sess.ID()
+	w, err := r.t.Waiting(ctx, []string{id})
+	if errors.Is(err, target.ErrNoIntrospection) {
+		return false, true, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("lock-wait introspection: %w", err)
+	}
+	return w[id], false, nil
 }
 
 // waitAny blocks until some in-flight statement completes, the hang timeout
