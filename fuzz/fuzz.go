@@ -10,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -23,9 +25,11 @@ import (
 
 // Options configure a campaign.
 type Options struct {
-	Seed     uint64        // run seed; case i is generated from gen.CaseSeed(Seed, i)
+	Seed     uint64        // run seed; group i is generated from gen.CaseSeed(Seed, i)
 	Duration time.Duration // stop after this long; 0 = no time limit
-	Cases    int           // stop after this many cases; 0 = no case limit
+	Cases    int           // stop after this many generated groups; 0 = no limit
+	// Oracle generates and judges the cases; nil = Plain (run only).
+	Oracle Oracle
 	// Levels are cycled through, one per case; empty = the DBMS default.
 	Levels []target.Level
 	Exec   exec.Options
@@ -43,6 +47,7 @@ type Options struct {
 type Summary struct {
 	Target          string           `json:"target"`
 	Seed            uint64           `json:"seed"`
+	Workers         int              `json:"workers"`
 	Cases           int              `json:"cases"`
 	Transactions    int              `json:"transactions"`
 	Statements      int              `json:"statements"`
@@ -62,14 +67,48 @@ type Summary struct {
 // maxInvalidExamples bounds the invalid statements kept for the summary.
 const maxInvalidExamples = 5
 
-// Run runs a campaign until the duration or case limit is reached or ctx is
-// cancelled (Ctrl-C), and returns the summary. Cancellation is not an error.
-func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
-	info := t.Info()
+// Oracle judges generated cases; the campaign loop calls it for every case.
+type Oracle interface {
+	// Group generates the cases of one group from its seed: usually one
+	// case, or several submitted orders of the same transactions.
+	Group(seed uint64, cfg gen.Config) []*testcase.Case
+	// Check runs one case on t and judges what happened. The returned
+	// result is the actual (concurrent) run, counted in the summary.
+	Check(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error)
+}
+
+// Plain generates one case per group and only runs it: no findings.
+type Plain struct{}
+
+// Group implements Oracle.
+func (Plain) Group(seed uint64, cfg gen.Config) []*testcase.Case {
+	return []*testcase.Case{gen.Case(seed, cfg)}
+}
+
+// Check implements Oracle.
+func (Plain) Check(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error) {
+	res, err := exec.Run(ctx, t, c, opt)
+	return res, nil, err
+}
+
+// Run runs a campaign on one worker per target until the duration or group
+// limit is reached or ctx is cancelled (Ctrl-C), and returns the summary.
+// Cancellation is not an error. Group i is generated from
+// gen.CaseSeed(opt.Seed, i) whichever worker runs it, so a seed repeats the
+// same cases.
+func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("fuzz: no target")
+	}
+	if opt.Oracle == nil {
+		opt.Oracle = Plain{}
+	}
+	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
 	s := &Summary{
 		Target:        fmt.Sprintf("%s %s", info.DBMS, info.Version),
 		Seed:          opt.Seed,
+		Workers:       len(targets),
 		ErrorsByClass: map[string]int{},
 		Findings:      []report.Finding{},
 	}
@@ -79,54 +118,93 @@ func Run(ctx context.Context, t target.Target, opt Options) (*Summary, error) {
 		ctx, cancel = context.WithTimeout(ctx, opt.Duration)
 		defer cancel()
 	}
-	bar := newProgress(opt)
-	lastPlain := start
-	defer func() {
-		el := time.Since(start)
-		s.ElapsedSeconds = el.Seconds()
-		if el > 0 {
-			s.CasesPerSecond = float64(s.Cases) / el.Seconds()
-		}
-		if s.Statements > 0 {
-			s.InvalidRatio = float64(s.InvalidCount) / float64(s.Statements)
-		}
-		if bar != nil {
-			bar.Finish()
-		}
-	}()
+	c := &campaign{opt: opt, s: s, start: start, lastPlain: start, bar: newProgress(opt)}
+	var wg sync.WaitGroup
+	errs := make([]error, len(targets))
+	for w, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = c.work(ctx, t)
+		}()
+	}
+	wg.Wait()
 
-	for i := 0; opt.Cases == 0 || i < opt.Cases; i++ {
-		if ctx.Err() != nil {
-			break
-		}
-		c := gen.Case(gen.CaseSeed(opt.Seed, i), opt.Gen)
-		c.Name = fmt.Sprintf("case-%d", i)
-		if len(opt.Levels) > 0 {
-			c.Isolation = opt.Levels[i%len(opt.Levels)]
-		}
-		res, err := exec.Run(ctx, t, c, opt.Exec)
-		if ctx.Err() != nil {
-			break // interrupted mid-case: the partial case is not counted
-		}
-		var setupErr *exec.SetupError
-		if err != nil && !errors.As(err, &setupErr) {
-			return s, fmt.Errorf("%s (seed %d): %w", c.Name, gen.CaseSeed(opt.Seed, i), err)
-		}
-		s.add(c.Name, c, res)
-		if setupErr != nil && opt.Log != nil {
-			fmt.Fprintf(opt.Log, "%s: %v\n", c.Name, setupErr)
-		}
-		switch {
-		case bar != nil:
-			bar.Describe(s.progressLine(time.Since(start)))
-			bar.Add(1)
-		case opt.Progress != nil && time.Since(lastPlain) >= plainEvery:
-			lastPlain = time.Now()
-			fmt.Fprintln(opt.Progress, s.progressLine(time.Since(start)))
-		}
+	el := time.Since(start)
+	s.ElapsedSeconds = el.Seconds()
+	if el > 0 {
+		s.CasesPerSecond = float64(s.Cases) / el.Seconds()
+	}
+	if s.Statements > 0 {
+		s.InvalidRatio = float64(s.InvalidCount) / float64(s.Statements)
+	}
+	if c.bar != nil {
+		c.bar.Finish()
 	}
 	s.Interrupted = ctx.Err() != nil && !(opt.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded))
-	return s, nil
+	return s, errors.Join(errs...)
+}
+
+// campaign is the state the workers share.
+type campaign struct {
+	opt       Options
+	next      atomic.Int64 // next group index
+	mu        sync.Mutex   // guards s, bar and lastPlain
+	s         *Summary
+	start     time.Time
+	lastPlain time.Time
+	bar       *progressbar.ProgressBar
+}
+
+// work runs groups on one target until the campaign ends.
+func (c *campaign) work(ctx context.Context, t target.Target) error {
+	opt := c.opt
+	for ctx.Err() == nil {
+		i := int(c.next.Add(1) - 1)
+		if opt.Cases > 0 && i >= opt.Cases {
+			return nil
+		}
+		seed := gen.CaseSeed(opt.Seed, i)
+		for j, tc := range opt.Oracle.Group(seed, opt.Gen) {
+			tc.Name = fmt.Sprintf("case-%d", i)
+			if j > 0 {
+				tc.Name = fmt.Sprintf("case-%d.%d", i, j)
+			}
+			if len(opt.Levels) > 0 {
+				tc.Isolation = opt.Levels[i%len(opt.Levels)]
+			}
+			res, findings, err := opt.Oracle.Check(ctx, t, tc, opt.Exec)
+			if ctx.Err() != nil {
+				return nil // interrupted mid-case: the partial case is not counted
+			}
+			var setupErr *exec.SetupError
+			if err != nil && !errors.As(err, &setupErr) {
+				return fmt.Errorf("%s (seed %d): %w", tc.Name, seed, err)
+			}
+			c.record(tc, res, findings, setupErr)
+		}
+	}
+	return nil
+}
+
+// record adds one case's outcome to the summary and the progress line.
+func (c *campaign) record(tc *testcase.Case, res *exec.Result, findings []report.Finding, setupErr error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, opt := c.s, c.opt
+	s.add(tc.Name, tc, res)
+	s.Findings = append(s.Findings, findings...)
+	if setupErr != nil && opt.Log != nil {
+		fmt.Fprintf(opt.Log, "%s: %v\n", tc.Name, setupErr)
+	}
+	switch {
+	case c.bar != nil:
+		c.bar.Describe(s.progressLine(time.Since(c.start)))
+		c.bar.Add(1)
+	case opt.Progress != nil && time.Since(c.lastPlain) >= plainEvery:
+		c.lastPlain = time.Now()
+		fmt.Fprintln(opt.Progress, s.progressLine(time.Since(c.start)))
+	}
 }
 
 // add counts one case's events.

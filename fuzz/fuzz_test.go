@@ -32,7 +32,7 @@ func TestInvalidRatio(t *testing.T) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
 			tg := open(t, dbms)
-			s, err := fuzz.Run(context.Background(), tg, fuzz.Options{Seed: 3, Cases: 60, Levels: tg.Levels()})
+			s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 3, Cases: 60, Levels: tg.Levels()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestInterrupt(t *testing.T) {
 	tg := open(t, "sqlite")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	s, err := fuzz.Run(ctx, tg, fuzz.Options{Seed: 1})
+	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 1})
 	if err != nil {
 		t.Fatalf("interrupted run returned %v", err)
 	}
@@ -67,11 +67,27 @@ func TestInterrupt(t *testing.T) {
 // TestDuration stops on its own after --duration and is not "interrupted".
 func TestDuration(t *testing.T) {
 	tg := open(t, "sqlite")
-	s, err := fuzz.Run(context.Background(), tg, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond})
+	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Interrupted || s.Cases == 0 || s.ElapsedSeconds < 0.3 || s.ElapsedSeconds > 5 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestWorkers runs the same groups on two workers, each with its own
+// database, and gets the same generated work as one worker does.
+func TestWorkers(t *testing.T) {
+	one, err := fuzz.Run(context.Background(), []target.Target{open(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := fuzz.Run(context.Background(), []target.Target{open(t, "sqlite"), open(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if two.Workers != 2 || two.Cases != 30 || two.Transactions != one.Transactions {
+		t.Errorf("two workers: %+v; one worker: %+v", two, one)
 	}
 }

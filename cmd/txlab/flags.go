@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,6 +53,37 @@ func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 
 func (g *globalFlags) execOptions(level target.Level) exec.Options {
 	return exec.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout}
+}
+
+// openWorkers opens n targets for parallel workers, each working in a
+// database of its own: worker 1 uses --db as given, the others the same
+// server (a throwaway one is shared) with schema SCHEMA_wN, or a fresh SQLite
+// file each.
+func (g *globalFlags) openWorkers(cmd *cobra.Command, n int) ([]target.Target, error) {
+	first, err := g.open(cmd)
+	if err != nil {
+		return nil, err
+	}
+	targets := []target.Target{first}
+	spec := g.db
+	if srv := connect.Server(first); srv != nil {
+		spec = srv.DSN()
+	}
+	if n > 1 && strings.HasPrefix(spec, "sqlite:") {
+		first.Close()
+		return nil, usageErr(fmt.Errorf("--workers %d needs a database per worker: use --db sqlite (fresh files) instead of %s", n, spec))
+	}
+	for w := 2; w <= n; w++ {
+		t, err := connect.Open(cmd.Context(), spec, connect.Options{Schema: fmt.Sprintf("%s_w%d", g.schema, w), Log: g.log(cmd)})
+		if err != nil {
+			for _, t := range targets {
+				t.Close()
+			}
+			return nil, &exitError{code: 2, err: fmt.Errorf("worker %d: %w", w, err)}
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
 }
 
 // usageErr marks an error as a usage error (exit 2).

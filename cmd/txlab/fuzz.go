@@ -22,6 +22,7 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		cases     int
 		seed      uint64
 		isolation string
+		workers   int
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [flags]",
@@ -39,11 +40,19 @@ summary). The same seed generates the same cases.`,
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
 			}
-			t, err := g.open(cmd)
+			if workers < 1 {
+				return usageErr(fmt.Errorf("--workers must be at least 1"))
+			}
+			targets, err := g.openWorkers(cmd, workers)
 			if err != nil {
 				return err
 			}
-			defer t.Close()
+			defer func() {
+				for _, t := range targets {
+					t.Close()
+				}
+			}()
+			t := targets[0]
 			levels, err := parseLevels(isolation, t.Levels())
 			if err != nil {
 				return usageErr(err)
@@ -59,7 +68,7 @@ summary). The same seed generates the same cases.`,
 				f, ok := opt.Progress.(*os.File)
 				opt.PlainProgress = !ok || !term.IsTerminal(int(f.Fd()))
 			}
-			sum, err := fuzz.Run(cmd.Context(), t, opt)
+			sum, err := fuzz.Run(cmd.Context(), targets, opt)
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", err, seed)}
 			}
@@ -80,8 +89,9 @@ summary). The same seed generates the same cases.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run; 0 = until interrupted or --cases is reached (e.g. --duration 5m)")
-	f.IntVar(&cases, "cases", 0, "stop after this many cases; 0 = no limit (e.g. --cases 1000)")
+	f.IntVar(&cases, "cases", 0, "stop after this many generated cases (groups, for oracles that replay several orders of one group);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
+	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd
 }
