@@ -1,0 +1,243 @@
+// Package history holds recorded transaction histories: transactions with an
+// id, the session (connection) that ran them, a commit status, monotonic start
+// and end times and an ordered list of micro-operations r(k, v) / w(k, v).
+//
+// Histories are stored as JSON Lines, one transaction per line:
+//
+//	{"id":0,"init":true,"ops":["w(1,0)","w(2,0)"]}
+//	{"id":1,"session":1,"status":"ok","start":100,"end":180,"ops":["r(1,0)","w(1,11)"]}
+//	{"id":2,"session":2,"status":"unknown","start":120,"ops":["r(2,0)","w(2,21)"]}
+//
+// Fields: id (int, unique), session (int; transactions of one session appear
+// in session order), status ok|fail|unknown (default ok; unknown means the
+// connection was lost before the commit outcome was known), start and end
+// (monotonic nanoseconds; end 0 or absent means not known), init (true for
+// the one transaction that writes every key's initial value, ⊥ in the MTC
+// paper), and ops, each "r(KEY,VALUE)" or "w(KEY,VALUE)" with integer KEY
+// and VALUE. Keys and values are integers because the checkers index by
+// them on their hot paths; workloads map table keys onto them.
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Kind is a micro-operation kind.
+type Kind uint8
+
+// Micro-operation kinds.
+const (
+	R Kind = iota
+	W
+)
+
+// Op is one micro-operation: a read that returned Value or a write of Value.
+type Op struct {
+	Kind  Kind
+	Key   int64
+	Value int64
+}
+
+// String renders the op as r(k,v) or w(k,v), the on-disk form.
+func (o Op) String() string {
+	c := 'r'
+	if o.Kind == W {
+		c = 'w'
+	}
+	return fmt.Sprintf("%c(%d,%d)", c, o.Key, o.Value)
+}
+
+// Status is a transaction's commit outcome as the client saw it.
+type Status uint8
+
+// Statuses. Unknown must never be guessed into OK or Fail by the recorder:
+// the checkers decide from the reads whether an unknown commit took effect.
+const (
+	OK Status = iota
+	Fail
+	Unknown
+)
+
+var statusNames = [...]string{OK: "ok", Fail: "fail", Unknown: "unknown"}
+
+// String returns ok, fail or unknown.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseStatus parses ok|fail|unknown; the empty string means ok.
+func ParseStatus(s string) (Status, error) {
+	switch s {
+	case "ok", "":
+		return OK, nil
+	case "fail":
+		return Fail, nil
+	case "unknown":
+		return Unknown, nil
+	}
+	return 0, fmt.Errorf("unknown status %q (want ok, fail or unknown)", s)
+}
+
+// Txn is one recorded transaction.
+type Txn struct {
+	ID      int64
+	Session int
+	Status  Status
+	// Start and End are monotonic nanoseconds; End 0 means unknown.
+	Start, End int64
+	// Init marks the initial transaction that writes every key's first value.
+	Init bool
+	Ops  []Op
+}
+
+// History is a list of transactions in recording order.
+type History struct {
+	Txns []Txn
+}
+
+// line is the JSON shape of one transaction.
+type line struct {
+	ID      int64    `json:"id"`
+	Session int      `json:"session,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Start   int64    `json:"start,omitempty"`
+	End     int64    `json:"end,omitempty"`
+	Init    bool     `json:"init,omitempty"`
+	Ops     []string `json:"ops"`
+}
+
+// ParseOp parses "r(k,v)" or "w(k,v)"; spaces around the numbers are allowed.
+func ParseOp(s string) (Op, error) {
+	var op Op
+	t := strings.TrimSpace(s)
+	if len(t) < 6 || t[1] != '(' || t[len(t)-1] != ')' {
+		return op, fmt.Errorf("op %q: want r(KEY,VALUE) or w(KEY,VALUE)", s)
+	}
+	switch t[0] {
+	case 'r':
+		op.Kind = R
+	case 'w':
+		op.Kind = W
+	default:
+		return op, fmt.Errorf("op %q: kind must be r or w", s)
+	}
+	k, v, ok := strings.Cut(t[2:len(t)-1], ",")
+	if !ok {
+		return op, fmt.Errorf("op %q: want r(KEY,VALUE) or w(KEY,VALUE)", s)
+	}
+	var err error
+	if op.Key, err = strconv.ParseInt(strings.TrimSpace(k), 10, 64); err != nil {
+		return op, fmt.Errorf("op %q: key: %w", s, err)
+	}
+	if op.Value, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+		return op, fmt.Errorf("op %q: value: %w", s, err)
+	}
+	return op, nil
+}
+
+// Read parses a JSON Lines history. Blank lines and lines starting with # are
+// skipped. Errors name the line number.
+func Read(r io.Reader) (*History, error) {
+	h := &History{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	seen := make(map[int64]int)
+	inits := 0
+	for n := 1; sc.Scan(); n++ {
+		b := sc.Bytes()
+		trimmed := strings.TrimSpace(string(b))
+		if trimmed == "" || trimmed[0] == '#' {
+			continue
+		}
+		var l line
+		dec := json.NewDecoder(strings.NewReader(trimmed))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("line %d: trailing data after the JSON object", n)
+		}
+		st, err := ParseStatus(l.Status)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if prev, dup := seen[l.ID]; dup {
+			return nil, fmt.Errorf("line %d: transaction id %d already used on line %d", n, l.ID, prev)
+		}
+		seen[l.ID] = n
+		if l.Init {
+			inits++
+			if inits > 1 {
+				return nil, fmt.Errorf("line %d: a second init transaction", n)
+			}
+			if st != OK {
+				return nil, fmt.Errorf("line %d: the init transaction must have status ok", n)
+			}
+		}
+		if l.End != 0 && l.End < l.Start {
+			return nil, fmt.Errorf("line %d: end %d before start %d", n, l.End, l.Start)
+		}
+		t := Txn{ID: l.ID, Session: l.Session, Status: st, Start: l.Start, End: l.End, Init: l.Init, Ops: make([]Op, len(l.Ops))}
+		for i, s := range l.Ops {
+			if t.Ops[i], err = ParseOp(s); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+		}
+		h.Txns = append(h.Txns, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading history: %w", err)
+	}
+	return h, nil
+}
+
+// ReadFile reads a JSON Lines history from a file.
+func ReadFile(path string) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// Write writes h as JSON Lines in the format Read accepts.
+func Write(w io.Writer, h *History) error {
+	bw := bufio.NewWriter(w)
+	for i := range h.Txns {
+		if err := WriteTxn(bw, &h.Txns[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteTxn writes one transaction as a JSON line; recorders call it as each
+// transaction finishes so a crash loses at most the line being written.
+func WriteTxn(w io.Writer, t *Txn) error {
+	l := line{ID: t.ID, Session: t.Session, Status: t.Status.String(), Start: t.Start, End: t.End, Init: t.Init, Ops: make([]string, len(t.Ops))}
+	for i, o := range t.Ops {
+		l.Ops[i] = o.String()
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,86 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadExample(t *testing.T) {
+	h, err := ReadFile("testdata/example.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Txns) != 5 {
+		t.Fatalf("got %d transactions, want 5", len(h.Txns))
+	}
+	if !h.Txns[0].Init || h.Txns[3].Status != Fail || h.Txns[4].Status != Unknown || h.Txns[4].End != 0 {
+		t.Errorf("fields not decoded: %+v", h.Txns)
+	}
+	want := Op{Kind: W, Key: 2, Value: 102}
+	if got := h.Txns[1].Ops[3]; got != want {
+		t.Errorf("op = %v, want %v", got, want)
+	}
+	// Write then Read is the identity.
+	var buf bytes.Buffer
+	if err := Write(&buf, h); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(h, h2) {
+		t.Errorf("round trip differs:\n%+v\n%+v", h, h2)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	f, err := os.Open("testdata/bad.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
+		parts := strings.SplitN(sc.Text(), "|", 3)
+		name, in, want := parts[0], strings.ReplaceAll(parts[1], `\n`, "\n"), parts[2]
+		t.Run(name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(in))
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error = %v, want it to contain %q", err, want)
+			}
+		})
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	ex, _ := os.ReadFile("testdata/example.jsonl")
+	f.Add(string(ex))
+	f.Add(`{"id":1,"ops":["r( 1 , -2 )"]}`)
+	f.Add(`{"id":1,"ops":["w(1,2"]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		h, err := Read(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		// Anything accepted must survive Write → Read unchanged.
+		var buf bytes.Buffer
+		if err := Write(&buf, h); err != nil {
+			t.Fatal(err)
+		}
+		h2, err := Read(&buf)
+		if err != nil {
+			t.Fatalf("re-reading written history: %v\n%s", err, buf.String())
+		}
+		if !reflect.DeepEqual(h, h2) {
+			t.Fatalf("round trip differs:\n%+v\n%+v", h, h2)
+		}
+	})
+}

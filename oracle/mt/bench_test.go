@@ -1,0 +1,156 @@
+package mt
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/txlab/txlab/history"
+)
+
+// BenchmarkCheck: synthetic valid histories and histories with an injected
+// lost update, at 10k, 100k and 1M transactions (1000 keys, 64 sessions).
+func BenchmarkCheck(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		valid := synth(n, 1000, 64, 1)
+		broken := synth(n, 1000, 64, 1)
+		injectLostUpdate(broken)
+		for _, m := range []Model{Serializable, Snapshot, StrictSerializable} {
+			for _, c := range []struct {
+				name string
+				h    *history.History
+				want bool
+			}{{"valid", valid, true}, {"lost-update", broken, false}} {
+				b.Run(fmt.Sprintf("%s/%s/%d", m, c.name, n), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						res, err := Check(c.h, m)
+						if err != nil || res.Valid != c.want {
+							b.Fatalf("valid=%v err=%v, want valid=%v", res != nil && res.Valid, err, c.want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// synthLWT makes a linearizable LWT history: per key one insert, then
+// compare-and-sets chained on the previous value, taking effect at time
+// 10·i, each spanning an interval around that point wide enough that about
+// `concurrency` operations overlap at any moment.
+func synthLWT(n, keys, concurrency int, seed uint64) *history.History {
+	r := rand.New(rand.NewPCG(seed, 9))
+	h := &history.History{Txns: make([]history.Txn, 0, n)}
+	cur := make([]int64, keys)
+	next := int64(1)
+	for i := 0; i < n; i++ {
+		p := int64(i) * 10
+		w := int64(concurrency) * 10
+		t := history.Txn{ID: int64(i), Session: i % concurrency, Start: p - r.Int64N(w), End: p + 1 + r.Int64N(w)}
+		k := int64(i % keys)
+		if i < keys {
+			t.Ops = []history.Op{{Kind: history.W, Key: k, Value: next}}
+		} else {
+			t.Ops = []history.Op{{Kind: history.R, Key: k, Value: cur[k]}, {Kind: history.W, Key: k, Value: next}}
+		}
+		cur[k] = next
+		next++
+		h.Txns = append(h.Txns, t)
+	}
+	return h
+}
+
+type casIn struct {
+	key, old, new int64
+	insert        bool
+}
+
+// lwtModel is the same LWT semantics for Porcupine: a register per key,
+// absent (-1) until inserted; a CAS succeeds only on the expected value.
+var lwtModel = porcupine.Model{
+	Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
+		by := map[int64][]porcupine.Operation{}
+		var keys []int64
+		for _, o := range ops {
+			k := o.Input.(casIn).key
+			if _, ok := by[k]; !ok {
+				keys = append(keys, k)
+			}
+			by[k] = append(by[k], o)
+		}
+		out := make([][]porcupine.Operation, 0, len(keys))
+		for _, k := range keys {
+			out = append(out, by[k])
+		}
+		return out
+	},
+	Init: func() any { return int64(-1) },
+	Step: func(state, input, output any) (bool, any) {
+		s, in := state.(int64), input.(casIn)
+		if in.insert {
+			return s == -1, in.new
+		}
+		return s == in.old, in.new
+	},
+	Equal: func(a, b any) bool { return a == b },
+}
+
+func toPorcupine(h *history.History) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(h.Txns))
+	for i, t := range h.Txns {
+		in := casIn{key: t.Ops[0].Key, new: t.Ops[len(t.Ops)-1].Value, insert: len(t.Ops) == 1}
+		if !in.insert {
+			in.old = t.Ops[0].Value
+		}
+		ops[i] = porcupine.Operation{ClientId: t.Session, Input: in, Output: true, Call: t.Start, Return: t.End}
+	}
+	return ops
+}
+
+func TestLWTAgreesWithPorcupine(t *testing.T) {
+	for _, c := range []int{1, 4, 16} {
+		h := synthLWT(2000, 4, c, uint64(c))
+		res, err := Check(h, Linearizable)
+		if err != nil || !res.Valid {
+			t.Fatalf("concurrency %d: txlab rejects a linearizable history: %v %+v", c, err, res)
+		}
+		if !porcupine.CheckOperations(lwtModel, toPorcupine(h)) {
+			t.Fatalf("concurrency %d: porcupine rejects it", c)
+		}
+		// Swap two chained CASes' intervals far apart: now non-linearizable.
+		a, z := &h.Txns[100], &h.Txns[1900]
+		a.Start, a.End, z.Start, z.End = z.Start, z.End, a.Start, a.End
+		res, _ = Check(h, Linearizable)
+		if res.Valid || porcupine.CheckOperations(lwtModel, toPorcupine(h)) {
+			t.Fatalf("concurrency %d: txlab valid=%v, porcupine should also reject", c, res.Valid)
+		}
+	}
+}
+
+// BenchmarkVsPorcupine checks the same LWT histories (10k operations, 8
+// keys) with txlab's Algorithm 2 and with Porcupine.
+func BenchmarkVsPorcupine(b *testing.B) {
+	for _, c := range []int{4, 16, 32, 64} {
+		h := synthLWT(10_000, 8, c, uint64(c))
+		ops := toPorcupine(h)
+		name := fmt.Sprintf("sessions=%d", c)
+		b.Run(name+"/txlab", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := Check(h, Linearizable); err != nil || !res.Valid {
+					b.Fatal("rejected")
+				}
+			}
+		})
+		b.Run(name+"/porcupine", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !porcupine.CheckOperations(lwtModel, ops) {
+					b.Fatal("rejected")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package mt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/txlab/txlab/history"
+)
+
+// CheckFile is `txlab check --model M HISTORY.jsonl`: it reads the history,
+// checks it and returns the exit status (0 valid, 1 violated, 2 bad input or
+// model), a human report, and the value to print with --json (a *Result, or
+// a map with an "error" for status 2).
+func CheckFile(path, model string) (exit int, report string, js any) {
+	fail := func(err error) (int, string, any) {
+		return 2, err.Error() + "\n", map[string]string{"error": err.Error()}
+	}
+	m, err := ParseModel(model)
+	if err != nil {
+		return fail(err)
+	}
+	h, err := history.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := Check(h, m)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	} else if err != nil {
+		return fail(err)
+	}
+	if res.Valid {
+		return 0, fmt.Sprintf("%s: %d transactions, %s: valid\n", path, res.Txns, m), res
+	}
+	return 1, Format(path, res), res
+}
+
+// Format renders a result for people: one block per anomaly with its name,
+// class, explanation and the transactions with their operations.
+func Format(path string, res *Result) string {
+	var b strings.Builder
+	verdict := "valid"
+	if !res.Valid {
+		verdict = fmt.Sprintf("VIOLATED (%d anomalies shown)", len(res.Anomalies))
+	}
+	fmt.Fprintf(&b, "%s: %d transactions, %s: %s\n", path, res.Txns, res.Model, verdict)
+	for _, a := range res.Anomalies {
+		fmt.Fprintf(&b, "\n%s", a.Name)
+		if a.Class != "" {
+			fmt.Fprintf(&b, " (%s)", a.Class)
+		}
+		fmt.Fprintf(&b, "\n  %s\n", a.Explanation)
+		for _, t := range a.Txns {
+			fmt.Fprintf(&b, "  T%d session %d %s: %s\n", t.ID, t.Session, t.Status, strings.Join(t.Ops, " "))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,624 @@
+package mt
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/depgraph"
+	"github.com/txlab/txlab/history"
+)
+
+type kv struct{ k, v int64 }
+
+// wref locates a write: the writing transaction, its op position, and
+// whether it is the transaction's last write to the key (only those are
+// versions other transactions may read).
+type wref struct {
+	txn   int32
+	op    int32
+	final bool
+}
+
+// readRec is one external read: reader read the version (writer's final
+// write to key); writes says whether the reader then wrote key (a ww edge).
+type readRec struct {
+	writer, reader int32
+	key            int64
+	writes         bool
+}
+
+type indexed struct {
+	h        *history.History
+	writes   *vtable // (key, value) → index into wrefs
+	wrefs    []wref
+	included []bool    // committed, or unknown but observed
+	byVer    []readRec // external reads grouped by version (writer, key)
+	init     int32
+}
+
+// index checks the MT assumptions and indexes every write by (key, value).
+func index(h *history.History) (*indexed, error) {
+	n := len(h.Txns)
+	ix := &indexed{h: h, included: make([]bool, n), init: -1}
+	var initKeys map[int64]bool
+	nw := 0
+	for i := range h.Txns {
+		for _, o := range h.Txns[i].Ops {
+			if o.Kind == history.W {
+				nw++
+			}
+		}
+	}
+	ix.writes = newVtable(nw)
+	ix.wrefs = make([]wref, 0, nw)
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Init {
+			ix.init = int32(i)
+			initKeys = make(map[int64]bool, len(t.Ops))
+			for _, o := range t.Ops {
+				if o.Kind != history.W {
+					return nil, badInput("initial transaction T%d has a read %v", t.ID, o)
+				}
+				initKeys[o.Key] = true
+			}
+		}
+	}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if !t.Init {
+			if err := checkShape(t); err != nil {
+				return nil, err
+			}
+		}
+		for j, o := range t.Ops {
+			if initKeys != nil && !initKeys[o.Key] {
+				return nil, badInput("T%d uses key %d, which the initial transaction does not write", t.ID, o.Key)
+			}
+			if o.Kind != history.W {
+				continue
+			}
+			final := true
+			for _, p := range t.Ops[j+1:] {
+				if p.Kind == history.W && p.Key == o.Key {
+					final = false
+				}
+			}
+			if prev := ix.writes.put(kv{o.Key, o.Value}, int32(len(ix.wrefs))); prev >= 0 {
+				return nil, badInput("value %d is written to key %d twice, by T%d and T%d (MT histories need unique values)",
+					o.Value, o.Key, h.Txns[ix.wrefs[prev].txn].ID, t.ID)
+			}
+			ix.wrefs = append(ix.wrefs, wref{int32(i), int32(j), final})
+		}
+		ix.included[i] = t.Status == history.OK
+	}
+	// An unknown commit took effect iff someone observed it; never guess.
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Status == history.Fail {
+			continue
+		}
+		for _, o := range t.Ops {
+			if o.Kind == history.R {
+				if w, ok := ix.writer(kv{o.Key, o.Value}); ok && w.txn != int32(i) && h.Txns[w.txn].Status == history.Unknown {
+					ix.included[w.txn] = true
+				}
+			}
+		}
+	}
+	return ix, nil
+}
+
+// writer returns the write of k, if any.
+func (ix *indexed) writer(k kv) (wref, bool) {
+	if w := ix.writes.get(k); w >= 0 {
+		return ix.wrefs[w], true
+	}
+	return wref{}, false
+}
+
+// checkShape enforces Definition 8 (one or two reads, at most two writes,
+// each write preceded by a read of its key). Transactions that failed before
+// any operation may be empty.
+func checkShape(t *history.Txn) error {
+	if len(t.Ops) == 0 && t.Status != history.OK {
+		return nil
+	}
+	reads, writes := 0, 0
+	for j, o := range t.Ops {
+		if o.Kind == history.R {
+			reads++
+			continue
+		}
+		writes++
+		readBefore := false
+		for _, p := range t.Ops[:j] {
+			readBefore = readBefore || p.Kind == history.R && p.Key == o.Key
+		}
+		if !readBefore {
+			return badInput("T%d is not a mini-transaction: %v is not preceded by a read of key %d", t.ID, o, o.Key)
+		}
+	}
+	if reads < 1 || reads > 2 || writes > 2 {
+		return badInput("T%d is not a mini-transaction: %d reads and %d writes (want 1–2 reads, at most 2 writes)", t.ID, reads, writes)
+	}
+	return nil
+}
+
+// readChecks finds the intra-transactional and read-from anomalies (Table I
+// a–g), which must be ruled out before the graph means anything (INT).
+func (ix *indexed) readChecks(res *Result) {
+	h := ix.h
+	add := func(name, class string, ts []int32, format string, a ...any) {
+		if len(res.Anomalies) < maxAnomalies {
+			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Class: class, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
+		}
+	}
+	for i := range h.Txns {
+		if !ix.included[i] {
+			continue
+		}
+		t := &h.Txns[i]
+		me := int32(i)
+	ops:
+		for j, o := range t.Ops {
+			if o.Kind != history.R {
+				continue
+			}
+			// The latest earlier op on this key decides what the read must return.
+			for p := j - 1; p >= 0; p-- {
+				q := t.Ops[p]
+				if q.Key != o.Key {
+					continue
+				}
+				if q.Value == o.Value {
+					continue ops
+				}
+				if q.Kind == history.R {
+					add("non-repeatable-reads", "", []int32{me}, "T%d read key %d twice and got %d, then %d", t.ID, o.Key, q.Value, o.Value)
+					continue ops
+				}
+				w, ok := ix.writer(kv{o.Key, o.Value})
+				switch {
+				case ok && w.txn == me && w.op < int32(j):
+					add("not-my-last-write", "", []int32{me}, "T%d read key %d = %d, its own earlier write, not its last write %d", t.ID, o.Key, o.Value, q.Value)
+				case ok && w.txn == me:
+					add("future-read", "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
+				default:
+					add("not-my-own-write", "", []int32{me}, "T%d wrote %d to key %d but then read %d", t.ID, q.Value, o.Key, o.Value)
+				}
+				continue ops
+			}
+			w, ok := ix.writer(kv{o.Key, o.Value})
+			switch {
+			case !ok:
+				add("thin-air-read", "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
+			case w.txn == me:
+				add("future-read", "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
+			case h.Txns[w.txn].Status == history.Fail:
+				add("aborted-read", "G1a", []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+			case !w.final:
+				add("intermediate-read", "G1b", []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+			}
+		}
+	}
+}
+
+// reads lists every external read of an included transaction (INT holds).
+func (ix *indexed) reads() []readRec {
+	h := ix.h
+	out := make([]readRec, 0, len(h.Txns)*2)
+	for i := range h.Txns {
+		if !ix.included[i] {
+			continue
+		}
+		t := &h.Txns[i]
+		for j, o := range t.Ops {
+			if o.Kind != history.R {
+				continue
+			}
+			w, _ := ix.writer(kv{o.Key, o.Value})
+			if w.txn == int32(i) || firstRead(t, j) != j {
+				continue // own write, or a repeated read (same value, checked)
+			}
+			writes := false
+			for _, p := range t.Ops[j+1:] {
+				writes = writes || p.Kind == history.W && p.Key == o.Key
+			}
+			out = append(out, readRec{w.txn, int32(i), o.Key, writes})
+		}
+	}
+	return out
+}
+
+func firstRead(t *history.Txn, j int) int {
+	for p := 0; p < j; p++ {
+		if t.Ops[p].Key == t.Ops[j].Key {
+			return p
+		}
+	}
+	return j
+}
+
+// build makes the optimized dependency graph Ĝ of §IV-C: so, wr, ww from
+// wr, and rw from wr and ww, without the transitive closure of ww.
+func (ix *indexed) build() *depgraph.Graph {
+	h := ix.h
+	n := len(h.Txns)
+	rs := ix.versions()
+	edges := make([]depgraph.Edge, 0, len(rs)*3+n)
+	// Session order: consecutive included transactions of a session; the
+	// transitive so edges are implied.
+	last := make(map[int]int32)
+	for i := range h.Txns {
+		if !ix.included[i] || h.Txns[i].Init {
+			continue
+		}
+		s := h.Txns[i].Session
+		if p, ok := last[s]; ok {
+			edges = append(edges, depgraph.Edge{From: p, To: int32(i), Kind: depgraph.SO, Aux: -1})
+		}
+		last[s] = int32(i)
+	}
+	for _, r := range rs {
+		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WR, Key: r.key, Aux: -1})
+		if r.writes {
+			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WW, Key: r.key, Aux: -1})
+		}
+	}
+	// rw: group the reads by version (writer, key). A version is identified
+	// by its writer and key; sort reads by writer then key (counting sort by
+	// writer, then the ≤ few keys per writer are adjacent after a stable pass).
+	byWriter := rs
+	for lo := 0; lo < len(byWriter); {
+		hi := lo
+		w, k := byWriter[lo].writer, byWriter[lo].key
+		for hi < len(byWriter) && byWriter[hi].writer == w && byWriter[hi].key == k {
+			hi++
+		}
+		ver := byWriter[lo:hi]
+		for _, u := range ver {
+			if !u.writes {
+				continue
+			}
+			for _, s := range ver {
+				if s.reader != u.reader {
+					edges = append(edges, depgraph.Edge{From: s.reader, To: u.reader, Kind: depgraph.RW, Key: k, Aux: -1})
+				}
+			}
+		}
+		lo = hi
+	}
+	return depgraph.Build(n, edges)
+}
+
+// versions returns the external reads grouped by the version read.
+func (ix *indexed) versions() []readRec {
+	if ix.byVer == nil {
+		ix.byVer = countingSortByWriter(ix.reads(), len(ix.h.Txns))
+	}
+	return ix.byVer
+}
+
+// countingSortByWriter groups reads by writer, and within a writer by key
+// (a writer has at most two keys except the initial transaction, whose
+// group is sorted by key).
+func countingSortByWriter(rs []readRec, n int) []readRec {
+	off := make([]int32, n+1)
+	for _, r := range rs {
+		off[r.writer+1]++
+	}
+	for i := 0; i < n; i++ {
+		off[i+1] += off[i]
+	}
+	out := make([]readRec, len(rs))
+	for _, r := range rs {
+		out[off[r.writer]] = r
+		off[r.writer]++
+	}
+	// off[i] is now the end of writer i's group.
+	start := int32(0)
+	for i := 0; i < n; i++ {
+		grp := out[start:off[i]]
+		if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
+			slices.SortStableFunc(grp, cmpKey)
+		}
+		start = off[i]
+	}
+	return out
+}
+
+func cmpKey(a, b readRec) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	}
+	return 0
+}
+
+// divergence reports every DIVERGENCE instance (Definition 10): two
+// transactions overwrote the same version. It forbids SI (Lemma 1): a lost
+// update.
+func (ix *indexed) divergence(res *Result) {
+	rs := ix.versions()
+	for lo := 0; lo < len(rs); {
+		hi := lo
+		for hi < len(rs) && rs[hi].writer == rs[lo].writer && rs[hi].key == rs[lo].key {
+			hi++
+		}
+		u := int32(-1)
+		for _, r := range rs[lo:hi] {
+			if !r.writes {
+				continue
+			}
+			if u < 0 {
+				u = r.reader
+				continue
+			}
+			ix.lostUpdate(res, r, u)
+		}
+		lo = hi
+	}
+}
+
+func (ix *indexed) lostUpdate(res *Result, r readRec, u int32) {
+	h := ix.h
+	{
+		if len(res.Anomalies) >= maxAnomalies {
+			return
+		}
+		a, b := &h.Txns[u], &h.Txns[r.reader]
+		val := ix.readValue(r.reader, r.key)
+		res.Anomalies = append(res.Anomalies, Anomaly{
+			Name: "lost-update", Class: "G-single",
+			Txns: ix.refs(r.writer, u, r.reader),
+			Cycle: []Step{
+				{From: a.ID, To: b.ID, Kind: "rw", Key: r.key},
+				{From: b.ID, To: a.ID, Kind: "rw", Key: r.key},
+			},
+			Explanation: fmt.Sprintf("T%d and T%d both read key %d = %d (written by %s) and both overwrote it (with %d and %d): one update is lost whichever order they commit in",
+				a.ID, b.ID, r.key, val, ix.name(r.writer), ix.writeValue(u, r.key), ix.writeValue(r.reader, r.key)),
+		})
+	}
+}
+
+func (ix *indexed) readValue(t int32, key int64) int64 {
+	for _, o := range ix.h.Txns[t].Ops {
+		if o.Kind == history.R && o.Key == key {
+			return o.Value
+		}
+	}
+	return 0
+}
+
+func (ix *indexed) writeValue(t int32, key int64) int64 {
+	var v int64
+	for _, o := range ix.h.Txns[t].Ops {
+		if o.Kind == history.W && o.Key == key {
+			v = o.Value
+		}
+	}
+	return v
+}
+
+// compose builds SI's graph G' = (so ∪ wr ∪ ww) ; rw? (Definition 6). A
+// composed edge a→c keeps the first edge's kind and key and stores the rw
+// edge's index in Aux, so witness cycles can be expanded back.
+func (ix *indexed) compose(g *depgraph.Graph) *depgraph.Graph {
+	edges := make([]depgraph.Edge, 0, len(g.Edges))
+	for i := range g.Edges {
+		e := g.Edges[i]
+		if e.Kind == depgraph.RW {
+			continue
+		}
+		edges = append(edges, e)
+		for _, ri := range g.Out(e.To) {
+			if r := g.Edges[ri]; r.Kind == depgraph.RW {
+				edges = append(edges, depgraph.Edge{From: e.From, To: r.To, Kind: e.Kind, Key: e.Key, Aux: ri})
+			}
+		}
+	}
+	return depgraph.Build(g.N, edges)
+}
+
+// timeNode marks a real-time edge into or out of the time chain.
+const timeNode = -2
+
+// withRealTime adds real-time order through a chain of time nodes: node
+// n+i stands for the i-th smallest end time; T → node(rank of T's end);
+// node i → node i+1; node j → S for the largest end j before S's start.
+// Then T reaches S through the chain iff T ended before S started, with
+// O(n) edges instead of O(n²). Transactions with an unknown end have no
+// outgoing real-time edges (they may have ended at any time).
+func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
+	h := ix.h
+	n := len(h.Txns)
+	type te struct {
+		end int64
+		t   int32
+	}
+	ends := make([]te, 0, n)
+	for i := range h.Txns {
+		if ix.included[i] && h.Txns[i].End != 0 && !h.Txns[i].Init {
+			ends = append(ends, te{h.Txns[i].End, int32(i)})
+		}
+	}
+	slices.SortFunc(ends, func(a, b te) int {
+		switch {
+		case a.end < b.end:
+			return -1
+		case a.end > b.end:
+			return 1
+		}
+		return 0
+	})
+	m := len(ends)
+	edges := make([]depgraph.Edge, len(g.Edges), len(g.Edges)+3*m)
+	copy(edges, g.Edges)
+	for i, e := range ends {
+		edges = append(edges, depgraph.Edge{From: e.t, To: int32(n + i), Kind: depgraph.RT, Aux: timeNode})
+		if i+1 < m {
+			edges = append(edges, depgraph.Edge{From: int32(n + i), To: int32(n + i + 1), Kind: depgraph.RT, Aux: timeNode})
+		}
+	}
+	for i := range h.Txns {
+		if !ix.included[i] || h.Txns[i].Init {
+			continue
+		}
+		s := h.Txns[i].Start
+		// j = number of ends strictly before s; node j-1 is the latest.
+		j, _ := slices.BinarySearchFunc(ends, s, func(a te, s int64) int {
+			if a.end < s {
+				return -1
+			}
+			return 1
+		})
+		if j > 0 {
+			edges = append(edges, depgraph.Edge{From: int32(n + j - 1), To: int32(i), Kind: depgraph.RT, Aux: timeNode})
+		}
+	}
+	return depgraph.Build(n+m, edges)
+}
+
+// cycles reports a witness for every cyclic component of g. For SI, gp is
+// the composed graph G' (cycles are searched there and expanded through g).
+func (ix *indexed) cycles(res *Result, g, gp *depgraph.Graph) {
+	search := g
+	if gp != nil {
+		search = gp
+	}
+	sccs, comp := search.CyclicSCCs()
+	for _, scc := range sccs {
+		if len(res.Anomalies) >= maxAnomalies {
+			return
+		}
+		cyc := search.ShortestCycle(scc, comp, 8, nil)
+		steps := ix.expand(search, g, gp != nil, cyc)
+		res.Anomalies = append(res.Anomalies, ix.explain(steps))
+	}
+}
+
+// step is a cycle edge between transactions (time nodes collapsed).
+type step struct {
+	from, to int32
+	kind     depgraph.Kind
+	key      int64
+}
+
+func (ix *indexed) expand(search, g *depgraph.Graph, composed bool, cyc []int32) []step {
+	n := int32(len(ix.h.Txns))
+	var out []step
+	for _, ei := range cyc {
+		e := search.Edges[ei]
+		if composed && e.Aux >= 0 {
+			r := g.Edges[e.Aux]
+			out = append(out, step{e.From, r.From, e.Kind, e.Key}, step{r.From, r.To, depgraph.RW, r.Key})
+			continue
+		}
+		out = append(out, step{e.From, e.To, e.Kind, e.Key})
+	}
+	// Collapse T → time … time → S into one rt step T → S. Rotate first so
+	// the cycle does not start inside the chain.
+	for i := range out {
+		if out[i].from < n {
+			out = append(out[i:], out[:i]...)
+			break
+		}
+	}
+	var col []step
+	for _, s := range out {
+		if s.from >= n && len(col) > 0 && col[len(col)-1].kind == depgraph.RT {
+			col[len(col)-1].to = s.to
+			continue
+		}
+		col = append(col, s)
+	}
+	return col
+}
+
+// explain names a cycle with Table I and writes it out in plain English.
+func (ix *indexed) explain(steps []step) Anomaly {
+	h := ix.h
+	kinds := make([]depgraph.Kind, len(steps))
+	var ts []int32
+	a := Anomaly{}
+	var sent []string
+	for i, s := range steps {
+		kinds[i] = s.kind
+		ts = append(ts, s.from)
+		from, to := h.Txns[s.from].ID, h.Txns[s.to].ID
+		a.Cycle = append(a.Cycle, Step{From: from, To: to, Kind: s.kind.String(), Key: s.key})
+		fn, tn := ix.name(s.from), ix.name(s.to)
+		switch s.kind {
+		case depgraph.WR:
+			sent = append(sent, fmt.Sprintf("%s read key %d = %d written by %s", tn, s.key, ix.writeValue(s.from, s.key), fn))
+		case depgraph.WW:
+			sent = append(sent, fmt.Sprintf("%s overwrote %s's value %d of key %d with %d", tn, fn, ix.writeValue(s.from, s.key), s.key, ix.writeValue(s.to, s.key)))
+		case depgraph.RW:
+			sent = append(sent, fmt.Sprintf("%s read key %d = %d, which %s overwrote with %d", fn, s.key, ix.readValue(s.from, s.key), tn, ix.writeValue(s.to, s.key)))
+		case depgraph.SO:
+			sent = append(sent, fmt.Sprintf("%s came before %s in session %d", fn, tn, h.Txns[s.from].Session))
+		case depgraph.RT:
+			sent = append(sent, fmt.Sprintf("%s ended before %s started", fn, tn))
+		}
+	}
+	a.Class = depgraph.Classify(kinds)
+	a.Name = ix.nameCycle(steps, kinds)
+	a.Txns = ix.refs(ts...)
+	a.Explanation = strings.Join(sent, "; ") + ": each must come before the next, around a cycle, so no order of the transactions explains what they saw"
+	return a
+}
+
+func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) string {
+	var rw int
+	var so, rt, adjacent bool
+	for i, k := range kinds {
+		switch k {
+		case depgraph.RW:
+			rw++
+			adjacent = adjacent || kinds[(i+1)%len(kinds)] == depgraph.RW
+		case depgraph.SO:
+			so = true
+		case depgraph.RT:
+			rt = true
+		}
+	}
+	switch {
+	case rt:
+		return "real-time-violation"
+	case so:
+		return "session-guarantee-violation"
+	case rw == 0:
+		return "circular-information-flow"
+	case rw == 1 && len(steps) == 2:
+		// T →wr/ww S →rw T: S saw one of T's writes but not another.
+		i := 0
+		if kinds[0] == depgraph.RW {
+			i = 1
+		}
+		seen, missed := steps[i], steps[1-i]
+		if ix.readPos(seen.to, seen.key) < ix.readPos(missed.from, missed.key) {
+			return "non-monotonic-read"
+		}
+		return "fractured-read"
+	case rw == 1:
+		return "causality-violation"
+	case !adjacent:
+		return "long-fork"
+	case len(steps) == 2 && steps[0].key == steps[1].key:
+		return "lost-update"
+	}
+	return "write-skew"
+}
+
+func (ix *indexed) readPos(t int32, key int64) int {
+	for j, o := range ix.h.Txns[t].Ops {
+		if o.Kind == history.R && o.Key == key {
+			return j
+		}
+	}
+	return -1
+}

@@ -1,0 +1,167 @@
+package mt
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/txlab/txlab/history"
+)
+
+// vtable is an open-addressing hash table from (key, value) to a transaction
+// index. Algorithm 2 is one lookup per operation, so a Go map's overhead
+// would dominate the check.
+type vtable struct {
+	mask uint64
+	keys []kv
+	txns []int32 // -1 = empty slot
+}
+
+func newVtable(n int) *vtable {
+	size := uint64(16)
+	for size < uint64(n)*2 {
+		size <<= 1
+	}
+	t := &vtable{mask: size - 1, keys: make([]kv, size), txns: make([]int32, size)}
+	for i := range t.txns {
+		t.txns[i] = -1
+	}
+	return t
+}
+
+func (t *vtable) slot(k kv) uint64 {
+	h := uint64(k.k)*0x9E3779B97F4A7C15 ^ uint64(k.v)*0xC2B2AE3D27D4EB4F
+	h ^= h >> 29
+	i := h & t.mask
+	for t.txns[i] >= 0 && t.keys[i] != k {
+		i = (i + 1) & t.mask
+	}
+	return i
+}
+
+// put stores k → txn and returns the previous transaction, or -1.
+func (t *vtable) put(k kv, txn int32) int32 {
+	i := t.slot(k)
+	prev := t.txns[i]
+	t.keys[i], t.txns[i] = k, txn
+	return prev
+}
+
+func (t *vtable) get(k kv) int32 { return t.txns[t.slot(k)] }
+
+// checkLWT is Algorithm 2, for all keys at once (linearizability is local):
+// a key needs exactly one insert-if-not-exists (["w(k,v)"]); every
+// compare-and-set (["r(k,old)","w(k,new)"]) must chain on the value the
+// previous one wrote; and no transaction may start after a later
+// transaction in its key's chain ended. Failed transactions are ignored (a
+// failed CAS changed nothing); unknown ones count only if the chain reaches
+// them. Instead of the paper's "find the CAS that read v" lookups, each CAS
+// looks up the writer of the value it read once, and the chain follows the
+// resulting successor array.
+func checkLWT(h *history.History) (*Result, error) {
+	res := &Result{Model: Linearizable, Txns: len(h.Txns)}
+	ix := &indexed{h: h}
+	add := func(name string, ts []int32, format string, a ...any) {
+		if len(res.Anomalies) < maxAnomalies {
+			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
+		}
+	}
+	n := len(h.Txns)
+	written := newVtable(n)
+	var inserts []int32
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Init {
+			return nil, badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
+		}
+		switch {
+		case len(t.Ops) == 1 && t.Ops[0].Kind == history.W:
+		case len(t.Ops) == 2 && t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key:
+		case len(t.Ops) == 0 && t.Status != history.OK:
+			continue
+		default:
+			return nil, badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
+		}
+		w := t.Ops[len(t.Ops)-1]
+		if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
+			return nil, badInput("value %d is written to key %d twice, by T%d and T%d", w.Value, w.Key, h.Txns[prev].ID, t.ID)
+		}
+	}
+	succ := make([]int32, n)
+	for i := range succ {
+		succ[i] = -1
+	}
+	insertOf := make(map[int64]int32)
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Status == history.Fail || len(t.Ops) == 0 {
+			continue
+		}
+		if len(t.Ops) == 1 {
+			k := t.Ops[0].Key
+			if p, ok := insertOf[k]; ok {
+				if t.Status == history.OK && h.Txns[p].Status == history.OK {
+					add("lost-update", []int32{p, int32(i)}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", h.Txns[p].ID, t.ID, k)
+				}
+				if h.Txns[p].Status == history.OK {
+					continue // the unknown one did not take effect
+				}
+			}
+			insertOf[k] = int32(i)
+			inserts = append(inserts, int32(i))
+			continue
+		}
+		r := t.Ops[0]
+		p := written.get(kv{r.Key, r.Value})
+		if p < 0 || h.Txns[p].Status == history.Fail {
+			if t.Status == history.OK {
+				add("thin-air-read", []int32{int32(i)}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
+			}
+			continue
+		}
+		if q := succ[p]; q >= 0 {
+			if t.Status == history.OK && h.Txns[q].Status == history.OK {
+				add("lost-update", []int32{p, q, int32(i)}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
+					h.Txns[q].ID, t.ID, r.Key, r.Value, h.Txns[p].ID)
+				continue
+			}
+			if h.Txns[q].Status == history.OK {
+				continue
+			}
+		}
+		succ[p] = int32(i)
+	}
+	inChain := make([]bool, n)
+	var chain []int32
+	for _, ins := range inserts {
+		chain = chain[:0]
+		for t := ins; t >= 0 && !inChain[t]; t = succ[t] {
+			inChain[t] = true
+			chain = append(chain, t)
+		}
+		// Real time: scan backwards keeping the earliest end among the
+		// transactions after each one.
+		minEnd, minAt := int64(math.MaxInt64), int32(-1)
+		for i := len(chain) - 1; i >= 0; i-- {
+			t := &h.Txns[chain[i]]
+			if t.Start > minEnd {
+				after := &h.Txns[minAt]
+				add("real-time-violation", []int32{chain[i], minAt}, "on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
+					t.Ops[0].Key, t.ID, t.Ops, after.ID, after.Ops, after.ID, after.End, t.ID, t.Start)
+				break
+			}
+			if t.End != 0 && t.End < minEnd {
+				minEnd, minAt = t.End, chain[i]
+			}
+		}
+	}
+	// Committed CASes no chain reached read a value that was never current
+	// (written by a CAS that was itself off the chain, e.g. a cycle).
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
+			add("thin-air-read", []int32{int32(i)}, "T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)
+		}
+	}
+	res.Valid = len(res.Anomalies) == 0
+	return res, nil
+}
