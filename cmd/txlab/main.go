@@ -70,7 +70,7 @@ or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:/
 		SilenceErrors: true,
 	}
 	g.register(root)
-	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newServerCmd(g), newVersionCmd(g))
+	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})

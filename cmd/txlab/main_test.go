@@ -262,3 +262,28 @@ func TestRefusesForeignTables(t *testing.T) {
 		t.Errorf("txlab created %d tables in a file it refused", extra)
 	}
 }
+
+func TestCheckCommand(t *testing.T) {
+	tests := []struct {
+		model, file string
+		code        int
+		want        string
+	}{
+		{"serializable", "5m-lost-update.jsonl", 1, "lost-update"},
+		{"snapshot", "5n-write-skew.jsonl", 0, "valid"},
+		{"serializable", "5n-write-skew.jsonl", 1, "write-skew"},
+		{"serializable", "valid-serial.jsonl", 0, "valid"},
+		{"bogus", "valid-serial.jsonl", 2, ""},
+	}
+	for _, tt := range tests {
+		code, out, stderr := txlab(t, "check", "--model", tt.model, "../../oracle/mt/testdata/"+tt.file)
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("check --model %s %s: exit %d (want %d), out %q, err %q", tt.model, tt.file, code, tt.code, out, stderr)
+		}
+	}
+	code, out, _ := txlab(t, "check", "--json", "--model", "ser", "../../oracle/mt/testdata/5m-lost-update.jsonl")
+	var js map[string]any
+	if code != 1 || json.Unmarshal([]byte(out), &js) != nil {
+		t.Errorf("check --json: exit %d, output %q", code, out)
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/oracle/mt"
+)
+
+func newCheckCmd(g *globalFlags) *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "check --model M [--json] HISTORY.jsonl",
+		Short: "Check a recorded mini-transaction history offline (MTC)",
+		Long: `check verifies a history of mini-transactions (JSON Lines, format in
+history/README.md) against a consistency model in linear time (strict
+serializability in O(n log n)). A violation names the anomaly (lost-update,
+write-skew, long-fork, fractured-read, causality-violation, ...), lists the
+transactions with their operations and explains the cycle.
+Exit status: 0 valid, 1 violated, 2 bad input.`,
+		Example: `  txlab check --model serializable history.jsonl
+  txlab check --model snapshot --json history.jsonl
+  txlab check --model linearizable lwt-history.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code, text, js := mt.CheckFile(args[0], model)
+			if g.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(js); err != nil {
+					return err
+				}
+			} else if code != 2 {
+				fmt.Fprint(cmd.OutOrStdout(), text)
+			}
+			switch code {
+			case 0:
+				return nil
+			case 1:
+				return &exitError{code: 1}
+			}
+			return &exitError{code: 2, err: fmt.Errorf("%s", firstLine(text))}
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "serializable", "consistency model: serializable, snapshot, strict-serializable or linearizable\n(also SER, SI, SSER, LIN) (e.g. --model snapshot)")
+	return cmd
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

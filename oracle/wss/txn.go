@@ -1,0 +1,250 @@
+package wss
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// TxnState is how a transaction ended in the actual schedule.
+type TxnState string
+
+// Transaction end states.
+const (
+	Committed  TxnState = "committed"   // COMMIT succeeded, or an autocommit statement succeeded
+	RolledBack TxnState = "rolled-back" // ended with its own ROLLBACK
+	Aborted    TxnState = "aborted"     // the DBMS aborted it (deadlock, serialization failure, failed COMMIT, ...)
+	Failed     TxnState = "failed"      // an autocommit statement that returned an error
+	Unfinished TxnState = "unfinished"  // never ended (the case has no COMMIT/ROLLBACK for it)
+)
+
+// Txn is one transaction of a case: an explicit BEGIN … COMMIT/ROLLBACK on
+// one connection, or a single autocommit statement.
+type Txn struct {
+	ID       int   `json:"id"` // 1-based, in the order of the transactions' first steps
+	Conn     int   `json:"conn"`
+	Steps    []int `json:"steps"` // indices into the case's steps
+	Explicit bool  `json:"explicit"`
+
+	State TxnState `json:"state"`
+	// Start and End are positions in the actual schedule: the first event of
+	// the transaction (a blocked one counts) and the event that ended it.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// AbortStep is the step whose error aborted the transaction, or -1.
+	AbortStep int `json:"abort_step"`
+	// AbortClass is that error's class.
+	AbortClass target.ErrorClass `json:"abort_class,omitempty"`
+}
+
+// Label names the transaction in reports: "T2 (conn 1)".
+func (t *Txn) Label() string {
+	return "T" + itoa(t.ID) + " (conn " + itoa(t.Conn) + ")"
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// keyword returns the first word of a statement in upper case.
+func keyword(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+}
+
+type control int
+
+const (
+	notControl control = iota
+	ctlBegin
+	ctlCommit
+	ctlRollback
+)
+
+// controlOf recognises transaction control statements (ROLLBACK TO
+// SAVEPOINT is not one: it does not end the transaction).
+func controlOf(sql string) control {
+	f := strings.Fields(strings.ToUpper(strings.TrimSuffix(strings.TrimSpace(sql), ";")))
+	if len(f) == 0 {
+		return notControl
+	}
+	switch f[0] {
+	case "BEGIN":
+		return ctlBegin
+	case "START":
+		if len(f) > 1 && f[1] == "TRANSACTION" {
+			return ctlBegin
+		}
+	case "COMMIT", "END":
+		return ctlCommit
+	case "ROLLBACK":
+		if len(f) > 1 && f[1] == "TO" {
+			return notControl
+		}
+		return ctlRollback
+	}
+	return notControl
+}
+
+// IsWrite reports whether a statement writes rows.
+func IsWrite(sql string) bool {
+	switch keyword(sql) {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT":
+		return true
+	}
+	return false
+}
+
+// IsRead reports whether a statement returns rows that WSS compares at
+// serializable: plain queries.
+func IsRead(sql string) bool {
+	switch keyword(sql) {
+	case "SELECT", "VALUES", "TABLE":
+		return true
+	}
+	return false
+}
+
+// Transactions splits a case's steps into transactions, per connection, in
+// the order of their first steps. The end states are filled in by annotate.
+func Transactions(c *testcase.Case) []*Txn {
+	var out []*Txn
+	open := map[int]*Txn{}
+	for i, s := range c.Steps {
+		ctl := controlOf(s.SQL)
+		cur := open[s.Conn]
+		switch {
+		case ctl == ctlBegin:
+			// A BEGIN inside an open transaction commits it implicitly on
+			// MySQL; we simply start a new transaction.
+			cur = &Txn{Conn: s.Conn, Explicit: true}
+			out = append(out, cur)
+			open[s.Conn] = cur
+		case cur == nil:
+			cur = &Txn{Conn: s.Conn}
+			out = append(out, cur)
+		}
+		cur.Steps = append(cur.Steps, i)
+		if cur.Explicit && (ctl == ctlCommit || ctl == ctlRollback) {
+			delete(open, s.Conn)
+		}
+	}
+	for i, t := range out {
+		t.ID = i + 1
+		t.Start, t.End, t.AbortStep = -1, -1, -1
+	}
+	return out
+}
+
+// artifact reports whether an error class comes from the concurrency itself
+// (a victim or a timeout) and so cannot be expected in a serial run.
+func artifact(c target.ErrorClass) bool {
+	switch c {
+	case target.ClassDeadlock, target.ClassSerialization, target.ClassLockTimeout, target.ClassBusy, target.ClassConnection:
+		return true
+	}
+	return false
+}
+
+// annotate reads the actual schedule and fills in each transaction's start,
+// end and end state. A transaction the DBMS aborted ends at the event that
+// reported the abort, not at its (skipped) COMMIT.
+func annotate(c *testcase.Case, txns []*Txn, events []exec.Event) {
+	byStep := make([]*Txn, len(c.Steps))
+	for _, t := range txns {
+		for _, s := range t.Steps {
+			byStep[s] = t
+		}
+	}
+	for pos, ev := range events {
+		if ev.Step < 0 || ev.Step >= len(byStep) || ev.Status == exec.StatusSkipped {
+			continue
+		}
+		t := byStep[ev.Step]
+		if t.Start < 0 {
+			t.Start = pos
+		}
+		if t.State != "" || ev.Status == exec.StatusBlocked {
+			continue
+		}
+		last := ev.Step == t.Steps[len(t.Steps)-1]
+		switch {
+		case ev.Status == exec.StatusError && ev.Error != nil && ev.Error.RolledBack && t.Explicit:
+			t.State, t.End, t.AbortStep, t.AbortClass = Aborted, pos, ev.Step, ev.Error.Class
+		case !last:
+		case !t.Explicit && ev.Status == exec.StatusOK:
+			t.State, t.End = Committed, pos
+		case !t.Explicit:
+			t.State, t.End = Failed, pos
+			if ev.Error != nil && artifact(ev.Error.Class) {
+				t.State, t.AbortStep, t.AbortClass = Aborted, ev.Step, ev.Error.Class
+			}
+		case controlOf(ev.SQL) == ctlRollback:
+			t.State, t.End = RolledBack, pos
+		case ev.Status == exec.StatusOK:
+			t.State, t.End = Committed, pos
+		default: // COMMIT failed
+			t.State, t.End, t.AbortStep = Aborted, pos, ev.Step
+			if ev.Error != nil {
+				t.AbortClass = ev.Error.Class
+			}
+		}
+	}
+	for _, t := range txns {
+		if t.State == "" {
+			// Never ended: the session's close rolled it back after every
+			// other transaction.
+			t.State, t.End = Unfinished, len(events)+t.ID
+		}
+	}
+}
+
+// FCRFS returns the transactions in first-commit/rollback-first-scheduled
+// order: by the position of the event that ended them in the actual schedule.
+func FCRFS(txns []*Txn) []*Txn {
+	out := slices.Clone(txns)
+	slices.SortStableFunc(out, func(a, b *Txn) int { return a.End - b.End })
+	return out
+}
+
+// serialSteps returns the steps a transaction runs in a serial schedule: all
+// of them, except that an aborted transaction stops before the statement
+// that aborted it (when the abort came from the concurrency: a victim) or
+// after it (when the error would recur alone, e.g. a constraint error on
+// PostgreSQL), then rolls back. An unfinished explicit transaction rolls back
+// at the end. The second result says whether a ROLLBACK must be appended.
+func (t *Txn) serialSteps() (steps []int, rollback bool) {
+	switch t.State {
+	case Aborted:
+		for _, s := range t.Steps {
+			if s == t.AbortStep {
+				if !artifact(t.AbortClass) && t.AbortClass != "" {
+					steps = append(steps, s)
+				}
+				break
+			}
+			steps = append(steps, s)
+		}
+		// The abort step itself may be the final COMMIT; either way the
+		// transaction must not commit.
+		if len(steps) > 0 && len(steps) == len(t.Steps) {
+			steps = steps[:len(steps)-1]
+		}
+		return steps, t.Explicit
+	case Unfinished:
+		return t.Steps, t.Explicit
+	}
+	return t.Steps, false
+}

@@ -1,0 +1,82 @@
+package wss
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// TestFCRFSVictim derives transactions and the FCRFS order from a recorded
+// deadlock schedule (as exec reports it on MariaDB): the victim counts as
+// rolled back when it aborted, before the transaction that blocked on it
+// commits, and its serial steps stop before the aborting statement.
+func TestFCRFSVictim(t *testing.T) {
+	c, err := testcase.ParseFile(filepath.Join("testdata", "victim.txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns := Transactions(c)
+	if len(txns) != 3 {
+		t.Fatalf("%d transactions, want 3", len(txns))
+	}
+	ok := func(step int) exec.Event {
+		return exec.Event{Conn: c.Steps[step].Conn, SQL: c.Steps[step].SQL, Step: step, Status: exec.StatusOK}
+	}
+	blocked := ok(5)
+	blocked.Status = exec.StatusBlocked
+	victim := ok(6)
+	victim.Status = exec.StatusError
+	victim.Error = &target.Error{Class: target.ClassDeadlock, RolledBack: true}
+	resumed := ok(5)
+	resumed.Resumed = true
+	skipped := ok(8)
+	skipped.Status = exec.StatusSkipped
+	events := []exec.Event{
+		ok(0), ok(1), ok(2), ok(3), ok(4), blocked, victim,
+		{Conn: 2, SQL: "ROLLBACK", Step: -1, Implicit: true, Status: exec.StatusOK},
+		resumed, ok(7), skipped,
+	}
+	annotate(c, txns, events)
+	order := FCRFS(txns)
+	if got := ids(order); !slices.Equal(got, []int{3, 2, 1}) {
+		t.Errorf("FCRFS %v, want [3 2 1]", got)
+	}
+	want := []TxnState{Committed, Aborted, Committed}
+	for i, tx := range txns {
+		if tx.State != want[i] {
+			t.Errorf("T%d state %s, want %s", tx.ID, tx.State, want[i])
+		}
+	}
+	steps, rollback := txns[1].serialSteps()
+	if !slices.Equal(steps, []int{2, 3}) || !rollback {
+		t.Errorf("victim serial steps %v rollback %v, want [2 3] true", steps, rollback)
+	}
+	if steps, rollback := txns[0].serialSteps(); !slices.Equal(steps, []int{0, 1, 5, 7}) || rollback {
+		t.Errorf("committed serial steps %v rollback %v", steps, rollback)
+	}
+}
+
+func TestStatementKinds(t *testing.T) {
+	for _, tc := range []struct {
+		sql         string
+		write, read bool
+		control     control
+	}{
+		{"INSERT INTO t VALUES (1)", true, false, notControl},
+		{"replace into t values (1)", true, false, notControl},
+		{"SELECT * FROM t FOR UPDATE", false, true, notControl},
+		{"BEGIN", false, false, ctlBegin},
+		{"START TRANSACTION", false, false, ctlBegin},
+		{"commit", false, false, ctlCommit},
+		{"ROLLBACK", false, false, ctlRollback},
+		{"ROLLBACK TO SAVEPOINT a", false, false, notControl},
+	} {
+		if IsWrite(tc.sql) != tc.write || IsRead(tc.sql) != tc.read || controlOf(tc.sql) != tc.control {
+			t.Errorf("%q: write %v read %v control %v", tc.sql, IsWrite(tc.sql), IsRead(tc.sql), controlOf(tc.sql))
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/txlab/txlab/testcase"
+)
+
+// DefaultDir is where finding bundles go when --out is not given.
+const DefaultDir = "txlab-reports"
+
+// Bundle is everything an oracle has to say about one finding. The writer
+// turns it into a directory: case.txn, report.txt, report.json and any
+// extra files (IsoRel adds graph.dot).
+type Bundle struct {
+	Finding Finding
+	// Case is the replayable case (initial state and the involved
+	// transactions); it is written as case.txn.
+	Case *testcase.Case
+	// StmtKinds are the kinds of the statements involved (INSERT, UPDATE,
+	// ...); with the finding's oracle, kind, isolation and verdict they make
+	// its signature.
+	StmtKinds []string
+	// Text is the plain-English report.txt.
+	Text string
+	// Details is oracle-specific data marshalled into report.json.
+	Details any
+	// Extra holds further files by name.
+	Extra map[string][]byte
+}
+
+// Signature identifies findings that are most likely the same problem.
+func (b *Bundle) Signature() string {
+	kinds := slices.Clone(b.StmtKinds)
+	sort.Strings(kinds)
+	kinds = slices.Compact(kinds)
+	f := b.Finding
+	return strings.Join([]string{f.Oracle, f.Kind, strings.Join(kinds, "+"), f.Isolation, string(f.Verdict)}, " ")
+}
+
+// reserved are the file names the writer itself produces.
+var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.json": true}
+
+// SignatureCount is one line of the summary.
+type SignatureCount struct {
+	Signature string  `json:"signature"`
+	Verdict   Verdict `json:"verdict"`
+	Rule      string  `json:"rule,omitempty"`
+	Count     int     `json:"count"`
+	// Dir is the bundle written for the first finding with this signature.
+	Dir string `json:"dir"`
+}
+
+// Writer writes one directory per new finding signature under Dir and counts
+// repeats. It is safe for concurrent use by several fuzz workers.
+type Writer struct {
+	Dir string // default DefaultDir
+
+	mu   sync.Mutex
+	seen map[string]*SignatureCount
+	keys []string // signatures in first-seen order
+	n    int      // number of the last directory written
+	// scanned is set once the numbers already used in Dir are known.
+	scanned bool
+}
+
+// Write records the bundle's finding. For a new signature it writes the
+// bundle directory and returns its path with dup false; for a known one it
+// only counts it and returns the first bundle's path with dup true. The
+// finding's Dir is set on the returned copy either way.
+func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
+	for name := range b.Extra {
+		if name != filepath.Base(name) || name == "." || name == ".." || reserved[name] {
+			return b.Finding, false, fmt.Errorf("bundle file name %q is not allowed", name)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen == nil {
+		w.seen = map[string]*SignatureCount{}
+	}
+	sig := b.Signature()
+	if sc, ok := w.seen[sig]; ok {
+		sc.Count++
+		b.Finding.Dir = sc.Dir
+		return b.Finding, true, nil
+	}
+	root := w.Dir
+	if root == "" {
+		root = DefaultDir
+	}
+	w.n++
+	dir, err := w.freeDir(root, b.Finding)
+	if err != nil {
+		return b.Finding, false, err
+	}
+	b.Finding.Dir = dir
+	if err := writeBundle(dir, &b); err != nil {
+		return b.Finding, false, err
+	}
+	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir}
+	w.keys = append(w.keys, sig)
+	return b.Finding, false, nil
+}
+
+// freeDir picks a directory name that does not exist yet, so that several
+// runs can share one --out directory without overwriting each other.
+func (w *Writer) freeDir(root string, f Finding) (string, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("report directory: %w", err)
+	}
+	if !w.scanned {
+		// Continue the numbering of an earlier run in the same directory.
+		w.scanned = true
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			var k int
+			if _, err := fmt.Sscanf(e.Name(), "%04d-", &k); err == nil && k >= w.n {
+				w.n = k + 1
+			}
+		}
+	}
+	base := fmt.Sprintf("%s-%s-%s", f.Oracle, f.Kind, f.Verdict)
+	for ; ; w.n++ {
+		dir := filepath.Join(root, fmt.Sprintf("%04d-%s", w.n, base))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) {
+			return "", fmt.Errorf("report directory: %w", err)
+		}
+	}
+}
+
+func writeBundle(dir string, b *Bundle) error {
+	files := map[string][]byte{}
+	if b.Case != nil {
+		files["case.txn"] = []byte(b.Case.String())
+	}
+	text := b.Text
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	files["report.txt"] = []byte(text)
+	js, err := json.MarshalIndent(struct {
+		Finding   Finding  `json:"finding"`
+		Signature string   `json:"signature"`
+		StmtKinds []string `json:"stmt_kinds,omitempty"`
+		Details   any      `json:"details,omitempty"`
+	}{b.Finding, b.Signature(), b.StmtKinds, b.Details}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report.json: %w", err)
+	}
+	files["report.json"] = append(js, '\n')
+	for name, data := range b.Extra {
+		files[name] = data
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Summary returns the signatures seen so far with their counts, in the
+// order they were first seen.
+func (w *Writer) Summary() []SignatureCount {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]SignatureCount, 0, len(w.keys))
+	for _, k := range w.keys {
+		out = append(out, *w.seen[k])
+	}
+	return out
+}
+
+// WriteSummary prints the summary, one signature per line, bugs first.
+func (w *Writer) WriteSummary(out io.Writer) {
+	sum := w.Summary()
+	sort.SliceStable(sum, func(i, j int) bool { return sum[i].Verdict == Bug && sum[j].Verdict != Bug })
+	if len(sum) == 0 {
+		fmt.Fprintln(out, "no findings")
+		return
+	}
+	for _, s := range sum {
+		rule := ""
+		if s.Rule != "" {
+			rule = " [" + s.Rule + "]"
+		}
+		fmt.Fprintf(out, "%5d× %s%s → %s\n", s.Count, s.Signature, rule, s.Dir)
+	}
+}

@@ -1,0 +1,209 @@
+// Package semantics is txlab's one table of what each DBMS family promises at
+// each isolation level (and, where it matters, under which server setting):
+// the documented mechanisms that explain a difference from a serial
+// execution, and which anomaly classes the level forbids. Oracles ask this
+// package with the target's DBMS name and the level instead of switching on
+// the DBMS themselves, so that a new DBMS or a newly documented behaviour is
+// one more row of data here, not a code change in every oracle.
+package semantics
+
+import (
+	"slices"
+
+	"github.com/txlab/txlab/target"
+)
+
+// Rule is a documented behaviour that makes a finding allowed rather than a
+// bug. Name is stable (it appears in reports and signatures); Text is one
+// line of plain English; Source says where it is documented.
+type Rule struct {
+	Name   string `json:"name"`
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"`
+}
+
+// MechanismKind says how an oracle can test whether a mechanism explains
+// what it saw. Each kind has one test, implemented by the oracle that uses it.
+type MechanismKind string
+
+// Mechanism kinds.
+const (
+	// SnapshotPredicate: a write evaluates its WHERE clause on a snapshot
+	// taken before a concurrent writer committed, so it misses rows that
+	// writer inserted (or, at read committed, changed into its range). The
+	// test: the serial order that runs the write's transaction before that
+	// concurrent writer reproduces the state.
+	SnapshotPredicate MechanismKind = "snapshot-predicate"
+)
+
+// Mechanism is one documented way a DBMS may legitimately differ from the
+// first-commit-first serial order.
+type Mechanism struct {
+	Kind MechanismKind `json:"kind"`
+	Rule Rule          `json:"rule"`
+	// Writers lists the statement kinds (first keyword, upper case) of the
+	// concurrent writer whose effect the mechanism may hide.
+	Writers []string `json:"writers,omitempty"`
+	// WriterAfter restricts the mechanism to a concurrent write that
+	// completed after the hiding write started: a lock-based DBMS that skips
+	// gap locks misses later inserts, but must wait for earlier uncommitted
+	// ones (missing those is MDEV-30835).
+	WriterAfter bool `json:"writer_after,omitempty"`
+}
+
+// Anomaly names a class of anomaly in Adya/Elle terms (G0, G1a, G1b, G1c,
+// G-single, G2, lost-update). IsoRel fills these in; WSS does not need them.
+type Anomaly string
+
+// Promise is what one DBMS promises at one level under the given settings.
+type Promise struct {
+	DBMS  string       `json:"dbms"`
+	Level target.Level `json:"level"`
+	// Serializable is true when the level promises equivalence to some serial
+	// order (not necessarily the commit order).
+	Serializable bool `json:"serializable"`
+	// AnySerialOrder is the rule that makes a result reproduced by some other
+	// serial order allowed (only set when Serializable).
+	AnySerialOrder *Rule `json:"any_serial_order,omitempty"`
+	// ReadsAnyOrder is set when a serializable level may order a reader
+	// before a writer that committed first (PostgreSQL SSI, WriteCheck
+	// footnote 4): reads must match some serial order, not the commit order.
+	ReadsAnyOrder *Rule `json:"reads_any_order,omitempty"`
+	// WSS lists the documented mechanisms that explain a write-specific
+	// serializability difference at this level.
+	WSS []Mechanism `json:"wss,omitempty"`
+	// Forbidden lists the anomaly classes the level forbids (for IsoRel).
+	Forbidden []Anomaly `json:"forbidden,omitempty"`
+}
+
+// row is one line of the table: it applies to the listed DBMS names (empty:
+// every DBMS) and levels, when the setting (if any) has the given value.
+// Later rows add to earlier ones.
+type row struct {
+	dbms    []string
+	levels  []target.Level
+	setting string // "name=value" that must hold; "" for always
+	apply   func(p *Promise)
+}
+
+var (
+	anySerialOrder = Rule{
+		Name:   "serializable-any-order",
+		Text:   "serializable promises equivalence to some serial order, not necessarily the commit order",
+		Source: "SQL standard; Adya PL-3",
+	}
+	pgSSIReads = Rule{
+		Name:   "postgres-ssi-read-order",
+		Text:   "PostgreSQL serializable (SSI) may order a reader before a writer that committed first",
+		Source: "PostgreSQL docs 13.2.3; WriteCheck footnote 4",
+	}
+	sqliteWALReads = Rule{
+		Name:   "sqlite-wal-read-snapshot",
+		Text:   "SQLite in WAL mode: a transaction reads the snapshot of its first read, so it is ordered before writers that commit after that read",
+		Source: "SQLite docs: Isolation In SQLite, WAL mode",
+	}
+	innodbRCGaps = Mechanism{
+		Kind: SnapshotPredicate,
+		Rule: Rule{
+			Name:   "innodb-rc-no-gap-locks",
+			Text:   "at read committed InnoDB takes no gap locks: a row a concurrent transaction inserts (or moves) into a range after a write scanned it is neither blocked nor seen by that write",
+			Source: "MariaDB/MySQL docs: InnoDB transaction isolation levels, READ COMMITTED",
+		},
+		Writers:     []string{"INSERT", "REPLACE", "UPDATE"},
+		WriterAfter: true,
+	}
+	pgRCSnapshot = Mechanism{
+		Kind: SnapshotPredicate,
+		Rule: Rule{
+			Name:   "postgres-rc-statement-snapshot",
+			Text:   "a write's predicate is evaluated on a snapshot that does not include a concurrent uncommitted insert (or a row a concurrent update moved into its range)",
+			Source: "PostgreSQL docs 13.2.1 (read committed)",
+		},
+		Writers: []string{"INSERT", "UPDATE"},
+	}
+	pgRRSnapshot = Mechanism{
+		Kind: SnapshotPredicate,
+		Rule: Rule{
+			Name:   "postgres-rr-transaction-snapshot",
+			Text:   "a write's predicate is evaluated on the transaction's snapshot, which does not include a concurrent uncommitted insert",
+			Source: "PostgreSQL docs 13.2.2 (repeatable read)",
+		},
+		Writers: []string{"INSERT"},
+	}
+)
+
+const (
+	anyPostgres = "postgres"
+)
+
+// table is the semantics table. DBMS names are target.Info().DBMS values.
+var table = []row{
+	{levels: []target.Level{target.ReadUncommitted}, apply: forbid("G0")},
+	{levels: []target.Level{target.ReadCommitted}, apply: forbid("G0", "G1a", "G1b", "G1c")},
+	{dbms: []string{"mysql", "mariadb", "tidb"}, levels: []target.Level{target.RepeatableRead}, apply: forbid("G0", "G1a", "G1b", "G1c")},
+	{dbms: []string{"mariadb"}, levels: []target.Level{target.RepeatableRead}, setting: "innodb_snapshot_isolation=ON", apply: forbid("lost-update")},
+	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: forbid("G0", "G1a", "G1b", "G1c", "lost-update", "G-single")},
+	{levels: []target.Level{target.Snapshot}, apply: forbid("G0", "G1a", "G1b", "G1c", "lost-update", "G-single")},
+	{levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
+		p.Serializable = true
+		r := anySerialOrder
+		p.AnySerialOrder = &r
+		p.Forbidden = append(p.Forbidden, "G0", "G1a", "G1b", "G1c", "G-single", "G2")
+	}},
+	{dbms: []string{anyPostgres, "cockroach"}, levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
+		r := pgSSIReads
+		p.ReadsAnyOrder = &r
+	}},
+	{dbms: []string{"sqlite"}, levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
+		r := sqliteWALReads
+		p.ReadsAnyOrder = &r
+	}},
+	{dbms: []string{anyPostgres}, levels: []target.Level{target.ReadUncommitted, target.ReadCommitted}, apply: mechanisms(pgRCSnapshot)},
+	{dbms: []string{"mysql", "mariadb"}, levels: []target.Level{target.ReadUncommitted, target.ReadCommitted}, apply: mechanisms(innodbRCGaps)},
+	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: mechanisms(pgRRSnapshot)},
+}
+
+func forbid(as ...Anomaly) func(*Promise) {
+	return func(p *Promise) {
+		for _, a := range as {
+			if !slices.Contains(p.Forbidden, a) {
+				p.Forbidden = append(p.Forbidden, a)
+			}
+		}
+	}
+}
+
+func mechanisms(ms ...Mechanism) func(*Promise) {
+	return func(p *Promise) { p.WSS = append(p.WSS, ms...) }
+}
+
+// Lookup returns what dbms (a target.Info().DBMS value) promises at level
+// under the given server settings (name → value; nil for defaults). An empty
+// level means the DBMS's default and should be resolved by the caller first.
+func Lookup(dbms string, level target.Level, settings map[string]string) Promise {
+	p := Promise{DBMS: dbms, Level: level}
+	for _, r := range table {
+		if len(r.dbms) > 0 && !slices.Contains(r.dbms, dbms) {
+			continue
+		}
+		if !slices.Contains(r.levels, level) {
+			continue
+		}
+		if r.setting != "" && !settingHolds(r.setting, settings) {
+			continue
+		}
+		r.apply(&p)
+	}
+	return p
+}
+
+func settingHolds(s string, settings map[string]string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '=' {
+			v, ok := settings[s[:i]]
+			return ok && v == s[i+1:]
+		}
+	}
+	_, ok := settings[s]
+	return ok
+}
