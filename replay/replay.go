@@ -20,8 +20,20 @@ import (
 // Options control a replay.
 type Options struct {
 	Exec exec.Options
+	// Check runs a case with an oracle; nil runs it plainly (no findings).
+	Check CheckFunc
 	JSON bool      // one JSON object per case (JSON Lines)
 	Out  io.Writer // where schedules go
+}
+
+// CheckFunc runs one case on a target and judges it: the actual run and the
+// oracle's findings.
+type CheckFunc func(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error)
+
+// plain runs a case without an oracle.
+func plain(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error) {
+	res, err := exec.Run(ctx, t, c, opt)
+	return res, nil, err
 }
 
 // TargetInfo names the DBMS a case ran on.
@@ -45,9 +57,12 @@ type CaseResult struct {
 }
 
 // RunCase replays one case and packages its result.
-func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*CaseResult, *exec.Result, error) {
+func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options, check CheckFunc) (*CaseResult, *exec.Result, error) {
+	if check == nil {
+		check = plain
+	}
 	start := time.Now()
-	res, err := exec.Run(ctx, t, c, opt)
+	res, findings, err := check(ctx, t, c, opt)
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: %w", c.Name, err)
 	}
@@ -58,7 +73,7 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Op
 		Setup:      nonNil(res.Setup),
 		Events:     nonNil(res.Events),
 		FinalState: res.Final,
-		Findings:   []report.Finding{},
+		Findings:   append([]report.Finding{}, findings...),
 		Hang:       res.Hang,
 		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
 	}
@@ -85,7 +100,7 @@ func Run(ctx context.Context, t target.Target, cases []*testcase.Case, opt Optio
 	bugs := 0
 	enc := json.NewEncoder(opt.Out)
 	for i, c := range cases {
-		cr, res, err := RunCase(ctx, t, c, opt.Exec)
+		cr, res, err := RunCase(ctx, t, c, opt.Exec, opt.Check)
 		if err != nil {
 			return bugs, err
 		}
@@ -132,7 +147,10 @@ func WriteText(w io.Writer, cr *CaseResult, res *exec.Result) {
 	fmt.Fprintln(w, "final state:")
 	exec.WriteState(w, cr.FinalState)
 	for _, f := range cr.Findings {
-		fmt.Fprintf(w, "finding: %s %s [%s] %s\n", f.Oracle, f.Kind, f.Verdict, f.Summary)
+		fmt.Fprintf(w, "finding: %s %s, verdict %s (%s): %s\n", f.Oracle, f.Kind, f.Verdict, f.Rule, f.Summary)
+		if f.Dir != "" {
+			fmt.Fprintf(w, "  report: %s\n", f.Dir)
+		}
 	}
 }
 

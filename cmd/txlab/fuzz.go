@@ -23,6 +23,7 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		seed      uint64
 		isolation string
 		workers   int
+		orc       oracleFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [flags]",
@@ -34,11 +35,16 @@ on stderr, and a summary at the end (Ctrl-C ends the run cleanly with the
 summary). The same seed generates the same cases.`,
 		Example: `  txlab fuzz                                  # embedded SQLite for 60 s
   txlab fuzz --db mariadb --isolation all --duration 5m
-  txlab fuzz --db postgres --cases 500 --seed 42 --json`,
+  txlab fuzz --db postgres --cases 500 --seed 42 --json
+  txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
+			}
+			oracle, err := orc.fuzzOracle(g)
+			if err != nil {
+				return usageErr(err)
 			}
 			if workers < 1 {
 				return usageErr(fmt.Errorf("--workers must be at least 1"))
@@ -61,7 +67,7 @@ summary). The same seed generates the same cases.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
 			opt := fuzz.Options{
 				Seed: seed, Duration: duration, Cases: cases, Levels: levels,
-				Exec: g.execOptions(""), Log: g.log(cmd),
+				Exec: g.execOptions(""), Log: g.log(cmd), Oracle: oracle,
 			}
 			if !g.json {
 				opt.Progress = cmd.ErrOrStderr()
@@ -80,6 +86,9 @@ summary). The same seed generates the same cases.`,
 				}
 			} else {
 				sum.WriteText(cmd.OutOrStdout())
+				if orc.writer != nil {
+					orc.writer.WriteSummary(cmd.OutOrStdout())
+				}
 			}
 			if n := report.CountBugs(sum.Findings); n > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}
@@ -91,6 +100,7 @@ summary). The same seed generates the same cases.`,
 	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run; 0 = until interrupted or --cases is reached (e.g. --duration 5m)")
 	f.IntVar(&cases, "cases", 0, "stop after this many generated cases (groups, for oracles that replay several orders of one group);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
+	orc.register(cmd, true)
 	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd

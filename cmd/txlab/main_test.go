@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -285,5 +286,40 @@ func TestCheckCommand(t *testing.T) {
 	var js map[string]any
 	if code != 1 || json.Unmarshal([]byte(out), &js) != nil {
 		t.Errorf("check --json: exit %d, output %q", code, out)
+	}
+}
+
+// TestRunWSS checks `run --oracle wss` on both sides: MDEV-30835 is a bug on
+// MariaDB (exit 1, a bundle written), its PostgreSQL twin is allowed (exit 0).
+func TestRunWSS(t *testing.T) {
+	tests := []struct {
+		db      string
+		code    int
+		verdict string
+	}{
+		{"mariadb", 1, "bug"},
+		{"postgres", 0, "allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.db, func(t *testing.T) {
+			localdb.Require(t, localdb.Kind(tt.db))
+			out := t.TempDir()
+			code, stdout, stderr := txlab(t, "run", "--db", tt.db, "--oracle", "wss", "--out", out, "--json", "../../examples/design-read-committed.txn")
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, stderr)
+			}
+			cr := decodeCases(t, stdout)[0]
+			if len(cr.Findings) == 0 {
+				t.Fatal("no findings")
+			}
+			for _, f := range cr.Findings {
+				if f.Oracle != "wss" || string(f.Verdict) != tt.verdict || f.Rule == "" || f.Dir == "" {
+					t.Errorf("finding %+v, want verdict %s with a rule and a bundle", f, tt.verdict)
+				}
+				if _, err := os.Stat(filepath.Join(f.Dir, "case.txn")); err != nil {
+					t.Errorf("bundle: %v", err)
+				}
+			}
+		})
 	}
 }

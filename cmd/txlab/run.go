@@ -12,6 +12,7 @@ import (
 
 func newRunCmd(g *globalFlags) *cobra.Command {
 	var isolation string
+	var orc oracleFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] CASE...",
 		Short: "Replay case files and print the actual schedule and final state",
@@ -23,7 +24,8 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 2 usage or infrastructure error.`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
-  txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case`,
+  txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
+  txlab run --db mariadb --oracle wss examples/design-read-committed.txn`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var level target.Level
@@ -45,12 +47,16 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 				}
 				cases = append(cases, c)
 			}
+			check, err := orc.check(g)
+			if err != nil {
+				return usageErr(err)
+			}
 			t, err := g.open(cmd)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: cmd.OutOrStdout()})
+			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: cmd.OutOrStdout(), Check: check})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -60,6 +66,7 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 			return nil
 		},
 	}
+	orc.register(cmd, false)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header:\nread-uncommitted, read-committed, repeatable-read, snapshot, serializable (or RU, RC, RR, SI, SER)\n(e.g. --isolation rr)")
 	return cmd
 }

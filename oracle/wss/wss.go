@@ -26,8 +26,8 @@ import (
 	"github.com/txlab/txlab/testcase"
 )
 
-// Oracle is the name findings carry.
-const Oracle = "wss"
+// Name is the oracle name findings carry.
+const Name = "wss"
 
 // Finding kinds.
 const (
@@ -521,7 +521,7 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 		return err
 	}
 	p := k.o.Promise
-	f := report.Finding{Oracle: Oracle, Kind: kind, Isolation: string(k.o.Level)}
+	f := report.Finding{Oracle: Name, Kind: kind, Isolation: string(k.o.Level)}
 	for _, t := range k.o.Order {
 		if t.State == Committed {
 			f.Transactions = append(f.Transactions, t.ID)

@@ -114,7 +114,7 @@ func TestKnownCases(t *testing.T) {
 						t.Errorf("findings %v, want %v\n%s", g, e.want, b.String())
 					}
 					for _, f := range o.Findings {
-						if f.Oracle != wss.Oracle || f.Rule == "" || f.Isolation == "" || f.Summary == "" {
+						if f.Oracle != wss.Name || f.Rule == "" || f.Isolation == "" || f.Summary == "" {
 							t.Errorf("incomplete finding %+v", f)
 						}
 					}
