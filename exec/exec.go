@@ -564,6 +564,7 @@ func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
 // cannot tell, it does not wait: waitAny picks the completion up later.
 func (r *runner) waitResume(ctx context.Context, cn *conn, deadline time.Time) (completion, bool, error) {
 	f := cn.inflight
+	seenWaiting := false
 	for {
 		if c, ok := f.result(); ok {
 			return c, true, nil
@@ -572,10 +573,13 @@ func (r *runner) waitResume(ctx context.Context, cn *conn, deadline time.Time) (
 		if err != nil {
 			return completion{}, false, err
 		}
-		if waiting || blind || time.Now().After(deadline) {
+		// A wait seen once right after locks were released may be the
+		// server's view lagging the grant: believe it when seen twice.
+		if (waiting && seenWaiting) || blind || time.Now().After(deadline) {
 			c, ok := f.result()
 			return c, ok, nil
 		}
+		seenWaiting = waiting
 		select {
 		case c := <-f.done:
 			return c, true, nil
