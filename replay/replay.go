@@ -22,8 +22,8 @@ type Options struct {
 	Exec exec.Options
 	// Check runs a case with an oracle; nil runs it plainly (no findings).
 	Check CheckFunc
-	JSON bool      // one JSON object per case (JSON Lines)
-	Out  io.Writer // where schedules go
+	JSON  bool      // one JSON object per case (JSON Lines)
+	Out   io.Writer // where schedules go
 }
 
 // CheckFunc runs one case on a target and judges it: the actual run and the
