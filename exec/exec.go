@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/txlab/txlab/target"
@@ -302,15 +301,15 @@ func (r *runner) unfinished() bool {
 // after a completion it drains the connection's backlog the same way.
 func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
 	sql := r.c.Steps[i].SQL
-	k := kind(sql)
+	k := testcase.ControlOf(sql)
 	if cn.aborted {
 		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Affected: -1})
-		if k == stmtCommit || k == stmtRollback {
+		if k == testcase.Commit || k == testcase.Rollback {
 			cn.aborted, cn.inTxn = false, false
 		}
 		return r.drain(ctx, cn)
 	}
-	if k == stmtBegin {
+	if k == testcase.Begin {
 		cn.inTxn = true
 	}
 	cn.inflight = r.start(ctx, cn, i, sql)
@@ -374,7 +373,7 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 // transaction was aborted (a deadlock victim) is what let c finish, and comes
 // first.
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
-	if kind(cn.inflight.sql) == stmtOther && !abortsTxn(c.err) {
+	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
 		if err := r.recordFinished(ctx, cn, abortsTxn); err != nil {
 			return err
 		}
@@ -387,11 +386,11 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 // the statements waiting for them resume first: they complete before the
 // connection's next statement is submitted.
 func (r *runner) complete(ctx context.Context, cn *conn, c completion) error {
-	k := kind(cn.inflight.sql)
+	k := testcase.ControlOf(cn.inflight.sql)
 	if err := r.record(ctx, cn, c); err != nil {
 		return err
 	}
-	if k == stmtCommit || k == stmtRollback || abortsTxn(c.err) {
+	if k == testcase.Commit || k == testcase.Rollback || abortsTxn(c.err) {
 		if err := r.awaitResumptions(ctx, cn); err != nil {
 			return err
 		}
@@ -449,8 +448,8 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	fill(&ev, c.res, c.err)
 	r.events = append(r.events, ev)
 
-	k := kind(f.sql)
-	if k == stmtCommit || k == stmtRollback {
+	k := testcase.ControlOf(f.sql)
+	if k == testcase.Commit || k == testcase.Rollback {
 		cn.inTxn = false
 	}
 	if te := target.AsError(c.err); te != nil && te.RolledBack && cn.inTxn {
@@ -663,37 +662,4 @@ func fill(ev *Event, res *target.Result, err error) {
 		ev.Rows = res.Rows
 		ev.Affected = res.Affected
 	}
-}
-
-type stmtKind int
-
-const (
-	stmtOther stmtKind = iota
-	stmtBegin
-	stmtCommit
-	stmtRollback
-)
-
-// kind recognises transaction control statements by their first words.
-func kind(sql string) stmtKind {
-	f := strings.Fields(strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sql), ";"))))
-	if len(f) == 0 {
-		return stmtOther
-	}
-	switch f[0] {
-	case "BEGIN":
-		return stmtBegin
-	case "START":
-		if len(f) > 1 && f[1] == "TRANSACTION" {
-			return stmtBegin
-		}
-	case "COMMIT", "END":
-		return stmtCommit
-	case "ROLLBACK":
-		if len(f) > 1 && f[1] == "TO" {
-			return stmtOther
-		}
-		return stmtRollback
-	}
-	return stmtOther
 }

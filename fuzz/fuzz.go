@@ -249,15 +249,16 @@ func countTransactions(c *testcase.Case) int {
 	inTxn := map[int]bool{}
 	n := 0
 	for _, st := range c.Steps {
-		w := strings.ToUpper(strings.TrimSpace(st.SQL))
-		switch {
-		case strings.HasPrefix(w, "BEGIN"), strings.HasPrefix(w, "START TRANSACTION"):
+		switch testcase.ControlOf(st.SQL) {
+		case testcase.Begin:
 			inTxn[st.Conn] = true
 			n++
-		case strings.HasPrefix(w, "COMMIT"), strings.HasPrefix(w, "ROLLBACK"):
+		case testcase.Commit, testcase.Rollback:
 			inTxn[st.Conn] = false
-		case !inTxn[st.Conn]:
-			n++
+		default:
+			if !inTxn[st.Conn] {
+				n++
+			}
 		}
 	}
 	return n

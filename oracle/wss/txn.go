@@ -64,40 +64,6 @@ func keyword(sql string) string {
 	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
 }
 
-type control int
-
-const (
-	notControl control = iota
-	ctlBegin
-	ctlCommit
-	ctlRollback
-)
-
-// controlOf recognises transaction control statements (ROLLBACK TO
-// SAVEPOINT is not one: it does not end the transaction).
-func controlOf(sql string) control {
-	f := strings.Fields(strings.ToUpper(strings.TrimSuffix(strings.TrimSpace(sql), ";")))
-	if len(f) == 0 {
-		return notControl
-	}
-	switch f[0] {
-	case "BEGIN":
-		return ctlBegin
-	case "START":
-		if len(f) > 1 && f[1] == "TRANSACTION" {
-			return ctlBegin
-		}
-	case "COMMIT", "END":
-		return ctlCommit
-	case "ROLLBACK":
-		if len(f) > 1 && f[1] == "TO" {
-			return notControl
-		}
-		return ctlRollback
-	}
-	return notControl
-}
-
 // IsWrite reports whether a statement writes rows.
 func IsWrite(sql string) bool {
 	switch keyword(sql) {
@@ -123,10 +89,10 @@ func Transactions(c *testcase.Case) []*Txn {
 	var out []*Txn
 	open := map[int]*Txn{}
 	for i, s := range c.Steps {
-		ctl := controlOf(s.SQL)
+		ctl := testcase.ControlOf(s.SQL)
 		cur := open[s.Conn]
 		switch {
-		case ctl == ctlBegin:
+		case ctl == testcase.Begin:
 			// A BEGIN inside an open transaction commits it implicitly on
 			// MySQL; we simply start a new transaction.
 			cur = &Txn{Conn: s.Conn, Explicit: true}
@@ -137,7 +103,7 @@ func Transactions(c *testcase.Case) []*Txn {
 			out = append(out, cur)
 		}
 		cur.Steps = append(cur.Steps, i)
-		if cur.Explicit && (ctl == ctlCommit || ctl == ctlRollback) {
+		if cur.Explicit && (ctl == testcase.Commit || ctl == testcase.Rollback) {
 			delete(open, s.Conn)
 		}
 	}
@@ -191,7 +157,7 @@ func annotate(c *testcase.Case, txns []*Txn, events []exec.Event) {
 			if ev.Error != nil && artifact(ev.Error.Class) {
 				t.State, t.AbortStep, t.AbortClass = Aborted, ev.Step, ev.Error.Class
 			}
-		case controlOf(ev.SQL) == ctlRollback:
+		case testcase.ControlOf(ev.SQL) == testcase.Rollback:
 			t.State, t.End = RolledBack, pos
 		case ev.Status == exec.StatusOK:
 			t.State, t.End = Committed, pos

@@ -64,19 +64,19 @@ func TestStatementKinds(t *testing.T) {
 	for _, tc := range []struct {
 		sql         string
 		write, read bool
-		control     control
+		control     testcase.Control
 	}{
-		{"INSERT INTO t VALUES (1)", true, false, notControl},
-		{"replace into t values (1)", true, false, notControl},
-		{"SELECT * FROM t FOR UPDATE", false, true, notControl},
-		{"BEGIN", false, false, ctlBegin},
-		{"START TRANSACTION", false, false, ctlBegin},
-		{"commit", false, false, ctlCommit},
-		{"ROLLBACK", false, false, ctlRollback},
-		{"ROLLBACK TO SAVEPOINT a", false, false, notControl},
+		{"INSERT INTO t VALUES (1)", true, false, testcase.NotControl},
+		{"replace into t values (1)", true, false, testcase.NotControl},
+		{"SELECT * FROM t FOR UPDATE", false, true, testcase.NotControl},
+		{"BEGIN", false, false, testcase.Begin},
+		{"START TRANSACTION", false, false, testcase.Begin},
+		{"commit", false, false, testcase.Commit},
+		{"ROLLBACK", false, false, testcase.Rollback},
+		{"ROLLBACK TO SAVEPOINT a", false, false, testcase.NotControl},
 	} {
-		if IsWrite(tc.sql) != tc.write || IsRead(tc.sql) != tc.read || controlOf(tc.sql) != tc.control {
-			t.Errorf("%q: write %v read %v control %v", tc.sql, IsWrite(tc.sql), IsRead(tc.sql), controlOf(tc.sql))
+		if IsWrite(tc.sql) != tc.write || IsRead(tc.sql) != tc.read || testcase.ControlOf(tc.sql) != tc.control {
+			t.Errorf("%q: write %v read %v control %v", tc.sql, IsWrite(tc.sql), IsRead(tc.sql), testcase.ControlOf(tc.sql))
 		}
 	}
 }

@@ -278,7 +278,7 @@ func (k *checker) stmtRun(order []*Txn) (*Run, error) {
 		}
 		used = append(used, t)
 		for _, s := range t.Steps {
-			if controlOf(k.c.Steps[s].SQL) != notControl {
+			if testcase.ControlOf(k.c.Steps[s].SQL) != testcase.NotControl {
 				continue
 			}
 			dc.Steps = append(dc.Steps, testcase.Step{Conn: t.Conn, SQL: k.c.Steps[s].SQL})
