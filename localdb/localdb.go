@@ -577,3 +577,48 @@ func untraversable(dir string) string {
 
 // dataDir is where the DBMS keeps its files.
 func (s *Server) dataDir() string { return filepath.Join(s.dir, "data") }
+
+// Shared is one server for a whole test binary, started in TestMain, so that
+// a package's tests do not each pay a server start.
+type Shared struct {
+	kind   Kind
+	server *Server
+	err    error // why there is no server
+}
+
+// StartShared starts a server of kind for a test binary. It never fails
+// itself: a missing binary or a failed start is reported by Server to each
+// test that asks for it, with Require's policy.
+func StartShared(kind Kind, settings ...string) *Shared {
+	sh := &Shared{kind: kind}
+	if sh.err = Available(kind); sh.err != nil {
+		return sh
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sh.server, sh.err = Start(ctx, kind, Options{Settings: settings})
+	return sh
+}
+
+// Server returns the shared server, skipping the test when the binaries are
+// missing (failing it under CI=true) and failing it when the start failed.
+func (sh *Shared) Server(t testing.TB) *Server {
+	t.Helper()
+	if sh.server != nil {
+		return sh.server
+	}
+	if Available(sh.kind) != nil {
+		Require(t, sh.kind)
+	}
+	t.Fatalf("start %s: %v", sh.kind, sh.err)
+	return nil
+}
+
+// Stop stops the shared server, if it started.
+func (sh *Shared) Stop() {
+	if sh.server != nil {
+		if err := sh.server.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop %s: %v\n", sh.kind, err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -13,41 +12,19 @@ import (
 )
 
 // One MariaDB server for the whole package: starting one takes seconds.
-var (
-	server     *localdb.Server
-	serverSkip string
-)
+var shared *localdb.Shared
 
 func TestMain(m *testing.M) {
-	if err := localdb.Available(localdb.MariaDB); err != nil {
-		serverSkip = err.Error()
-		os.Exit(m.Run())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := localdb.Start(ctx, localdb.MariaDB, localdb.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start MariaDB:", err)
-		os.Exit(2)
-	}
-	server = s
+	shared = localdb.StartShared(localdb.MariaDB)
 	code := m.Run()
-	if err := s.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop MariaDB:", err)
-	}
+	shared.Stop()
 	os.Exit(code)
 }
 
 // open connects to the shared server in a schema of the test's own.
 func open(t *testing.T, schema string) *Target {
 	t.Helper()
-	if server == nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MariaDB unavailable (CI=true: a missing server is a failure): %s", serverSkip)
-		}
-		t.Skipf("skipping: %s", serverSkip)
-	}
-	tg, err := OpenURL(targettest.Ctx(t), server.DSN(), schema)
+	tg, err := OpenURL(targettest.Ctx(t), shared.Server(t).DSN(), schema)
 	if err != nil {
 		t.Fatal(err)
 	}

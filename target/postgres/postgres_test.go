@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -14,41 +13,19 @@ import (
 
 // One PostgreSQL server for the whole package: starting one takes seconds.
 // deadlock_timeout is short so that TestDeadlock does not wait a second.
-var (
-	server     *localdb.Server
-	serverSkip string
-)
+var shared *localdb.Shared
 
 func TestMain(m *testing.M) {
-	if err := localdb.Available(localdb.Postgres); err != nil {
-		serverSkip = err.Error()
-		os.Exit(m.Run())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := localdb.Start(ctx, localdb.Postgres, localdb.Options{Settings: []string{"deadlock_timeout=100ms"}})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start PostgreSQL:", err)
-		os.Exit(2)
-	}
-	server = s
+	shared = localdb.StartShared(localdb.Postgres, "deadlock_timeout=100ms")
 	code := m.Run()
-	if err := s.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
-	}
+	shared.Stop()
 	os.Exit(code)
 }
 
-// open connects to the shared server in the given schema.
+// open connects to the shared server in a schema of the test's own.
 func open(t *testing.T, schema string) *Target {
 	t.Helper()
-	if server == nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL unavailable (CI=true: a missing server is a failure): %s", serverSkip)
-		}
-		t.Skipf("skipping: %s", serverSkip)
-	}
-	tg, err := Open(targettest.Ctx(t), server.DSN(), "", schema)
+	tg, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", schema)
 	if err != nil {
 		t.Fatal(err)
 	}
