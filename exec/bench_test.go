@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/target/connect"
 )
 
 // BenchmarkBlocking replays the same statements twice per DBMS: ordered so
@@ -14,7 +15,7 @@ import (
 func BenchmarkBlocking(b *testing.B) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := openTarget(b, dbms)
+			tg := connect.ForTest(b, dbms)
 			for _, name := range []string{"write-nobusy", "write-busy"} {
 				c := loadCase(b, name)
 				b.Run(name, func(b *testing.B) {

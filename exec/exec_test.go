@@ -11,33 +11,11 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/exec"
-	"github.com/txlab/txlab/localdb"
-	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/testcase"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected schedules in testdata")
-
-// openTarget opens one of the three families on a real database: embedded
-// SQLite, or a throwaway MariaDB/PostgreSQL server started for the test.
-func openTarget(t testing.TB, dbms string) target.Target {
-	t.Helper()
-	ctx := context.Background()
-	spec := "sqlite"
-	switch dbms {
-	case "mariadb":
-		spec = localdb.ForTest(t, localdb.MariaDB).DSN()
-	case "postgres":
-		spec = localdb.ForTest(t, localdb.Postgres).DSN()
-	}
-	tg, err := connect.Open(ctx, spec, connect.Options{})
-	if err != nil {
-		t.Fatalf("open %s: %v", dbms, err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 func loadCase(t testing.TB, name string) *testcase.Case {
 	t.Helper()
@@ -77,7 +55,7 @@ func TestSchedules(t *testing.T) {
 			if len(golden) == 0 {
 				t.Fatalf("no expected schedules for %s", dbms)
 			}
-			tg := openTarget(t, dbms)
+			tg := connect.ForTest(t, dbms)
 			for _, path := range golden {
 				name := strings.TrimSuffix(filepath.Base(path), "."+dbms+".schedule")
 				t.Run(name, func(t *testing.T) {

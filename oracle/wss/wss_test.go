@@ -10,31 +10,12 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/exec"
-	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/testcase"
 )
-
-// openTarget opens embedded SQLite or a throwaway MariaDB/PostgreSQL server.
-func openTarget(t testing.TB, dbms string) target.Target {
-	t.Helper()
-	spec := "sqlite"
-	switch dbms {
-	case "mariadb":
-		spec = localdb.ForTest(t, localdb.MariaDB).DSN()
-	case "postgres":
-		spec = localdb.ForTest(t, localdb.Postgres).DSN()
-	}
-	tg, err := connect.Open(context.Background(), spec, connect.Options{})
-	if err != nil {
-		t.Fatalf("open %s: %v", dbms, err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 type expectation struct {
 	file, dbms string
@@ -84,7 +65,7 @@ func TestKnownCases(t *testing.T) {
 	exps := readExpectations(t)
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
-			tg := openTarget(t, dbms)
+			tg := connect.ForTest(t, dbms)
 			for _, e := range exps {
 				if e.dbms != dbms {
 					continue
@@ -128,7 +109,7 @@ func TestKnownCases(t *testing.T) {
 // replays to the same verdict, and that a second identical finding is
 // counted, not written again.
 func TestBundle(t *testing.T) {
-	tg := openTarget(t, "mariadb")
+	tg := connect.ForTest(t, "mariadb")
 	c, err := testcase.ParseFile(filepath.Join("testdata", "mdev-30835-rc.txn"))
 	if err != nil {
 		t.Fatal(err)
@@ -211,11 +192,11 @@ func checkGroups(t *testing.T, tg target.Target, level target.Level, n int) {
 }
 
 func TestPrecisionSQLite(t *testing.T) {
-	checkGroups(t, openTarget(t, "sqlite"), target.Serializable, 50)
+	checkGroups(t, connect.ForTest(t, "sqlite"), target.Serializable, 50)
 }
 
 func TestPrecisionPostgresSerializable(t *testing.T) {
-	checkGroups(t, openTarget(t, "postgres"), target.Serializable, 50)
+	checkGroups(t, connect.ForTest(t, "postgres"), target.Serializable, 50)
 }
 
 // BenchmarkGroup measures checked groups per second: each group is three
@@ -224,7 +205,7 @@ func TestPrecisionPostgresSerializable(t *testing.T) {
 func BenchmarkGroup(b *testing.B) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := openTarget(b, dbms)
+			tg := connect.ForTest(b, dbms)
 			ctx := context.Background()
 			seed := uint64(0)
 			runs := 0
