@@ -1,0 +1,94 @@
+package history
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Stmt is one SQL statement of a relational history, as the IsoRel oracle
+// records it: the statement as written, the instrumented statements actually
+// sent, and the row versions it observed through the hidden columns rowId
+// (unique across all tables, e.g. "r17") and wList (the comma-separated
+// transactions that wrote the row, oldest first, e.g. "T0,T3").
+type Stmt struct {
+	// SQL is the statement as the case or generator wrote it (hidden columns
+	// stripped); Sent are the statements actually sent, in order (a DELETE
+	// is preceded by its locking pre-read). Sent is empty when the statement
+	// ran as written because it is outside the instrumentable subset.
+	SQL  string   `json:"sql"`
+	Sent []string `json:"sent,omitempty"`
+	// Kind is the statement's first keyword: SELECT, INSERT, UPDATE, DELETE,
+	// REPLACE, ... (upper case).
+	Kind string `json:"kind"`
+	// Reads are the row versions the statement read (a SELECT's rows, one
+	// per table row joined; a locking read's rows), in result order.
+	Reads []Version `json:"reads,omitempty"`
+	// Deleted are the row versions the statement removed, from the locking
+	// pre-read that precedes a DELETE, or a REPLACE/upsert that replaced a row.
+	Deleted []Version `json:"deleted,omitempty"`
+	// Inserted are the rowIds the statement created (wList "Tn").
+	Inserted []string `json:"inserted,omitempty"`
+	// Locking is true for SELECT … FOR UPDATE / FOR SHARE and pre-reads.
+	Locking bool `json:"locking,omitempty"`
+	// Aggregate is true when the statement's rows are aggregates and are
+	// therefore not used for dependency inference.
+	Aggregate bool `json:"aggregate,omitempty"`
+	// Error is the error class when the statement failed ("" on success).
+	Error string `json:"error,omitempty"`
+	// Start and End are monotonic nanoseconds around the statement.
+	Start int64 `json:"start,omitempty"`
+	End   int64 `json:"end,omitempty"`
+}
+
+// Version is one row as a statement saw it: its rowId and its wList.
+type Version struct {
+	Row   string `json:"row"`
+	WList string `json:"wlist"`
+}
+
+// Writers parses the wList into transaction ids, oldest first ("T0,T3" →
+// [0 3]).
+func (v Version) Writers() ([]int64, error) {
+	return ParseWList(v.WList)
+}
+
+// ParseWList parses a wList ("T0,T3,T7") into transaction ids.
+func ParseWList(s string) ([]int64, error) {
+	if s == "" {
+		return nil, fmt.Errorf("empty wList")
+	}
+	var ids []int64
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if len(part) < 2 || part[0] != 'T' {
+			return nil, fmt.Errorf("wList %q: entry %q is not Tn", s, part)
+		}
+		id, err := strconv.ParseInt(part[1:], 10, 64)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("wList %q: entry %q is not Tn", s, part)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func (s *Stmt) validate() error {
+	if s.Kind == "" {
+		return fmt.Errorf("missing kind")
+	}
+	for _, vs := range [][]Version{s.Reads, s.Deleted} {
+		for _, v := range vs {
+			if v.Row == "" {
+				return fmt.Errorf("a row version without rowId")
+			}
+			if _, err := v.Writers(); err != nil {
+				return fmt.Errorf("row %s: %w", v.Row, err)
+			}
+		}
+	}
+	if s.End != 0 && s.End < s.Start {
+		return fmt.Errorf("end %d before start %d", s.End, s.Start)
+	}
+	return nil
+}
