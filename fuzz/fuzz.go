@@ -62,6 +62,14 @@ type Summary struct {
 	ElapsedSeconds  float64          `json:"elapsed_seconds"`
 	CasesPerSecond  float64          `json:"cases_per_second"`
 	Interrupted     bool             `json:"interrupted"`
+
+	// Free-running workloads (RunWorkload) count rounds in Cases and
+	// transaction outcomes here.
+	Free                  bool    `json:"free_running,omitempty"`
+	Committed             int     `json:"committed,omitempty"`
+	Failed                int     `json:"failed,omitempty"`
+	Unknown               int     `json:"unknown,omitempty"`
+	TransactionsPerSecond float64 `json:"transactions_per_second,omitempty"`
 }
 
 // maxInvalidExamples bounds the invalid statements kept for the summary.
@@ -290,6 +298,10 @@ func (s *Summary) errorsLine() string {
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
+	if s.Free {
+		s.writeWorkloadText(w)
+		return
+	}
 	fmt.Fprintf(w, "txlab fuzz on %s, seed %d\n", s.Target, s.Seed)
 	fmt.Fprintf(w, "  cases         %d (%.1f/s over %.1fs)\n", s.Cases, s.CasesPerSecond, s.ElapsedSeconds)
 	fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)

@@ -8,7 +8,10 @@
 package semantics
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/txlab/txlab/target"
 )
@@ -201,9 +204,60 @@ func settingHolds(s string, settings map[string]string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '=' {
 			v, ok := settings[s[:i]]
-			return ok && v == s[i+1:]
+			return ok && strings.EqualFold(normalizeBool(v), s[i+1:])
 		}
 	}
 	_, ok := settings[s]
 	return ok
+}
+
+// SettingNames lists the server settings some row of the table depends on.
+func SettingNames() []string {
+	var names []string
+	for _, r := range table {
+		if r.setting == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(r.setting, "=")
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// ServerSettings reads the settings the table depends on from t (when its
+// adapter can report them) and lays the given overrides (from --set, as
+// "name=value") over them. Values compare case-insensitively in Lookup.
+func ServerSettings(ctx context.Context, t target.Target, overrides []string) (map[string]string, error) {
+	out := map[string]string{}
+	if r, ok := t.(target.SettingsReader); ok {
+		got, err := r.Settings(ctx, SettingNames())
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range got {
+			out[k] = v
+		}
+	}
+	for _, kv := range overrides {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("setting %q: want name=value", kv)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// normalizeBool maps the spellings servers and users use for booleans onto
+// ON/OFF, the spelling the table uses.
+func normalizeBool(v string) string {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "on", "true", "yes":
+		return "ON"
+	case "0", "off", "false", "no":
+		return "OFF"
+	}
+	return v
 }

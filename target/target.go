@@ -279,3 +279,15 @@ type Session interface {
 	// Close ends the session; an open transaction is rolled back.
 	Close() error
 }
+
+// SettingsReader is implemented by targets that can report server settings.
+// The semantics table depends on some of them (MariaDB's
+// innodb_snapshot_isolation changes what repeatable read promises), and
+// reading them from the server, rather than trusting the command line, keeps
+// verdicts right on servers txlab did not start.
+type SettingsReader interface {
+	// Settings returns the current value of each named setting the server
+	// knows, as the server displays it (e.g. "ON"); unknown names are
+	// left out, not an error.
+	Settings(ctx context.Context, names []string) (map[string]string, error)
+}

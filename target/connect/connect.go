@@ -154,6 +154,14 @@ func (t *serverTarget) Close() error {
 	return errors.Join(t.Target.Close(), t.srv.Stop())
 }
 
+// Settings passes target.SettingsReader through the wrapper.
+func (t *serverTarget) Settings(ctx context.Context, names []string) (map[string]string, error) {
+	if r, ok := t.Target.(target.SettingsReader); ok {
+		return r.Settings(ctx, names)
+	}
+	return map[string]string{}, nil
+}
+
 // Server returns the throwaway server behind tg, or nil when tg does not
 // run on one (for `txlab server`-style reporting of ports and logs).
 func Server(tg target.Target) *localdb.Server {

@@ -394,3 +394,19 @@ func (c catalog) TableRowsQuery(ctx context.Context, q string) ([]target.Row, er
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// Settings implements target.SettingsReader with SHOW VARIABLES, which
+// displays booleans as ON/OFF like the documentation does.
+func (t *Target) Settings(ctx context.Context, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		rows, err := catalog{t}.TableRowsQuery(ctx, "SHOW VARIABLES LIKE '"+strings.ReplaceAll(name, "'", "''")+"'")
+		if err != nil {
+			return nil, fmt.Errorf("reading setting %s: %w", name, err)
+		}
+		if len(rows) == 1 && len(rows[0]) == 2 {
+			out[name] = rows[0][1].S
+		}
+	}
+	return out, nil
+}

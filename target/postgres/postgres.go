@@ -386,3 +386,19 @@ func column(rows []target.Row) []string {
 
 func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Settings implements target.SettingsReader with current_setting(name, true),
+// which is NULL for a setting the server does not know.
+func (t *Target) Settings(ctx context.Context, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		rows, err := t.adminQuery(ctx, "SELECT current_setting('"+strings.ReplaceAll(name, "'", "''")+"', true)")
+		if err != nil {
+			return nil, fmt.Errorf("reading setting %s: %w", name, err)
+		}
+		if len(rows) == 1 && len(rows[0]) == 1 && !rows[0][0].Null {
+			out[name] = rows[0][0].S
+		}
+	}
+	return out, nil
+}
