@@ -42,8 +42,7 @@ summary). The same seed generates the same cases.`,
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
 			}
-			oracle, err := orc.fuzzOracle(g)
-			if err != nil {
+			if err := orc.validate(); err != nil {
 				return usageErr(err)
 			}
 			if workers < 1 {
@@ -59,6 +58,10 @@ summary). The same seed generates the same cases.`,
 				}
 			}()
 			t := targets[0]
+			oracle, err := orc.fuzzOracle(cmd.Context(), g, t)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
 			levels, err := parseLevels(isolation, t.Levels())
 			if err != nil {
 				return usageErr(err)

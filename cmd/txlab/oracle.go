@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +10,8 @@ import (
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
 )
 
 // oracleFlags select and tune the oracle of `run` and `fuzz`.
@@ -33,36 +35,39 @@ func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	}
 }
 
-// settings turns --set key=value flags into the map the semantics table reads.
-func settingsMap(set []string) map[string]string {
-	m := map[string]string{}
-	for _, kv := range set {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-		}
+// validate rejects an unknown oracle before any server is started.
+func (o *oracleFlags) validate() error {
+	switch o.name {
+	case "none", "", wss.Name:
+		return nil
 	}
-	return m
+	return fmt.Errorf("unknown oracle %q: want none or wss", o.name)
 }
 
-// fuzzOracle returns the campaign's oracle (nil = run only).
-func (o *oracleFlags) fuzzOracle(g *globalFlags) (fuzz.Oracle, error) {
-	switch o.name {
-	case "none", "":
-		return nil, nil
-	case wss.Name:
-		o.writer = &report.Writer{Dir: o.out}
-		return &wss.Oracle{
-			Options: wss.Options{Settings: settingsMap(g.settings)},
-			Groups:  wss.GroupConfig{MaxTxns: o.maxTxns, MaxStmts: o.maxStmts, Orders: o.orders},
-			Writer:  o.writer,
-		}, nil
+// fuzzOracle returns the campaign's oracle for target t (nil = run only).
+// The semantics settings are read from the server, with --set on top.
+func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.Target) (fuzz.Oracle, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown oracle %q: want none or wss", o.name)
+	if o.name == "none" || o.name == "" {
+		return nil, nil
+	}
+	settings, err := semantics.ServerSettings(ctx, t, g.settings)
+	if err != nil {
+		return nil, err
+	}
+	o.writer = &report.Writer{Dir: o.out}
+	return &wss.Oracle{
+		Options: wss.Options{Settings: settings},
+		Groups:  wss.GroupConfig{MaxTxns: o.maxTxns, MaxStmts: o.maxStmts, Orders: o.orders},
+		Writer:  o.writer,
+	}, nil
 }
 
 // check returns the per-case check of `run` (nil = run only).
-func (o *oracleFlags) check(g *globalFlags) (replay.CheckFunc, error) {
-	orc, err := o.fuzzOracle(g)
+func (o *oracleFlags) check(ctx context.Context, g *globalFlags, t target.Target) (replay.CheckFunc, error) {
+	orc, err := o.fuzzOracle(ctx, g, t)
 	if err != nil || orc == nil {
 		return nil, err
 	}

@@ -47,8 +47,7 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 				}
 				cases = append(cases, c)
 			}
-			check, err := orc.check(g)
-			if err != nil {
+			if err := orc.validate(); err != nil {
 				return usageErr(err)
 			}
 			t, err := g.open(cmd)
@@ -56,6 +55,10 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 				return err
 			}
 			defer t.Close()
+			check, err := orc.check(cmd.Context(), g, t)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
 			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: cmd.OutOrStdout(), Check: check})
 			if err != nil {
 				return &exitError{code: 2, err: err}

@@ -138,3 +138,15 @@ func TestWaitingMetadataLock(t *testing.T) {
 func (tg *Target) catalogRows(t *testing.T, q string) ([]target.Row, error) {
 	return catalog{tg}.TableRowsQuery(targettest.Ctx(t), q)
 }
+
+// TestSettings reads a setting the semantics table depends on, as the
+// documentation spells it, and leaves out a name the server does not know.
+func TestSettings(t *testing.T) {
+	got, err := open(t, "txlab").Settings(context.Background(), []string{"innodb_snapshot_isolation", "txlab_no_such_setting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got["innodb_snapshot_isolation"] != "OFF" {
+		t.Errorf("Settings = %v, want only innodb_snapshot_isolation=OFF (the 10.11 default)", got)
+	}
+}

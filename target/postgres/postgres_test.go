@@ -128,3 +128,15 @@ func TestCancel(t *testing.T) {
 		t.Errorf("after cancel: v = %v, want 1", res.Rows)
 	}
 }
+
+// TestSettings reads a setting the server was started with and leaves out a
+// name the server does not know.
+func TestSettings(t *testing.T) {
+	got, err := open(t, "txlab").Settings(context.Background(), []string{"deadlock_timeout", "txlab.no_such_setting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got["deadlock_timeout"] != "100ms" {
+		t.Errorf("Settings = %v, want only deadlock_timeout=100ms", got)
+	}
+}
