@@ -303,6 +303,13 @@ type Excluded struct {
 	Column string
 }
 
+// Concat is string concatenation L || R: CONCAT(L, R) on the MySQL family
+// (where || means OR by default), (L || R) elsewhere. The instrumenters use
+// it to append to a text column.
+type Concat struct {
+	L, R Expr
+}
+
 // Raw is SQL text outside the subset, rendered verbatim. Parsers never
 // produce it; instrumenters and generators may carry it through.
 type Raw struct {
@@ -338,4 +345,5 @@ func (*Exists) expr()         {}
 func (*ScalarSubquery) expr() {}
 func (*Func) expr()           {}
 func (*Excluded) expr()       {}
+func (*Concat) expr()         {}
 func (*Raw) expr()            {}

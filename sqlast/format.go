@@ -661,6 +661,23 @@ func (p *printer) expr(e Expr, min int) {
 			p.w("EXCLUDED.")
 			p.ident(e.Column)
 		}
+	case *Concat:
+		if p.d == MySQL {
+			p.w("CONCAT(")
+			p.expr(e.L, 0)
+			p.w(", ")
+			p.expr(e.R, 0)
+			p.w(")")
+			return
+		}
+		// The dialects rank || differently (SQLite above *, PostgreSQL
+		// below +), so the whole and every non-atomic operand are
+		// parenthesized.
+		p.w("(")
+		p.expr(e.L, precAtom)
+		p.w(" || ")
+		p.expr(e.R, precAtom)
+		p.w(")")
 	case *Raw:
 		p.w(e.SQL)
 	case nil:

@@ -196,7 +196,15 @@ func lex(d Dialect, src string) ([]token, error) {
 			toks = append(toks, token{kind: tokQIdent, text: b.String(), pos: start})
 		default:
 			op := ""
+			if d != MySQL && strings.HasPrefix(src[i:], "||") {
+				// Concatenation; on the MySQL family || is OR by default
+				// and stays outside the subset.
+				op = "||"
+			}
 			for _, o := range []string{"<>", "<=", ">=", "!=", "(", ")", ",", ".", ";", "*", "+", "-", "/", "%", "=", "<", ">"} {
+				if op != "" {
+					break
+				}
 				if strings.HasPrefix(src[i:], o) {
 					op = o
 					break

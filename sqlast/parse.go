@@ -1125,6 +1125,15 @@ func (p *parser) primary() (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		// (a || b || c): Format parenthesizes every concatenation, so ||
+		// only ever appears directly inside parentheses.
+		for p.acceptOp("||") {
+			r, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			e = &Concat{L: e, R: r}
+		}
 		return e, p.expectOp(")")
 	case tokWord:
 		lw := asciiLower(t.text)

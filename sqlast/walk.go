@@ -83,6 +83,9 @@ func Walk(n any, fn func(n any) bool) {
 		Walk(n.Sub, fn)
 	case *Func:
 		walkExprs(n.Args)
+	case *Concat:
+		Walk(n.L, fn)
+		Walk(n.R, fn)
 	}
 }
 

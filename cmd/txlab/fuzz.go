@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -36,7 +37,8 @@ summary). The same seed generates the same cases.`,
 		Example: `  txlab fuzz                                  # embedded SQLite for 60 s
   txlab fuzz --db mariadb --isolation all --duration 5m
   txlab fuzz --db postgres --cases 500 --seed 42 --json
-  txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc`,
+  txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc
+  txlab fuzz --db postgres --oracle mt --isolation rc --model serializable`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("seed") {
@@ -58,26 +60,40 @@ summary). The same seed generates the same cases.`,
 				}
 			}()
 			t := targets[0]
-			oracle, err := orc.fuzzOracle(cmd.Context(), g, t)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
 			levels, err := parseLevels(isolation, t.Levels())
 			if err != nil {
 				return usageErr(err)
 			}
 			info := t.Info()
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
-			opt := fuzz.Options{
-				Seed: seed, Duration: duration, Cases: cases, Levels: levels,
-				Exec: g.execOptions(""), Log: g.log(cmd), Oracle: oracle,
-			}
+			var progress io.Writer
+			plain := false
 			if !g.json {
-				opt.Progress = cmd.ErrOrStderr()
-				f, ok := opt.Progress.(*os.File)
-				opt.PlainProgress = !ok || !term.IsTerminal(int(f.Fd()))
+				progress = cmd.ErrOrStderr()
+				f, ok := progress.(*os.File)
+				plain = !ok || !term.IsTerminal(int(f.Fd()))
 			}
-			sum, err := fuzz.Run(cmd.Context(), targets, opt)
+			var sum *fuzz.Summary
+			if orc.free() {
+				w, err := orc.workload(cmd.Context(), g, t)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				sum, err = fuzz.RunWorkload(cmd.Context(), targets, fuzz.WorkloadOptions{
+					Seed: seed, Duration: duration, Rounds: cases, Levels: levels, Workload: w,
+					Progress: progress, PlainProgress: plain, Log: g.log(cmd),
+				})
+			} else {
+				oracle, err := orc.fuzzOracle(cmd.Context(), g, t)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				sum, err = fuzz.Run(cmd.Context(), targets, fuzz.Options{
+					Seed: seed, Duration: duration, Cases: cases, Levels: levels,
+					Exec: g.execOptions(""), Log: g.log(cmd), Oracle: oracle,
+					Progress: progress, PlainProgress: plain,
+				})
+			}
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", err, seed)}
 			}
@@ -101,7 +117,7 @@ summary). The same seed generates the same cases.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run; 0 = until interrupted or --cases is reached (e.g. --duration 5m)")
-	f.IntVar(&cases, "cases", 0, "stop after this many generated cases (groups, for oracles that replay several orders of one group);\n0 = no limit (e.g. --cases 1000)")
+	f.IntVar(&cases, "cases", 0, "stop after this many generated cases (groups, for oracles that replay several orders of one group;\nrounds for --oracle mt); 0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
 	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")

@@ -7,6 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle/mt"
+	"github.com/txlab/txlab/oracle/mt/campaign"
+	"github.com/txlab/txlab/oracle/mt/workload"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/report"
@@ -21,37 +24,85 @@ type oracleFlags struct {
 	orders   int
 	maxTxns  int
 	maxStmts int
+	model    string
+	strict   bool
+	mt       workload.Config
+	dist     string
 	writer   *report.Writer
 }
 
+// oracleNames lists the oracles for errors and help.
+const oracleNames = "none, wss or mt"
+
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	f := cmd.Flags()
-	f.StringVar(&o.name, "oracle", "none", "oracle that judges each case: none (run only) or wss (WriteCheck:\nfinal state vs first-commit-first serial schedule) (e.g. --oracle wss)")
+	help := "oracle that judges each case: none (run only) or wss (WriteCheck:\nfinal state vs first-commit-first serial schedule) (e.g. --oracle wss)"
+	if generating {
+		help = "oracle: none (run only), wss (WriteCheck: final state vs first-commit-first\nserial schedule) or mt (mini-transaction workload checked for SER/SI) (e.g. --oracle mt)"
+	}
+	f.StringVar(&o.name, "oracle", "none", help)
 	f.StringVar(&o.out, "out", report.DefaultDir, "directory for finding bundles (case.txn, report.txt, report.json) (e.g. --out /tmp/findings)")
 	if generating {
 		f.IntVar(&o.orders, "orders", 3, "wss: submitted orders generated per group (e.g. --orders 5)")
 		f.IntVar(&o.maxTxns, "max-txns", 5, "wss: transactions per group, 2–5 (e.g. --max-txns 3)")
 		f.IntVar(&o.maxStmts, "max-stmts", 5, "wss: statements per explicit transaction, 1–10 (e.g. --max-stmts 3)")
+		d := workload.DefaultConfig()
+		f.StringVar(&o.model, "model", "", "mt: check against this model instead of the level's own (every violation is then a bug):\nserializable, snapshot, strict-serializable (e.g. --model serializable)")
+		f.BoolVar(&o.strict, "strict", false, "every violation of the level's textbook (Adya) definition is a bug, even where the DBMS\ndocuments it (e.g. --strict)")
+		f.BoolVar(&o.mt.LWT, "lwt", false, "mt: lightweight transactions (single-statement compare-and-set), checked for linearizability")
+		f.IntVar(&o.mt.Sessions, "sessions", d.Sessions, "mt: concurrent sessions (e.g. --sessions 16)")
+		f.IntVar(&o.mt.Txns, "txns", d.Txns, "mt: mini-transactions per round; each round is checked when it ends (e.g. --txns 100000)")
+		f.IntVar(&o.mt.Keys, "keys", d.Keys, "mt: rows the workload updates; fewer keys, more conflicts (e.g. --keys 100)")
+		f.Float64Var(&o.mt.ReadOnlyRatio, "read-only-ratio", d.ReadOnlyRatio, "mt: share of read-only mini-transactions, 0–1 (e.g. --read-only-ratio 0.5)")
+		f.StringVar(&o.dist, "distribution", string(d.Distribution), "mt: key distribution: uniform, zipfian, hotspot or exponential (e.g. --distribution zipfian)")
 	}
 }
 
-// validate rejects an unknown oracle before any server is started.
+// validate rejects an unknown oracle or bad oracle flags before any server
+// is started.
 func (o *oracleFlags) validate() error {
 	switch o.name {
 	case "none", "", wss.Name:
+		if o.model != "" || o.mt.LWT {
+			return fmt.Errorf("--model and --lwt apply to --oracle mt")
+		}
 		return nil
+	case campaign.Name:
+		if o.model != "" {
+			m, err := mt.ParseModel(o.model)
+			if err != nil {
+				return err
+			}
+			if m == mt.Linearizable {
+				return fmt.Errorf("--model linearizable: use --lwt, which checks lightweight transactions for linearizability")
+			}
+			o.model = string(m)
+		}
+		d, err := workload.ParseDistribution(o.dist)
+		if err != nil {
+			return err
+		}
+		o.mt.Distribution = d
+		return o.mt.Validate()
 	}
-	return fmt.Errorf("unknown oracle %q: want none or wss", o.name)
+	return fmt.Errorf("unknown oracle %q: want %s", o.name, oracleNames)
 }
 
-// fuzzOracle returns the campaign's oracle for target t (nil = run only).
-// The semantics settings are read from the server, with --set on top.
+// free reports whether the oracle is a free-running workload (fuzz.Workload)
+// rather than a per-case oracle.
+func (o *oracleFlags) free() bool { return o.name == campaign.Name }
+
+// fuzzOracle returns the campaign's per-case oracle for target t (nil = run
+// only). The semantics settings are read from the server, with --set on top.
 func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.Target) (fuzz.Oracle, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	if o.name == "none" || o.name == "" {
 		return nil, nil
+	}
+	if o.free() {
+		return nil, fmt.Errorf("--oracle %s runs free, not case by case", o.name)
 	}
 	settings, err := semantics.ServerSettings(ctx, t, g.settings)
 	if err != nil {
@@ -63,6 +114,16 @@ func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.T
 		Groups:  wss.GroupConfig{MaxTxns: o.maxTxns, MaxStmts: o.maxStmts, Orders: o.orders},
 		Writer:  o.writer,
 	}, nil
+}
+
+// workload returns the free-running oracle for target t.
+func (o *oracleFlags) workload(ctx context.Context, g *globalFlags, t target.Target) (fuzz.Workload, error) {
+	settings, err := semantics.ServerSettings(ctx, t, g.settings)
+	if err != nil {
+		return nil, err
+	}
+	o.writer = &report.Writer{Dir: o.out}
+	return &campaign.Oracle{Workload: o.mt, Model: mt.Model(o.model), Strict: o.strict, Settings: settings, Writer: o.writer}, nil
 }
 
 // check returns the per-case check of `run` (nil = run only).

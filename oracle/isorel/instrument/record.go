@@ -1,0 +1,264 @@
+package instrument
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Versions extracts the row versions of a result: every non-NULL pair of
+// columns txlab_rI / txlab_wI, row by row, exact repeats left out (a join
+// returns one table row once per partner).
+func Versions(columns []string, rows []target.Row) []history.Version {
+	type pos struct{ r, w int }
+	var pairs []pos
+	idx := map[string]int{}
+	for i, c := range columns {
+		idx[strings.ToLower(c)] = i
+	}
+	for i := 0; ; i++ {
+		r, ok1 := idx[rowAlias(i)]
+		w, ok2 := idx[wlistAlias(i)]
+		if !ok1 || !ok2 {
+			break
+		}
+		pairs = append(pairs, pos{r, w})
+	}
+	var out []history.Version
+	seen := map[history.Version]bool{}
+	for _, row := range rows {
+		for _, p := range pairs {
+			if p.r >= len(row) || p.w >= len(row) || row[p.r].Null || row[p.w].Null {
+				continue
+			}
+			v := history.Version{Row: row[p.r].S, WList: row[p.w].S}
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// Strip removes the hidden columns from an event, for showing results to
+// users as the original statement would have returned them (a DISTINCT
+// query may show repeated rows: it ran with the rowIds).
+func Strip(ev exec.Event) exec.Event {
+	var keep []int
+	for i, c := range ev.Columns {
+		if !IsHidden(c) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(ev.Columns) {
+		return ev
+	}
+	out := ev
+	out.Columns = make([]string, len(keep))
+	for j, i := range keep {
+		out.Columns[j] = ev.Columns[i]
+	}
+	out.Rows = make([]target.Row, len(ev.Rows))
+	for r, row := range ev.Rows {
+		nr := make(target.Row, 0, len(keep))
+		for _, i := range keep {
+			if i < len(row) {
+				nr = append(nr, row[i])
+			}
+		}
+		out.Rows[r] = nr
+	}
+	return out
+}
+
+// txnRec accumulates one transaction while Record reads the schedule.
+type txnRec struct {
+	txn      history.Txn
+	explicit bool
+	groups   map[int]int // group → index in txn.Stmts
+	aborted  bool
+	commitOK bool // its COMMIT (or wrapper COMMIT) succeeded
+	ended    bool // a COMMIT or ROLLBACK completed, or it was aborted
+	mainOK   int  // autocommit: 1 ok, -1 failed, 0 never completed
+	wrapped  bool
+}
+
+// Record builds the history of an instrumented case from its run: T0 with
+// the initial rows, one transaction per transaction of the original case
+// (session = connection, isolation, statements merged from their pre-read
+// and main statement, error classes, commit status), and the final read.
+// Start and End are positions in the actual schedule (1-based), which is
+// the time order of the deterministic protocol.
+func Record(p *Plan, res *exec.Result) (*history.History, error) {
+	if res == nil {
+		return nil, fmt.Errorf("record: no result")
+	}
+	h := &history.History{}
+	init := history.Txn{ID: 0, Init: true, Status: history.OK}
+	for i, info := range p.Setup {
+		if !info.Instrumented || len(info.Inserted) == 0 {
+			continue
+		}
+		init.Stmts = append(init.Stmts, history.Stmt{SQL: p.Original.Setup[i], Sent: []string{p.Case.Setup[i]}, Kind: info.Kind, Inserted: info.Inserted})
+	}
+	h.Txns = append(h.Txns, init)
+
+	recs := map[int64]*txnRec{}
+	var order []int64
+	get := func(id int64, conn int, explicit bool) *txnRec {
+		r := recs[id]
+		if r == nil {
+			lvl := res.Levels[conn]
+			if lvl == "" {
+				lvl = p.Case.LevelOf(conn)
+			}
+			r = &txnRec{txn: history.Txn{ID: id, Session: conn, Isolation: string(lvl)}, explicit: explicit, groups: map[int]int{}}
+			recs[id] = r
+			order = append(order, id)
+		}
+		return r
+	}
+	for _, t := range p.Txns {
+		get(int64(t.ID), t.Conn, t.Explicit)
+	}
+	get(p.FinalTxn, p.FinalConn, true)
+	sentOf := map[int][]string{}
+	for i, st := range p.Steps {
+		if st.Info != nil && st.Info.Instrumented {
+			sentOf[st.Group] = append(sentOf[st.Group], p.Case.Steps[i].SQL)
+		}
+		if st.Role == RoleBegin && st.Orig >= 0 {
+			recs[st.Txn].wrapped = true
+		}
+	}
+
+	current := map[int]*txnRec{} // connection → its transaction in progress
+	for i, ev := range res.Events {
+		at := int64(i + 1)
+		if ev.Step < 0 || ev.Step >= len(p.Steps) {
+			if ev.Implicit {
+				if r := current[ev.Conn]; r != nil {
+					r.aborted, r.ended = true, true
+					r.txn.End = at
+				}
+			}
+			continue
+		}
+		ps := p.Steps[ev.Step]
+		r := recs[ps.Txn]
+		if r == nil {
+			return nil, fmt.Errorf("record: step %d names unknown transaction T%d", ev.Step, ps.Txn)
+		}
+		current[ev.Conn] = r
+		if ev.Status == exec.StatusSkipped {
+			continue
+		}
+		if r.txn.Start == 0 {
+			r.txn.Start = at
+		}
+		if ev.Status != exec.StatusBlocked {
+			r.txn.End = at
+		}
+		failed := ev.Status == exec.StatusError
+		if failed && ev.Error != nil && ev.Error.RolledBack {
+			r.aborted, r.ended = true, true
+		}
+		if ps.Info == nil {
+			if ev.Status == exec.StatusBlocked {
+				continue
+			}
+			switch testcase.ControlOf(ev.SQL) {
+			case testcase.Commit:
+				r.commitOK, r.ended = !failed, true
+			case testcase.Rollback:
+				r.ended = true
+			}
+			continue
+		}
+		k, ok := r.groups[ps.Group]
+		if !ok {
+			k = len(r.txn.Stmts)
+			r.groups[ps.Group] = k
+			orig := ev.SQL
+			if ps.Orig >= 0 {
+				orig = p.Original.Steps[ps.Orig].SQL
+			}
+			r.txn.Stmts = append(r.txn.Stmts, history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
+				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Start: at})
+		}
+		st := &r.txn.Stmts[k]
+		if ev.Status == exec.StatusBlocked {
+			continue
+		}
+		st.End = at
+		if failed {
+			if ev.Error != nil {
+				st.Error = string(ev.Error.Class)
+			} else {
+				st.Error = string(target.ClassOther)
+			}
+			if ps.Role == RoleMain || ps.Role == RolePreRead {
+				r.mainOK = -1
+			}
+			continue
+		}
+		if !ps.Info.Instrumented || ps.Info.Aggregate {
+			if ps.Role == RoleMain && r.mainOK == 0 {
+				r.mainOK = 1
+			}
+			continue
+		}
+		switch ps.Role {
+		case RolePreRead:
+			if ps.Info.PreDeletes {
+				st.Deleted = Versions(ev.Columns, ev.Rows)
+			} else {
+				st.Reads = Versions(ev.Columns, ev.Rows)
+			}
+		case RoleMain, RoleFinalRead:
+			if r.mainOK == 0 {
+				r.mainOK = 1
+			}
+			st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
+			st.Inserted = ps.Info.Inserted
+		}
+	}
+	for _, id := range order {
+		r := recs[id]
+		r.txn.Status = status(r, res.Hang)
+		h.Txns = append(h.Txns, r.txn)
+	}
+	return h, nil
+}
+
+// status decides a transaction's outcome from what Record saw.
+func status(r *txnRec, hang bool) history.Status {
+	switch {
+	case r.aborted:
+		return history.Fail
+	case r.explicit || r.wrapped:
+		if r.commitOK && (r.explicit || r.mainOK == 1) {
+			return history.OK
+		}
+		if !r.ended && hang {
+			return history.Unknown
+		}
+		// Rolled back, failed COMMIT, or never ended: closing the session
+		// at the end of the case rolled it back.
+		return history.Fail
+	case r.mainOK == 1:
+		return history.OK
+	case r.mainOK == 0 && hang:
+		return history.Unknown
+	}
+	return history.Fail
+}
+
+// TxnName renders a transaction id as it appears in wLists.
+func TxnName(id int64) string { return "T" + strconv.FormatInt(id, 10) }

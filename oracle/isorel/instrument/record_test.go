@@ -1,0 +1,126 @@
+package instrument
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/testcase"
+)
+
+// recordCase exercises every instrumented kind in an order with one
+// outcome on every DBMS: T1 and T2 update the same row one after the other,
+// T2 inserts, T3 deletes in autocommit (wrapped for its pre-read), T4 reads
+// a join, T5 rolls back, and T6 is the final read.
+const recordCase = `
+CREATE TABLE t (id INT PRIMARY KEY, v INT);
+CREATE TABLE u (id INT, w INT);
+INSERT INTO t VALUES (1, 10), (2, 20);
+INSERT INTO u VALUES (1, 100);
+1> BEGIN;
+1> UPDATE t SET v = 11 WHERE id = 1;
+1> COMMIT;
+2> BEGIN;
+2> UPDATE t SET v = 12 WHERE id = 1;
+2> INSERT INTO u VALUES (2, 200);
+2> COMMIT;
+3> DELETE FROM t WHERE id = 2;
+1> SELECT t.v, u.w FROM t JOIN u ON t.id = u.id;
+2> BEGIN;
+2> UPDATE u SET w = 0;
+2> ROLLBACK;
+`
+
+// wantRecord is the history in the compact form of render.
+const wantRecord = `T0 init ok: INSERT+[r1 r2] INSERT+[r3]
+T1 conn1 ok: UPDATE
+T2 conn2 ok: UPDATE INSERT+[r4]
+T3 conn3 ok: DELETE-[r2:T0]
+T4 conn1 ok: SELECT<[r1:T0,T1,T2 r3:T0]
+T5 conn2 fail: UPDATE
+T6 conn4 ok: SELECT<[r1:T0,T1,T2] SELECT<[r3:T0 r4:T2]
+`
+
+func render(h *history.History) string {
+	var b strings.Builder
+	for _, t := range h.Txns {
+		who := fmt.Sprintf("conn%d", t.Session)
+		if t.Init {
+			who = "init"
+		}
+		fmt.Fprintf(&b, "T%d %s %s:", t.ID, who, t.Status)
+		for _, s := range t.Stmts {
+			b.WriteString(" " + s.Kind)
+			vs := func(mark string, v []history.Version) {
+				if len(v) == 0 {
+					return
+				}
+				var f []string
+				for _, x := range v {
+					f = append(f, x.Row+":"+x.WList)
+				}
+				b.WriteString(mark + "[" + strings.Join(f, " ") + "]")
+			}
+			vs("<", s.Reads)
+			vs("-", s.Deleted)
+			if len(s.Inserted) > 0 {
+				b.WriteString("+[" + strings.Join(s.Inserted, " ") + "]")
+			}
+			if s.Error != "" {
+				b.WriteString("!" + s.Error)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestRecordOnServers(t *testing.T) {
+	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) {
+			t.Parallel()
+			tg := connect.ForTest(t, dbms)
+			ctx := context.Background()
+			c, err := testcase.ParseString("record", recordCase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Instrument(c, tg.Info().Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := exec.Run(ctx, tg, p.Case, exec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := Record(p, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(h); got != wantRecord {
+				t.Errorf("history:\n%swant:\n%s", got, wantRecord)
+			}
+			// The history must survive its own file format.
+			var sb strings.Builder
+			if err := history.Write(&sb, h); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := history.Read(strings.NewReader(sb.String())); err != nil {
+				t.Errorf("recorded history does not read back: %v", err)
+			}
+			// Users see the original result: no hidden columns.
+			for _, ev := range res.Events {
+				for _, col := range Strip(ev).Columns {
+					if IsHidden(col) {
+						t.Errorf("Strip left %s in %s", col, ev.SQL)
+					}
+				}
+			}
+			testStress(t, tg)
+		})
+	}
+}

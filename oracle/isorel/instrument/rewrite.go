@@ -1,0 +1,542 @@
+// Package instrument rewrites SQL for the IsoRel oracle (paper §3.1–3.2,
+// Table 1) and records what the rewritten statements observed as a
+// relational history (package history).
+//
+// Every table gets two hidden text columns, txlab_rowid (a row identity
+// unique across all tables, "r17") and txlab_wlist (the transactions that
+// wrote the row, oldest first, "T0,T3"). Queries additionally return the
+// rowId/wList pair of every table row they read, as result columns
+// txlab_r0, txlab_w0, txlab_r1, ...; INSERT assigns a rowId and 'Tn'; UPDATE
+// appends ',Tn'; DELETE, REPLACE and upserts on keyed tables are preceded
+// by a locking read of the rows they may remove or overwrite.
+//
+// Two modes share the rewriting: Instrument + Record run a case through the
+// deterministic protocol (exec.Run), Stress runs generated transactions
+// concurrently on several sessions.
+package instrument
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/txlab/txlab/sqlast"
+)
+
+// The hidden columns. The generator names columns c0, c1, ... and tables
+// t0, t1, ..., so the txlab_ prefix cannot collide with generated names.
+const (
+	RowIDColumn = "txlab_rowid"
+	WListColumn = "txlab_wlist"
+	// HiddenPrefix starts every column name txlab adds, in tables and in
+	// results; IsHidden strips them from what users see.
+	HiddenPrefix = "txlab_"
+)
+
+// IsHidden reports whether a result or table column is one txlab added.
+func IsHidden(column string) bool {
+	return strings.HasPrefix(strings.ToLower(column), HiddenPrefix)
+}
+
+func rowAlias(i int) string   { return "txlab_r" + strconv.Itoa(i) }
+func wlistAlias(i int) string { return "txlab_w" + strconv.Itoa(i) }
+
+// errAggregate marks a query whose rows are aggregates: it runs as written
+// and is excluded from inference.
+var errAggregate = errors.New("aggregate query")
+
+// errUnsupported marks a statement outside the instrumentable subset.
+var errUnsupported = errors.New("outside the instrumentable subset")
+
+// table is what the rewriter knows of one table from its CREATE statements.
+type table struct {
+	name    string
+	columns []string
+	keys    [][]string // primary key and unique sets
+}
+
+// Rewriter holds the schema and the rowId counter. Statement is safe for
+// concurrent use once the schema is complete (stress mode shares one).
+type Rewriter struct {
+	d      sqlast.Dialect
+	tables map[string]*table
+	order  []string
+	nextID atomic.Int64
+}
+
+// NewRewriter makes a rewriter for dialect d with an empty schema.
+func NewRewriter(d sqlast.Dialect) *Rewriter {
+	return &Rewriter{d: d, tables: map[string]*table{}}
+}
+
+// Tables lists the tables seen, in creation order.
+func (rw *Rewriter) Tables() []string { return rw.order }
+
+func (rw *Rewriter) newRowID() string {
+	return "r" + strconv.FormatInt(rw.nextID.Add(1), 10)
+}
+
+// Role is what an instrumented statement does for the statement it was made from.
+type Role int
+
+// Roles of sent statements.
+const (
+	RoleMain      Role = iota // the statement itself, rewritten (or as written)
+	RolePreRead               // the locking read before a DELETE, REPLACE or upsert
+	RoleBegin                 // BEGIN added around an autocommit statement that needs a pre-read
+	RoleCommit                // the COMMIT closing it
+	RoleFinalRead             // a read of a whole table after everything else
+)
+
+func (r Role) String() string {
+	return [...]string{"main", "pre-read", "begin", "commit", "final-read"}[r]
+}
+
+// Sent is one statement the rewriter wants sent.
+type Sent struct {
+	SQL  string
+	Role Role
+}
+
+// Info describes one rewritten statement.
+type Info struct {
+	Kind         string // first keyword, upper case
+	Instrumented bool   // false: runs as written, Sent stays empty in the history
+	Aggregate    bool
+	Locking      bool
+	// PreDeletes says the pre-read's rows are removed (DELETE, REPLACE)
+	// rather than overwritten in place (upsert DO UPDATE, recorded as reads).
+	PreDeletes bool
+	// Inserted are the rowIds assigned to VALUES rows.
+	Inserted []string
+	// Note says why a statement is not (fully) instrumented.
+	Note string
+}
+
+// Statement rewrites one data statement of transaction txn. It always
+// returns something to send: a statement it cannot rewrite is sent as
+// written and reported uninstrumented.
+func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
+	info := Info{Kind: keyword(sql)}
+	st, err := sqlast.Parse(rw.d, sql)
+	if err != nil {
+		info.Note = "not parsed: " + err.Error()
+		return []Sent{{SQL: sql}}, info
+	}
+	sent, err := rw.stmt(st, txn, &info)
+	switch {
+	case errors.Is(err, errAggregate):
+		info.Aggregate, info.Note = true, "aggregate: excluded from inference"
+		return []Sent{{SQL: sql}}, info
+	case err != nil:
+		info.Note = err.Error()
+		return []Sent{{SQL: sql}}, info
+	}
+	info.Instrumented = true
+	return sent, info
+}
+
+// StatementAST is Statement for a statement already parsed (stress mode).
+func (rw *Rewriter) StatementAST(st sqlast.Stmt, txn int64) ([]Sent, Info) {
+	return rw.Statement(sqlast.Format(rw.d, st), txn)
+}
+
+func keyword(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+}
+
+func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) {
+	tn := "T" + strconv.FormatInt(txn, 10)
+	switch s := st.(type) {
+	case *sqlast.SelectStmt:
+		q, _, err := rw.query(s.Query)
+		if err != nil {
+			return nil, err
+		}
+		c := *s
+		c.Query = q
+		info.Locking = s.Lock != sqlast.LockNone
+		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+	case *sqlast.Update:
+		if rw.tables[s.Table] == nil {
+			return nil, fmt.Errorf("unknown table %s", s.Table)
+		}
+		c := *s
+		c.Set = append(append([]sqlast.Assignment(nil), s.Set...), sqlast.Assignment{
+			Column: WListColumn,
+			Value:  &sqlast.Concat{L: &sqlast.ColumnRef{Column: WListColumn}, R: str("," + tn)},
+		})
+		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+	case *sqlast.Delete:
+		if rw.tables[s.Table] == nil {
+			return nil, fmt.Errorf("unknown table %s", s.Table)
+		}
+		info.Locking, info.PreDeletes = true, true
+		return []Sent{
+			{SQL: rw.preRead(s.Table, s.Where), Role: RolePreRead},
+			{SQL: sqlast.Format(rw.d, s)},
+		}, nil
+	case *sqlast.Insert:
+		return rw.insert(s, tn, info)
+	}
+	return nil, errUnsupported
+}
+
+func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitString, Text: s} }
+
+// preRead is SELECT rowId, wList FROM t WHERE pred FOR UPDATE. SQLite has
+// no FOR UPDATE; there the read runs inside the write transaction, whose
+// database lock keeps the rows stable instead.
+func (rw *Rewriter) preRead(tbl string, where sqlast.Expr) string {
+	sel := &sqlast.Select{
+		Items: []sqlast.SelectItem{
+			{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
+			{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
+		},
+		From:  []sqlast.TableRef{&sqlast.Table{Name: tbl}},
+		Where: where,
+	}
+	st := &sqlast.SelectStmt{Query: sel}
+	if rw.d.SupportsLocking() {
+		st.Lock = sqlast.LockUpdate
+	}
+	return sqlast.Format(rw.d, st)
+}
+
+// pair is the rowId and wList expressions of one table row in scope.
+type pair struct{ row, wl sqlast.Expr }
+
+// query rewrites q so its output ends with n pairs txlab_rI, txlab_wI.
+func (rw *Rewriter) query(q sqlast.Query) (sqlast.Query, int, error) {
+	switch q := q.(type) {
+	case *sqlast.Select:
+		if hasAggregate(q) {
+			return nil, 0, errAggregate
+		}
+		c := *q
+		c.From = make([]sqlast.TableRef, len(q.From))
+		var pairs []pair
+		for i, f := range q.From {
+			nf, ps, err := rw.from(f)
+			if err != nil {
+				return nil, 0, err
+			}
+			c.From[i] = nf
+			pairs = append(pairs, ps...)
+		}
+		c.Items = append([]sqlast.SelectItem(nil), q.Items...)
+		for i, p := range pairs {
+			c.Items = append(c.Items,
+				sqlast.SelectItem{Expr: p.row, Alias: rowAlias(i)},
+				sqlast.SelectItem{Expr: p.wl, Alias: wlistAlias(i)})
+		}
+		return &c, len(pairs), nil
+	case *sqlast.SetOp:
+		l, nl, err := rw.query(q.Left)
+		if err != nil {
+			return nil, 0, err
+		}
+		r, nr, err := rw.query(q.Right)
+		if err != nil {
+			return nil, 0, err
+		}
+		// Both sides must have as many columns: pad the shorter with NULL
+		// pairs, which Record skips.
+		n := max(nl, nr)
+		l, r = pad(l, nl, n), pad(r, nr, n)
+		return &sqlast.SetOp{Op: q.Op, Left: l, Right: r}, n, nil
+	}
+	return nil, 0, errUnsupported
+}
+
+// pad appends NULL pairs from..to-1 to every SELECT of q (already copies).
+func pad(q sqlast.Query, from, to int) sqlast.Query {
+	if from == to {
+		return q
+	}
+	switch q := q.(type) {
+	case *sqlast.Select:
+		for i := from; i < to; i++ {
+			null := &sqlast.Literal{Kind: sqlast.LitNull, Text: "NULL"}
+			q.Items = append(q.Items, sqlast.SelectItem{Expr: null, Alias: rowAlias(i)}, sqlast.SelectItem{Expr: null, Alias: wlistAlias(i)})
+		}
+	case *sqlast.SetOp:
+		q.Left, q.Right = pad(q.Left, from, to), pad(q.Right, from, to)
+	}
+	return q
+}
+
+// from rewrites a FROM item and returns the pairs of the rows it yields.
+func (rw *Rewriter) from(f sqlast.TableRef) (sqlast.TableRef, []pair, error) {
+	switch f := f.(type) {
+	case *sqlast.Table:
+		if rw.tables[f.Name] == nil {
+			return nil, nil, fmt.Errorf("unknown table %s", f.Name)
+		}
+		q := f.Name
+		if f.Alias != "" {
+			q = f.Alias
+		}
+		return f, []pair{{&sqlast.ColumnRef{Table: q, Column: RowIDColumn}, &sqlast.ColumnRef{Table: q, Column: WListColumn}}}, nil
+	case *sqlast.Subquery:
+		inner, n, err := rw.query(f.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.Alias == "" && n > 0 {
+			return nil, nil, fmt.Errorf("derived table without alias")
+		}
+		ps := make([]pair, n)
+		for i := range ps {
+			ps[i] = pair{&sqlast.ColumnRef{Table: f.Alias, Column: rowAlias(i)}, &sqlast.ColumnRef{Table: f.Alias, Column: wlistAlias(i)}}
+		}
+		return &sqlast.Subquery{Query: inner, Alias: f.Alias}, ps, nil
+	case *sqlast.Join:
+		l, lp, err := rw.from(f.Left)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, rp, err := rw.from(f.Right)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &sqlast.Join{Kind: f.Kind, Left: l, Right: r, On: f.On}, append(lp, rp...), nil
+	}
+	return nil, nil, errUnsupported
+}
+
+var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "GROUP_CONCAT": true, "STRING_AGG": true, "TOTAL": true}
+
+// hasAggregate reports whether a SELECT's own items aggregate (subqueries
+// in them are separate queries and do not count).
+func hasAggregate(s *sqlast.Select) bool {
+	found := false
+	var visit func(n any) bool
+	visit = func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.Func:
+			if aggregates[strings.ToUpper(n.Name)] && (n.Star || len(n.Args) == 1) {
+				found = true
+			}
+		case *sqlast.ScalarSubquery, *sqlast.Exists:
+			return false
+		case *sqlast.In:
+			if n.Sub != nil {
+				sqlast.Walk(n.X, visit)
+				return false
+			}
+		}
+		return !found
+	}
+	for _, it := range s.Items {
+		sqlast.Walk(it.Expr, visit)
+	}
+	return found
+}
+
+// insert rewrites INSERT / REPLACE / upsert.
+func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, error) {
+	t := rw.tables[s.Table]
+	if t == nil {
+		return nil, fmt.Errorf("unknown table %s", s.Table)
+	}
+	c := *s
+	cols := s.Columns
+	if len(cols) == 0 && (s.Values != nil || s.Select != nil) {
+		cols = t.columns
+	}
+	c.Columns = append(append([]string(nil), cols...), RowIDColumn, WListColumn)
+	var out []Sent
+	switch {
+	case s.Select != nil:
+		// INSERT … SELECT: one rowId per source row, "rN." followed by the
+		// source rows' rowIds, unique as long as the source reads each
+		// combination of rows once (no DISTINCT, no UNION, no aggregate).
+		// The source rows it read are not recorded: an INSERT returns no rows.
+		src, ok := s.Select.(*sqlast.Select)
+		if !ok || src.Distinct || hasAggregate(src) {
+			return nil, fmt.Errorf("INSERT … SELECT from a compound, DISTINCT or aggregate query")
+		}
+		sc := *src
+		var pairs []pair
+		for _, f := range src.From {
+			_, ps, err := rw.from(f)
+			if err != nil {
+				return nil, err
+			}
+			if _, sub := f.(*sqlast.Table); !sub {
+				return nil, fmt.Errorf("INSERT … SELECT from a join or derived table")
+			}
+			pairs = append(pairs, ps...)
+		}
+		var id sqlast.Expr = str(rw.newRowID() + ".")
+		for i, p := range pairs {
+			if i > 0 {
+				id = &sqlast.Concat{L: id, R: str(".")}
+			}
+			id = &sqlast.Concat{L: id, R: p.row}
+		}
+		if len(pairs) == 0 {
+			return nil, fmt.Errorf("INSERT … SELECT without a table")
+		}
+		sc.Items = append(append([]sqlast.SelectItem(nil), src.Items...), sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: str(tn)})
+		c.Select = &sc
+	default:
+		rows := s.Values
+		if rows == nil {
+			rows = [][]sqlast.Expr{{}} // DEFAULT VALUES
+		}
+		c.Values = make([][]sqlast.Expr, len(rows))
+		for i, row := range rows {
+			id := rw.newRowID()
+			info.Inserted = append(info.Inserted, id)
+			c.Values[i] = append(append([]sqlast.Expr(nil), row...), str(id), str(tn))
+		}
+		if pre := rw.conflictRead(s, t, cols); pre != "" {
+			out = append(out, Sent{SQL: pre, Role: RolePreRead})
+			info.Locking = true
+			info.PreDeletes = s.Replace
+		}
+	}
+	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
+		// The conflicting row is updated in place: its wList grows like an UPDATE's.
+		nc := *oc
+		nc.Set = append(append([]sqlast.Assignment(nil), oc.Set...), sqlast.Assignment{
+			Column: WListColumn,
+			Value:  &sqlast.Concat{L: &sqlast.ColumnRef{Table: s.Table, Column: WListColumn}, R: str("," + tn)},
+		})
+		c.OnConflict = &nc
+	}
+	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil
+}
+
+// conflictRead is the locking read of the rows a REPLACE or an upsert
+// DO UPDATE may remove or overwrite: those matching a VALUES row on a key.
+// REPLACE and MySQL's ON DUPLICATE KEY UPDATE fire on any unique key;
+// ON CONFLICT (target) only on its target. "" when none is needed.
+func (rw *Rewriter) conflictRead(s *sqlast.Insert, t *table, cols []string) string {
+	var keys [][]string
+	switch {
+	case s.Replace:
+		keys = t.keys
+	case s.OnConflict != nil && !s.OnConflict.DoNothing:
+		keys = t.keys
+		if rw.d != sqlast.MySQL && len(s.OnConflict.Columns) > 0 {
+			keys = [][]string{s.OnConflict.Columns}
+		}
+	default:
+		return ""
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c] = i
+	}
+	var pred sqlast.Expr
+	for _, row := range s.Values {
+	keyLoop:
+		for _, k := range keys {
+			var conj sqlast.Expr
+			for _, col := range k {
+				i, ok := idx[col]
+				if !ok || i >= len(row) {
+					continue keyLoop // the key takes its default: leave it out
+				}
+				if l, ok := row[i].(*sqlast.Literal); ok && l.Kind == sqlast.LitNull {
+					continue keyLoop // NULL never conflicts
+				}
+				eq := &sqlast.Binary{Op: "=", L: &sqlast.ColumnRef{Column: col}, R: row[i]}
+				conj = and(conj, eq, "AND")
+			}
+			if conj != nil {
+				pred = and(pred, conj, "OR")
+			}
+		}
+	}
+	if pred == nil {
+		return ""
+	}
+	return rw.preRead(s.Table, pred)
+}
+
+func and(a, b sqlast.Expr, op string) sqlast.Expr {
+	if a == nil {
+		return b
+	}
+	return &sqlast.Binary{Op: op, L: a, R: b}
+}
+
+// Setup rewrites one setup statement: CREATE TABLE gains the hidden
+// columns, INSERT rows get rowIds and wList 'T0', anything else runs as
+// written. It also learns the schema, so setup must go through it first.
+func (rw *Rewriter) Setup(sql string) (string, Info) {
+	info := Info{Kind: keyword(sql)}
+	st, err := sqlast.Parse(rw.d, sql)
+	if err != nil {
+		info.Note = "not parsed: " + err.Error()
+		return sql, info
+	}
+	switch s := st.(type) {
+	case *sqlast.CreateTable:
+		t := &table{name: s.Name}
+		for _, c := range s.Columns {
+			t.columns = append(t.columns, c.Name)
+			if c.PrimaryKey || c.Unique {
+				t.keys = append(t.keys, []string{c.Name})
+			}
+		}
+		if s.PrimaryKey != nil {
+			t.keys = append(t.keys, s.PrimaryKey)
+		}
+		t.keys = append(t.keys, s.Uniques...)
+		if rw.tables[s.Name] == nil {
+			rw.order = append(rw.order, s.Name)
+		}
+		rw.tables[s.Name] = t
+		// TEXT is not a type of the subset (wLists grow without bound), so
+		// the columns are added untyped and typed in the text. They carry
+		// no constraint, so they never change how transactions conflict
+		// (paper §3.1.2).
+		c := *s
+		c.Columns = append(append([]sqlast.ColumnDef(nil), s.Columns...), sqlast.ColumnDef{Name: RowIDColumn}, sqlast.ColumnDef{Name: WListColumn})
+		out := strings.Replace(sqlast.Format(rw.d, &c), ", "+RowIDColumn+", "+WListColumn, ", "+RowIDColumn+" TEXT, "+WListColumn+" TEXT", 1)
+		info.Instrumented = true
+		return out, info
+	case *sqlast.CreateIndex:
+		if s.Unique && rw.tables[s.Table] != nil {
+			rw.tables[s.Table].keys = append(rw.tables[s.Table].keys, s.Columns)
+		}
+		return sql, info
+	case *sqlast.Insert:
+		if s.Select != nil || s.OnConflict != nil || s.Replace {
+			break
+		}
+		sent, err := rw.insert(s, "T0", &info)
+		if err != nil {
+			info.Note = err.Error()
+			return sql, info
+		}
+		info.Instrumented = true
+		return sent[len(sent)-1].SQL, info
+	}
+	return sql, info
+}
+
+// FullRead is the instrumented read of every row of a table, ordered by
+// rowId so the recorded history is reproducible.
+func (rw *Rewriter) FullRead(tbl string) string {
+	sel := &sqlast.Select{
+		Items: []sqlast.SelectItem{
+			{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
+			{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
+		},
+		From: []sqlast.TableRef{&sqlast.Table{Name: tbl}},
+	}
+	order := []sqlast.OrderItem{{Expr: &sqlast.ColumnRef{Column: rowAlias(0)}}}
+	return sqlast.Format(rw.d, &sqlast.SelectStmt{Query: sel, OrderBy: order})
+}

@@ -1,0 +1,211 @@
+// Package campaign plugs mini-transaction workloads into `txlab fuzz
+// --oracle mt`: each round runs the MT workload on a real target, checks the
+// recorded history with package mt, judges every counterexample against the
+// semantics table (bug or allowed) and writes a finding bundle holding the
+// whole round's history, so `txlab check` reproduces the verdict offline.
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/oracle/mt"
+	"github.com/txlab/txlab/oracle/mt/workload"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
+)
+
+// Name is the oracle's name in findings and on the command line.
+const Name = "mt"
+
+// Oracle is the MT campaign; it implements fuzz.Workload.
+type Oracle struct {
+	// Workload is the per-round workload; Level, Seed and Duration are set
+	// by each round.
+	Workload workload.Config
+	// Model checks against a stronger model than the DBMS documents (every
+	// anomaly is then a bug); "" checks the model of the level's name and
+	// judges each anomaly with the semantics table.
+	Model mt.Model
+	// Strict makes every anomaly the level's textbook definition forbids a
+	// bug, whatever the DBMS documents.
+	Strict bool
+	// Settings are the server settings the semantics table depends on.
+	Settings map[string]string
+	// Writer writes finding bundles; nil = findings are only counted.
+	Writer *report.Writer
+}
+
+// levelModel is the MT model closest to the textbook definition of a level's
+// name. Read committed has no MT model of its own: the serializable check
+// runs and only G0/G1 anomalies count there. Repeatable read is checked as
+// snapshot isolation, the model MT histories can decide (item write skew is
+// invisible to it, as on every snapshot-based repeatable read).
+func levelModel(l target.Level) mt.Model {
+	switch l {
+	case target.RepeatableRead, target.Snapshot:
+		return mt.Snapshot
+	}
+	return mt.Serializable
+}
+
+// Round implements fuzz.Workload.
+func (o *Oracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec) (*fuzz.RoundResult, error) {
+	level := spec.Level
+	if level == "" {
+		level = t.DefaultLevel()
+	}
+	cfg := o.Workload
+	cfg.Level, cfg.Seed = level, spec.Seed
+	if !spec.Until.IsZero() {
+		left := time.Until(spec.Until)
+		if left <= 0 {
+			return &fuzz.RoundResult{}, nil
+		}
+		if cfg.Duration == 0 || left < cfg.Duration {
+			cfg.Duration = left
+		}
+	}
+	cfg.Progress = spec.Progress
+	h, st, err := workload.Run(ctx, t, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &fuzz.RoundResult{
+		Transactions: st.Total(), Committed: st.Committed, Failed: st.Failed, Unknown: st.Unknown,
+		ErrorsByClass: st.ByClass,
+	}
+	j := o.judge(t.Info().DBMS, level, cfg.LWT)
+	chk, err := mt.Check(h, j.model)
+	if err != nil {
+		return nil, fmt.Errorf("checking the recorded history: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, a := range chk.Anomalies {
+		f, ok := j.finding(a)
+		if !ok || seen[a.Name] {
+			continue // outside the level's definition, or already reported this round
+		}
+		seen[a.Name] = true
+		f.Isolation = string(level)
+		if o.Writer != nil {
+			b, err := bundle(f, a, h, j.model, spec)
+			if err != nil {
+				return nil, err
+			}
+			if f, _, err = o.Writer.Write(b); err != nil {
+				return nil, err
+			}
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	return res, nil
+}
+
+// judge decides what counts as a finding and its verdict for one level.
+type judge struct {
+	model    mt.Model
+	explicit bool // --model given: everything it finds is a bug
+	strict   bool
+	lwt      bool
+	dbms     string
+	level    target.Level
+	textbook semantics.Promise
+	promise  semantics.Promise
+}
+
+func (o *Oracle) judge(dbms string, level target.Level, lwt bool) *judge {
+	j := &judge{model: o.Model, explicit: o.Model != "", strict: o.Strict, lwt: lwt, dbms: dbms, level: level,
+		textbook: semantics.AdyaPromise(level), promise: semantics.Lookup(dbms, level, o.Settings)}
+	switch {
+	case lwt:
+		j.model = mt.Linearizable
+	case !j.explicit:
+		j.model = levelModel(level)
+	}
+	return j
+}
+
+// finding judges one anomaly; ok is false when the anomaly is outside the
+// textbook definition of the level (no finding at all).
+func (j *judge) finding(a mt.Anomaly) (report.Finding, bool) {
+	f := report.Finding{Oracle: Name, Kind: a.Name, Verdict: report.Bug, Summary: a.Explanation}
+	for _, t := range a.Txns {
+		f.Transactions = append(f.Transactions, int(t.ID))
+	}
+	classes := []semantics.Anomaly{semantics.Anomaly(a.Name)}
+	if a.Class != "" {
+		classes = append(classes, semantics.Anomaly(a.Class))
+	}
+	forbids := func(p semantics.Promise) bool {
+		for _, c := range classes {
+			if p.Forbids(c) {
+				return true
+			}
+		}
+		return false
+	}
+	who := j.dbms + "-" + string(j.level)
+	switch {
+	case j.lwt:
+		f.Rule = "single-statement-cas-linearizable"
+	case a.Class == "":
+		// Thin-air, future and own-write reads: no level permits them.
+		f.Rule = "reads-must-see-written-values"
+	case forbids(j.promise):
+		f.Rule = who + "-forbids-" + a.Name
+	case j.explicit:
+		f.Rule = "model-" + string(j.model)
+	case !forbids(j.textbook):
+		return f, false
+	case j.strict:
+		f.Rule = "strict-" + string(j.level)
+	default:
+		f.Verdict = report.Allowed
+		f.Rule = who + "-permits-" + a.Name
+	}
+	return f, true
+}
+
+// bundle builds the finding's report directory contents.
+func bundle(f report.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec fuzz.RoundSpec) (report.Bundle, error) {
+	var full, excerpt bytes.Buffer
+	if err := history.Write(&full, h); err != nil {
+		return report.Bundle{}, err
+	}
+	involved := map[int64]bool{}
+	for _, t := range a.Txns {
+		involved[t.ID] = true
+	}
+	for i := range h.Txns {
+		if involved[h.Txns[i].ID] && !h.Txns[i].Init {
+			if err := history.WriteTxn(&excerpt, &h.Txns[i]); err != nil {
+				return report.Bundle{}, err
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): verdict %s [%s]\n", a.Name, a.Class, f.Verdict, f.Rule)
+	fmt.Fprintf(&b, "isolation %s, checked as %s; round %d, seed %d, %d transactions\n\n", f.Isolation, model, spec.Index, spec.Seed, len(h.Txns))
+	fmt.Fprintf(&b, "%s\n\n", a.Explanation)
+	for _, t := range a.Txns {
+		fmt.Fprintf(&b, "  T%d session %d %s: %s\n", t.ID, t.Session, t.Status, strings.Join(t.Ops, " "))
+	}
+	for _, s := range a.Cycle {
+		fmt.Fprintf(&b, "  T%d -%s(key %d)-> T%d\n", s.From, s.Kind, s.Key, s.To)
+	}
+	fmt.Fprintf(&b, "\nhistory.jsonl is the whole round; check it again with:\n  txlab check --model %s history.jsonl\n", model)
+	fmt.Fprintf(&b, "excerpt.jsonl holds only the transactions above.\n")
+	return report.Bundle{
+		Finding: f,
+		Text:    b.String(),
+		Details: a,
+		Extra:   map[string][]byte{"history.jsonl": full.Bytes(), "excerpt.jsonl": excerpt.Bytes()},
+	}, nil
+}
