@@ -79,78 +79,12 @@ func (g *Graph) Out(v int32) []int32 { return g.out[g.off[v]:g.off[v+1]] }
 // (more than one node, or a self-loop), each as its member nodes, and comp,
 // the component id of every node. Iterative Tarjan, O(n + m).
 func (g *Graph) CyclicSCCs() (sccs [][]int32, comp []int32) {
-	n := g.N
-	index := make([]int32, n) // 0 = unvisited, else DFS number + 1
-	low := make([]int32, n)
-	comp = make([]int32, n)
-	for i := range comp {
-		comp[i] = -1
+	// Resolve edge indices to targets once: the DFS then reads one array.
+	to := make([]int32, len(g.out))
+	for i, e := range g.out {
+		to[i] = g.Edges[e].To
 	}
-	var stack []int32
-	type frame struct{ v, i int32 }
-	var call []frame
-	next := int32(1)
-	ncomp := int32(0)
-	for root := 0; root < n; root++ {
-		if index[root] != 0 {
-			continue
-		}
-		call = append(call, frame{int32(root), g.off[root]})
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, int32(root))
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			v := f.v
-			if f.i < g.off[v+1] {
-				w := g.Edges[g.out[f.i]].To
-				f.i++
-				if index[w] == 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					call = append(call, frame{w, g.off[w]})
-				} else if comp[w] < 0 && index[w] < low[v] {
-					low[v] = index[w] // w is on the stack
-				}
-				continue
-			}
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].v
-				if low[v] < low[p] {
-					low[p] = low[v]
-				}
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			// v is a root: pop its component.
-			i := len(stack) - 1
-			for stack[i] != v {
-				i--
-			}
-			members := stack[i:]
-			for _, w := range members {
-				comp[w] = ncomp
-			}
-			if len(members) > 1 || g.selfLoop(v) {
-				sccs = append(sccs, append([]int32(nil), members...))
-			}
-			stack = stack[:i]
-			ncomp++
-		}
-	}
-	return sccs, comp
-}
-
-func (g *Graph) selfLoop(v int32) bool {
-	for _, e := range g.Out(v) {
-		if g.Edges[e].To == v {
-			return true
-		}
-	}
-	return false
+	return tarjan(g.N, g.off, to)
 }
 
 // ShortestCycle returns a shortest cycle (as edge indices, in order) through

@@ -29,29 +29,39 @@ type readRec struct {
 }
 
 type indexed struct {
-	h        *history.History
-	writes   *vtable // (key, value) → index into wrefs
-	wrefs    []wref
+	h     *history.History
+	wrefs []wref
+	// opOff[i] is the flat index of transaction i's first op; readOf[flat
+	// op] is the index into wrefs of the write a read observed, or -1 (no
+	// such write, or the op is a write). resolve matches all reads at once;
+	// the later passes read this array sequentially.
+	opOff    []int32
+	readOf   []int32
 	included []bool    // committed, or unknown but observed
 	byVer    []readRec // external reads grouped by version (writer, key)
 	init     int32
 }
 
-// index checks the MT assumptions and indexes every write by (key, value).
+// index checks the MT assumptions and finds the write every read observed.
 func index(h *history.History) (*indexed, error) {
 	n := len(h.Txns)
 	ix := &indexed{h: h, included: make([]bool, n), init: -1}
 	var initKeys map[int64]bool
 	nw := 0
+	ix.opOff = make([]int32, n+1)
 	for i := range h.Txns {
 		for _, o := range h.Txns[i].Ops {
 			if o.Kind == history.W {
 				nw++
 			}
 		}
+		ix.opOff[i+1] = ix.opOff[i] + int32(len(h.Txns[i].Ops))
 	}
-	ix.writes = newVtable(nw)
 	ix.wrefs = make([]wref, 0, nw)
+	// What resolve matches, collected in the one pass over the history: the
+	// (key, value) of every write (parallel to wrefs) and of every read.
+	wkv := make([]kv, 0, nw)
+	rocc := make([]occ, 0, int(ix.opOff[n])-nw)
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		if t.Init {
@@ -65,18 +75,25 @@ func index(h *history.History) (*indexed, error) {
 			}
 		}
 	}
+	// The first shape error ends the scan; a value written twice before it
+	// (found by resolve, among the writes collected so far) is reported
+	// instead, as it comes first in the history.
+	var shapeErr error
+scan:
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		if !t.Init {
-			if err := checkShape(t); err != nil {
-				return nil, err
+			if shapeErr = checkShape(t); shapeErr != nil {
+				break
 			}
 		}
 		for j, o := range t.Ops {
 			if initKeys != nil && !initKeys[o.Key] {
-				return nil, badInput("T%d uses key %d, which the initial transaction does not write", t.ID, o.Key)
+				shapeErr = badInput("T%d uses key %d, which the initial transaction does not write", t.ID, o.Key)
+				break scan
 			}
 			if o.Kind != history.W {
+				rocc = append(rocc, occ{kv{o.Key, o.Value}, ix.opOff[i] + int32(j)})
 				continue
 			}
 			final := true
@@ -85,24 +102,32 @@ func index(h *history.History) (*indexed, error) {
 					final = false
 				}
 			}
-			if prev := ix.writes.put(kv{o.Key, o.Value}, int32(len(ix.wrefs))); prev >= 0 {
-				return nil, badInput("value %d is written to key %d twice, by T%d and T%d (MT histories need unique values)",
-					o.Value, o.Key, h.Txns[ix.wrefs[prev].txn].ID, t.ID)
-			}
 			ix.wrefs = append(ix.wrefs, wref{int32(i), int32(j), final})
+			wkv = append(wkv, kv{o.Key, o.Value})
 		}
 		ix.included[i] = t.Status == history.OK
 	}
+	if shapeErr != nil {
+		rocc = nil // the reads will not be needed
+	}
+	if first, second := ix.resolve(wkv, rocc); first >= 0 {
+		w := ix.wrefs[second]
+		o := h.Txns[w.txn].Ops[w.op]
+		return nil, badInput("value %d is written to key %d twice, by T%d and T%d (MT histories need unique values)",
+			o.Value, o.Key, h.Txns[ix.wrefs[first].txn].ID, h.Txns[w.txn].ID)
+	}
+	if shapeErr != nil {
+		return nil, shapeErr
+	}
 	// An unknown commit took effect iff someone observed it; never guess.
 	for i := range h.Txns {
-		t := &h.Txns[i]
-		if t.Status == history.Fail {
+		if h.Txns[i].Status == history.Fail {
 			continue
 		}
-		for _, o := range t.Ops {
-			if o.Kind == history.R {
-				if w, ok := ix.writer(kv{o.Key, o.Value}); ok && w.txn != int32(i) && h.Txns[w.txn].Status == history.Unknown {
-					ix.included[w.txn] = true
+		for _, w := range ix.readOf[ix.opOff[i]:ix.opOff[i+1]] {
+			if w >= 0 {
+				if wt := ix.wrefs[w].txn; wt != int32(i) && h.Txns[wt].Status == history.Unknown {
+					ix.included[wt] = true
 				}
 			}
 		}
@@ -110,9 +135,10 @@ func index(h *history.History) (*indexed, error) {
 	return ix, nil
 }
 
-// writer returns the write of k, if any.
-func (ix *indexed) writer(k kv) (wref, bool) {
-	if w := ix.writes.get(k); w >= 0 {
+// writer returns the write that op j of transaction i (a read) observed,
+// if any.
+func (ix *indexed) writer(i int32, j int) (wref, bool) {
+	if w := ix.readOf[ix.opOff[i]+int32(j)]; w >= 0 {
 		return ix.wrefs[w], true
 	}
 	return wref{}, false
@@ -179,7 +205,7 @@ func (ix *indexed) readChecks(res *Result) {
 					add("non-repeatable-reads", "", []int32{me}, "T%d read key %d twice and got %d, then %d", t.ID, o.Key, q.Value, o.Value)
 					continue ops
 				}
-				w, ok := ix.writer(kv{o.Key, o.Value})
+				w, ok := ix.writer(me, j)
 				switch {
 				case ok && w.txn == me && w.op < int32(j):
 					add("not-my-last-write", "", []int32{me}, "T%d read key %d = %d, its own earlier write, not its last write %d", t.ID, o.Key, o.Value, q.Value)
@@ -190,7 +216,7 @@ func (ix *indexed) readChecks(res *Result) {
 				}
 				continue ops
 			}
-			w, ok := ix.writer(kv{o.Key, o.Value})
+			w, ok := ix.writer(me, j)
 			switch {
 			case !ok:
 				add("thin-air-read", "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
@@ -218,7 +244,7 @@ func (ix *indexed) reads() []readRec {
 			if o.Kind != history.R {
 				continue
 			}
-			w, _ := ix.writer(kv{o.Key, o.Value})
+			w, _ := ix.writer(int32(i), j)
 			if w.txn == int32(i) || firstRead(t, j) != j {
 				continue // own write, or a repeated read (same value, checked)
 			}
@@ -242,14 +268,54 @@ func firstRead(t *history.Txn, j int) int {
 }
 
 // build makes the optimized dependency graph Ĝ of §IV-C: so, wr, ww from
-// wr, and rw from wr and ww, without the transitive closure of ww.
+// wr, and rw from wr and ww, without the transitive closure of ww. Check
+// builds it only to extract witnesses; the cycle test itself runs on
+// arcs (same edges, same order, no labels).
 func (ix *indexed) build() *depgraph.Graph {
-	h := ix.h
-	n := len(h.Txns)
 	rs := ix.versions()
-	edges := make([]depgraph.Edge, 0, len(rs)*3+n)
-	// Session order: consecutive included transactions of a session; the
-	// transitive so edges are implied.
+	edges := make([]depgraph.Edge, 0, len(rs)*3+len(ix.h.Txns))
+	ix.sessionOrder(func(p, i int32) {
+		edges = append(edges, depgraph.Edge{From: p, To: i, Kind: depgraph.SO, Aux: -1})
+	})
+	for _, r := range rs {
+		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WR, Key: r.key, Aux: -1})
+		if r.writes {
+			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WW, Key: r.key, Aux: -1})
+		}
+	}
+	ix.antiDeps(func(from, to int32, key int64) {
+		edges = append(edges, depgraph.Edge{From: from, To: to, Kind: depgraph.RW, Key: key, Aux: -1})
+	})
+	return depgraph.Build(len(ix.h.Txns), edges)
+}
+
+// arcs returns Ĝ's edges in build's order, unlabeled and without the ww
+// edges: each ww edge directly follows a wr edge between the same two
+// transactions, and a repeated arc changes neither reachability nor the
+// order Tarjan finds components in. With splitRW the rw arcs are returned
+// separately (SI composes them).
+func (ix *indexed) arcs(splitRW bool) (main, rw []depgraph.Arc) {
+	rs := ix.versions()
+	// Room for the rw arcs too (usually fewer than the reads): no regrowth.
+	main = make([]depgraph.Arc, 0, 2*len(rs)+len(ix.h.Txns))
+	ix.sessionOrder(func(p, i int32) { main = append(main, depgraph.Arc{From: p, To: i}) })
+	for _, r := range rs {
+		main = append(main, depgraph.Arc{From: r.writer, To: r.reader})
+	}
+	if !splitRW {
+		rw = main
+	}
+	ix.antiDeps(func(from, to int32, _ int64) { rw = append(rw, depgraph.Arc{From: from, To: to}) })
+	if !splitRW {
+		return rw, nil
+	}
+	return main, rw
+}
+
+// sessionOrder calls f for consecutive included transactions p, i of a
+// session; the transitive so edges are implied.
+func (ix *indexed) sessionOrder(f func(p, i int32)) {
+	h := ix.h
 	last := make(map[int]int32)
 	for i := range h.Txns {
 		if !ix.included[i] || h.Txns[i].Init {
@@ -257,40 +323,36 @@ func (ix *indexed) build() *depgraph.Graph {
 		}
 		s := h.Txns[i].Session
 		if p, ok := last[s]; ok {
-			edges = append(edges, depgraph.Edge{From: p, To: int32(i), Kind: depgraph.SO, Aux: -1})
+			f(p, int32(i))
 		}
 		last[s] = int32(i)
 	}
-	for _, r := range rs {
-		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WR, Key: r.key, Aux: -1})
-		if r.writes {
-			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WW, Key: r.key, Aux: -1})
-		}
-	}
-	// rw: group the reads by version (writer, key). A version is identified
-	// by its writer and key; sort reads by writer then key (counting sort by
-	// writer, then the ≤ few keys per writer are adjacent after a stable pass).
-	byWriter := rs
-	for lo := 0; lo < len(byWriter); {
+}
+
+// antiDeps calls f for every rw edge: a reader of a version precedes the
+// transaction that overwrote it.
+func (ix *indexed) antiDeps(f func(from, to int32, key int64)) {
+	// Reads are grouped by version (writer, key), see versions.
+	rs := ix.versions()
+	for lo := 0; lo < len(rs); {
 		hi := lo
-		w, k := byWriter[lo].writer, byWriter[lo].key
-		for hi < len(byWriter) && byWriter[hi].writer == w && byWriter[hi].key == k {
+		w, k := rs[lo].writer, rs[lo].key
+		for hi < len(rs) && rs[hi].writer == w && rs[hi].key == k {
 			hi++
 		}
-		ver := byWriter[lo:hi]
+		ver := rs[lo:hi]
 		for _, u := range ver {
 			if !u.writes {
 				continue
 			}
 			for _, s := range ver {
 				if s.reader != u.reader {
-					edges = append(edges, depgraph.Edge{From: s.reader, To: u.reader, Kind: depgraph.RW, Key: k, Aux: -1})
+					f(s.reader, u.reader, k)
 				}
 			}
 		}
 		lo = hi
 	}
-	return depgraph.Build(n, edges)
 }
 
 // versions returns the external reads grouped by the version read.
@@ -427,13 +489,25 @@ func (ix *indexed) compose(g *depgraph.Graph) *depgraph.Graph {
 // timeNode marks a real-time edge into or out of the time chain.
 const timeNode = -2
 
-// withRealTime adds real-time order through a chain of time nodes: node
-// n+i stands for the i-th smallest end time; T → node(rank of T's end);
-// node i → node i+1; node j → S for the largest end j before S's start.
-// Then T reaches S through the chain iff T ended before S started, with
-// O(n) edges instead of O(n²). Transactions with an unknown end have no
-// outgoing real-time edges (they may have ended at any time).
+// withRealTime adds real-time order through a chain of time nodes (see
+// realTime) to g.
 func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
+	m, rt := ix.realTime()
+	edges := make([]depgraph.Edge, len(g.Edges), len(g.Edges)+len(rt))
+	copy(edges, g.Edges)
+	for _, a := range rt {
+		edges = append(edges, depgraph.Edge{From: a.From, To: a.To, Kind: depgraph.RT, Aux: timeNode})
+	}
+	return depgraph.Build(g.N+m, edges)
+}
+
+// realTime returns the real-time arcs through a chain of m time nodes:
+// node n+i stands for the i-th smallest end time; T → node(rank of T's
+// end); node i → node i+1; node j → S for the largest end j before S's
+// start. Then T reaches S through the chain iff T ended before S started,
+// with O(n) edges instead of O(n²). Transactions with an unknown end have
+// no outgoing real-time edges (they may have ended at any time).
+func (ix *indexed) realTime() (m int, arcs []depgraph.Arc) {
 	h := ix.h
 	n := len(h.Txns)
 	type te struct {
@@ -455,13 +529,12 @@ func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
 		}
 		return 0
 	})
-	m := len(ends)
-	edges := make([]depgraph.Edge, len(g.Edges), len(g.Edges)+3*m)
-	copy(edges, g.Edges)
+	m = len(ends)
+	arcs = make([]depgraph.Arc, 0, 3*m)
 	for i, e := range ends {
-		edges = append(edges, depgraph.Edge{From: e.t, To: int32(n + i), Kind: depgraph.RT, Aux: timeNode})
+		arcs = append(arcs, depgraph.Arc{From: e.t, To: int32(n + i)})
 		if i+1 < m {
-			edges = append(edges, depgraph.Edge{From: int32(n + i), To: int32(n + i + 1), Kind: depgraph.RT, Aux: timeNode})
+			arcs = append(arcs, depgraph.Arc{From: int32(n + i), To: int32(n + i + 1)})
 		}
 	}
 	for i := range h.Txns {
@@ -477,26 +550,27 @@ func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
 			return 1
 		})
 		if j > 0 {
-			edges = append(edges, depgraph.Edge{From: int32(n + j - 1), To: int32(i), Kind: depgraph.RT, Aux: timeNode})
+			arcs = append(arcs, depgraph.Arc{From: int32(n + j - 1), To: int32(i)})
 		}
 	}
-	return depgraph.Build(n+m, edges)
+	return m, arcs
 }
 
-// cycles reports a witness for every cyclic component of g. For SI, gp is
-// the composed graph G' (cycles are searched there and expanded through g).
-func (ix *indexed) cycles(res *Result, g, gp *depgraph.Graph) {
-	search := g
-	if gp != nil {
-		search = gp
+// cycles reports a witness for every cyclic component of search, given
+// its components (from the unlabeled graph, which finds the same ones in
+// the same order). For SI, search is the composed graph G' and g the one
+// its witness cycles are expanded through; otherwise g is nil.
+func (ix *indexed) cycles(res *Result, sccs [][]int32, comp []int32, search, g *depgraph.Graph) {
+	composed := g != nil
+	if !composed {
+		g = search
 	}
-	sccs, comp := search.CyclicSCCs()
 	for _, scc := range sccs {
 		if len(res.Anomalies) >= maxAnomalies {
 			return
 		}
 		cyc := search.ShortestCycle(scc, comp, 8, nil)
-		steps := ix.expand(search, g, gp != nil, cyc)
+		steps := ix.expand(search, g, composed, cyc)
 		res.Anomalies = append(res.Anomalies, ix.explain(steps))
 	}
 }

@@ -7,13 +7,19 @@ import (
 	"github.com/txlab/txlab/history"
 )
 
-// vtable is an open-addressing hash table from (key, value) to a transaction
-// index. Algorithm 2 is one lookup per operation, so a Go map's overhead
-// would dominate the check.
+// vtable is an open-addressing hash table from (key, value) to an int32
+// (a transaction or write index). Every check does one lookup per
+// operation, so a Go map's overhead would dominate; and at a million
+// transactions the table is far larger than the cache, so each slot holds
+// the key, value and index together: a probe is one cache miss, not two.
 type vtable struct {
-	mask uint64
-	keys []kv
-	txns []int32 // -1 = empty slot
+	mask  uint64
+	slots []vslot
+}
+
+type vslot struct {
+	kv
+	idx int32 // -1 = empty slot
 }
 
 func newVtable(n int) *vtable {
@@ -21,32 +27,35 @@ func newVtable(n int) *vtable {
 	for size < uint64(n)*2 {
 		size <<= 1
 	}
-	t := &vtable{mask: size - 1, keys: make([]kv, size), txns: make([]int32, size)}
-	for i := range t.txns {
-		t.txns[i] = -1
+	t := &vtable{mask: size - 1, slots: make([]vslot, size)}
+	for i := range t.slots {
+		t.slots[i].idx = -1
 	}
 	return t
 }
 
-func (t *vtable) slot(k kv) uint64 {
+func (t *vtable) slot(k kv) *vslot {
 	h := uint64(k.k)*0x9E3779B97F4A7C15 ^ uint64(k.v)*0xC2B2AE3D27D4EB4F
 	h ^= h >> 29
 	i := h & t.mask
-	for t.txns[i] >= 0 && t.keys[i] != k {
+	for {
+		s := &t.slots[i]
+		if s.idx < 0 || s.kv == k {
+			return s
+		}
 		i = (i + 1) & t.mask
 	}
-	return i
 }
 
-// put stores k → txn and returns the previous transaction, or -1.
-func (t *vtable) put(k kv, txn int32) int32 {
-	i := t.slot(k)
-	prev := t.txns[i]
-	t.keys[i], t.txns[i] = k, txn
+// put stores k → idx and returns the previous index, or -1.
+func (t *vtable) put(k kv, idx int32) int32 {
+	s := t.slot(k)
+	prev := s.idx
+	s.kv, s.idx = k, idx
 	return prev
 }
 
-func (t *vtable) get(k kv) int32 { return t.txns[t.slot(k)] }
+func (t *vtable) get(k kv) int32 { return t.slot(k).idx }
 
 // checkLWT is Algorithm 2, for all keys at once (linearizability is local):
 // a key needs exactly one insert-if-not-exists (["w(k,v)"]); every

@@ -1,0 +1,121 @@
+package depgraph
+
+// Arc is an unlabeled edge, for graphs that only answer reachability.
+type Arc struct{ From, To int32 }
+
+// Adj is a graph in CSR form without edge labels. Checkers whose histories
+// are usually valid test for cycles on an Adj first (8 bytes per arc while
+// building, 4 after, instead of an Edge's 32) and build the labeled Graph
+// only to extract a witness once a cycle is known to exist.
+type Adj struct {
+	N   int
+	Off []int32 // Off[v]..Off[v+1] index into To
+	To  []int32 // targets grouped by source, in the order the arcs were given
+}
+
+// BuildAdj makes an Adj with n nodes. A counting sort by From keeps each
+// node's arcs in input order, so an Adj built from the arcs of a Graph's
+// edges (in the same order) is traversed exactly like that Graph.
+func BuildAdj(n int, arcs []Arc) *Adj {
+	a := &Adj{N: n, Off: make([]int32, n+1), To: make([]int32, len(arcs))}
+	for _, e := range arcs {
+		a.Off[e.From+1]++
+	}
+	for v := 0; v < n; v++ {
+		a.Off[v+1] += a.Off[v]
+	}
+	pos := make([]int32, n)
+	copy(pos, a.Off[:n])
+	for _, e := range arcs {
+		a.To[pos[e.From]] = e.To
+		pos[e.From]++
+	}
+	return a
+}
+
+// Out returns v's successors.
+func (a *Adj) Out(v int32) []int32 { return a.To[a.Off[v]:a.Off[v+1]] }
+
+// CyclicSCCs is Graph.CyclicSCCs for an Adj. Repeated arcs change nothing
+// (not even the order of the components), so an Adj may leave out arcs that
+// duplicate an earlier arc of the same source, e.g. a ww beside its wr.
+func (a *Adj) CyclicSCCs() (sccs [][]int32, comp []int32) {
+	return tarjan(a.N, a.Off, a.To)
+}
+
+// tarjan is an iterative Tarjan over a CSR graph: off[v]..off[v+1] index
+// into to. It returns the components with a cycle (more than one node, or a
+// self-loop) and every node's component id, O(n + m).
+func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
+	index := make([]int32, n) // 0 = unvisited, else DFS number + 1
+	low := make([]int32, n)
+	comp = make([]int32, n)
+	for i := range comp {
+		comp[i] = -1
+	}
+	var stack []int32
+	type frame struct{ v, i int32 }
+	var call []frame
+	next := int32(1)
+	ncomp := int32(0)
+	for root := 0; root < n; root++ {
+		if index[root] != 0 {
+			continue
+		}
+		call = append(call, frame{int32(root), off[root]})
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if f.i < off[v+1] {
+				w := to[f.i]
+				f.i++
+				if index[w] == 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					call = append(call, frame{w, off[w]})
+				} else if comp[w] < 0 && index[w] < low[v] {
+					low[v] = index[w] // w is on the stack
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].v
+				if low[v] < low[p] {
+					low[p] = low[v]
+				}
+			}
+			if low[v] != index[v] {
+				continue
+			}
+			// v is a root: pop its component.
+			i := len(stack) - 1
+			for stack[i] != v {
+				i--
+			}
+			members := stack[i:]
+			for _, w := range members {
+				comp[w] = ncomp
+			}
+			if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
+				sccs = append(sccs, append([]int32(nil), members...))
+			}
+			stack = stack[:i]
+			ncomp++
+		}
+	}
+	return sccs, comp
+}
+
+func selfLoop(out []int32, v int32) bool {
+	for _, w := range out {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}

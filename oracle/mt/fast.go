@@ -1,0 +1,48 @@
+package mt
+
+import "github.com/txlab/txlab/depgraph"
+
+// cycleTest returns the unlabeled graph whose cycles decide model: Ĝ for
+// SER, G' = (so ∪ wr ∪ ww) ; rw? for SI, Ĝ plus the time chain for SSER.
+// Its arcs are those of build, compose and withRealTime in the same order
+// per node, so its components (and their order) are theirs.
+func (ix *indexed) cycleTest(model Model) *depgraph.Adj {
+	n := len(ix.h.Txns)
+	switch model {
+	case Snapshot:
+		main, rw := ix.arcs(true)
+		return composeAdj(depgraph.BuildAdj(n, main), depgraph.BuildAdj(n, rw))
+	case StrictSerializable:
+		arcs, _ := ix.arcs(false)
+		m, rt := ix.realTime()
+		return depgraph.BuildAdj(n+m, append(arcs, rt...))
+	}
+	arcs, _ := ix.arcs(false)
+	return depgraph.BuildAdj(n, arcs)
+}
+
+// composeAdj is compose on unlabeled graphs: every non-rw arc a → b stays,
+// followed by a → c for each rw arc b → c, in that order (compose's order
+// after depgraph.Build). Two passes (degrees, then targets) write the
+// result in place: no intermediate arc list.
+func composeAdj(main, rw *depgraph.Adj) *depgraph.Adj {
+	n := main.N
+	off := make([]int32, n+1)
+	for a := range int32(n) {
+		d := int32(0)
+		for _, b := range main.Out(a) {
+			d += 1 + rw.Off[b+1] - rw.Off[b]
+		}
+		off[a+1] = off[a] + d
+	}
+	to := make([]int32, off[n])
+	k := 0
+	for a := range int32(n) {
+		for _, b := range main.Out(a) {
+			to[k] = b
+			k++
+			k += copy(to[k:], rw.Out(b))
+		}
+	}
+	return &depgraph.Adj{N: n, Off: off, To: to}
+}
