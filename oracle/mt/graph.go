@@ -663,7 +663,10 @@ func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) string {
 	switch {
 	case rt:
 		return "real-time-violation"
-	case so:
+	case so && rw < 2:
+		// A session that does not see its own earlier transaction. With two
+		// or more anti-dependencies the session edge only orders the two
+		// halves of a write skew or long fork, and is named as that.
 		return "session-guarantee-violation"
 	case rw == 0:
 		return "circular-information-flow"
