@@ -108,6 +108,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"fuzz", "--isolation", "xx"}, "unknown isolation level"},
 		{[]string{"server", "oracle"}, "want mariadb or postgres"},
 		{[]string{"fuzz", "--no-such-flag"}, "unknown flag"},
+		{[]string{"fuzz", "--oracle", "bogus"}, "want none, wss or mt"},
+		{[]string{"fuzz", "--oracle", "wss", "--model", "serializable"}, "apply to --oracle mt"},
+		{[]string{"fuzz", "--oracle", "mt", "--model", "causal"}, "unknown model"},
+		{[]string{"fuzz", "--oracle", "mt", "--distribution", "pareto"}, "unknown key distribution"},
+		{[]string{"fuzz", "--oracle", "mt", "--sessions", "-1"}, "sessions -1"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := txlab(t, tt.args...)
@@ -321,5 +326,37 @@ func TestRunWSS(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFuzzMT runs the MT oracle from the command line: on PostgreSQL read
+// committed checked as serializable it exits 1 with bug findings and
+// bundles; on SQLite (serializable) it exits 0 with transactions counted.
+func TestFuzzMT(t *testing.T) {
+	s := fuzzSummary(t, "--oracle", "mt", "--cases", "1", "--txns", "500", "--out", t.TempDir())
+	if !s.Free || s.Cases != 1 || s.Transactions < 250 || len(s.Findings) != 0 {
+		t.Errorf("sqlite: summary %+v, want one clean round", s)
+	}
+	localdb.Require(t, localdb.Postgres)
+	out := t.TempDir()
+	code, stdout, stderr := txlab(t, "fuzz", "--db", "postgres", "--oracle", "mt", "--isolation", "rc", "--model", "serializable",
+		"--cases", "3", "--txns", "2000", "--out", out, "--json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	var sum fuzz.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sum.Findings {
+		if f.Oracle != "mt" || f.Verdict != "bug" || f.Rule != "model-serializable" || f.Isolation != "read-committed" || f.Dir == "" {
+			t.Errorf("finding %+v", f)
+		}
+		if _, err := os.Stat(filepath.Join(f.Dir, "history.jsonl")); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(sum.Findings) == 0 {
+		t.Error("no findings")
 	}
 }
