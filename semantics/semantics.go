@@ -37,6 +37,18 @@ const (
 	// test: the serial order that runs the write's transaction before that
 	// concurrent writer reproduces the state.
 	SnapshotPredicate MechanismKind = "snapshot-predicate"
+	// SemiConsistentRead: an UPDATE that finds a row locked by a concurrent
+	// transaction evaluates its WHERE clause on the row's latest committed
+	// version and skips the row without waiting when that version does not
+	// match, even if the locking transaction's version would. The test: the
+	// UPDATE did not wait; a concurrent transaction held uncommitted
+	// UPDATE/DELETE changes (and no uncommitted inserts, which have no
+	// committed version: MDEV-30835) on its table; the difference lies in that
+	// table; and the UPDATE changed exactly as many rows as it does when run
+	// on the committed state of its start (plus its own transaction's
+	// earlier statements), i.e. it skipped no row whose committed version
+	// matched.
+	SemiConsistentRead MechanismKind = "semi-consistent-read"
 )
 
 // Mechanism is one documented way a DBMS may legitimately differ from the
@@ -52,6 +64,11 @@ type Mechanism struct {
 	// gap locks misses later inserts, but must wait for earlier uncommitted
 	// ones (missing those is MDEV-30835).
 	WriterAfter bool `json:"writer_after,omitempty"`
+	// Statement says the mechanism acts per statement (read committed takes
+	// a fresh view for every statement): its test also moves a single write
+	// statement, not only its whole transaction, before the concurrent
+	// writer, in the statement-level serial schedule.
+	Statement bool `json:"statement,omitempty"`
 }
 
 // Anomaly names a class of anomaly in Adya/Elle terms (G0, G1a, G1b, G1c,
@@ -114,6 +131,16 @@ var (
 		},
 		Writers:     []string{"INSERT", "REPLACE", "UPDATE"},
 		WriterAfter: true,
+		Statement:   true,
+	}
+	innodbSemiConsistent = Mechanism{
+		Kind: SemiConsistentRead,
+		Rule: Rule{
+			Name:   "innodb-semi-consistent-read",
+			Text:   "at read committed an InnoDB UPDATE that meets a row locked by another transaction evaluates its WHERE on the latest committed version and skips the row without waiting if that version does not match",
+			Source: "MySQL/MariaDB docs: InnoDB transaction isolation levels (READ COMMITTED, semi-consistent read); MDEV-26687 (by design); WriteCheck §6.4.1 Listing 5",
+		},
+		Writers: []string{"UPDATE", "DELETE"},
 	}
 	pgRCSnapshot = Mechanism{
 		Kind: SnapshotPredicate,
@@ -122,7 +149,8 @@ var (
 			Text:   "a write's predicate is evaluated on a snapshot that does not include a concurrent uncommitted insert (or a row a concurrent update moved into its range)",
 			Source: "PostgreSQL docs 13.2.1 (read committed)",
 		},
-		Writers: []string{"INSERT", "UPDATE"},
+		Writers:   []string{"INSERT", "UPDATE"},
+		Statement: true,
 	}
 	pgRRSnapshot = Mechanism{
 		Kind: SnapshotPredicate,
@@ -162,7 +190,7 @@ var table = []row{
 		p.ReadsAnyOrder = &r
 	}},
 	{dbms: []string{anyPostgres}, levels: []target.Level{target.ReadUncommitted, target.ReadCommitted}, apply: mechanisms(pgRCSnapshot)},
-	{dbms: []string{"mysql", "mariadb"}, levels: []target.Level{target.ReadUncommitted, target.ReadCommitted}, apply: mechanisms(innodbRCGaps)},
+	{dbms: []string{"mysql", "mariadb"}, levels: []target.Level{target.ReadUncommitted, target.ReadCommitted}, apply: mechanisms(innodbRCGaps, innodbSemiConsistent)},
 	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: mechanisms(pgRRSnapshot)},
 }
 

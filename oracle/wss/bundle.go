@@ -188,8 +188,16 @@ func (o *Outcome) Text(v *Violation) string {
 	default:
 		fmt.Fprintf(&b, "none of the %d reproduces the actual result\n", v.OrdersTotal)
 	}
-	if v.Explained != nil {
-		fmt.Fprintf(&b, "documented mechanism: the serial order %s reproduces the actual result\n", orderText(v.Explained.Order))
+	switch r := v.Explained; {
+	case r == nil:
+	case strings.HasPrefix(r.Name, "order"):
+		fmt.Fprintf(&b, "documented mechanism: the serial order %s reproduces the actual result\n", orderText(r.Order))
+	default:
+		// A statement-level run: show it, it is the evidence.
+		fmt.Fprintf(&b, "documented mechanism, shown by the run %q (autocommit statements):\n", r.Name)
+		for _, st := range r.Case.Steps {
+			fmt.Fprintf(&b, "  %d> %s;\n", st.Conn, st.SQL)
+		}
 	}
 	return b.String()
 }

@@ -342,9 +342,10 @@ func (k *checker) matches(r *Run, reads bool) bool {
 	return d.Empty()
 }
 
-// reorder returns the committed transactions in FCRFS order followed by the
-// others: the others leave no trace in the state, and running them last
-// keeps them from changing what the committed ones see.
+// committed returns the committed transactions in FCRFS order, and the
+// others. Serial orders run only the committed ones: the others left no
+// trace in the actual state, but a failed autocommit statement can succeed
+// at another position of a serial order and change the state.
 func (k *checker) committed() (com, rest []*Txn) {
 	for _, t := range k.o.Order {
 		if t.State == Committed {
@@ -360,7 +361,10 @@ func (k *checker) committed() (com, rest []*Txn) {
 // lexicographic order starting with FCRFS, until one reproduces the actual
 // result.
 func (k *checker) search(v *Violation, reads bool) error {
-	com, rest := k.committed()
+	// Only the committed transactions run: the others left no trace in the
+	// actual state, but a failed autocommit statement can succeed at another
+	// position of a serial order and change the state it is compared on.
+	com, _ := k.committed()
 	total := 1
 	for i := 2; i <= len(com); i++ {
 		total *= i
@@ -378,18 +382,17 @@ func (k *checker) search(v *Violation, reads bool) error {
 		idx[i] = i
 	}
 	for {
-		order := make([]*Txn, 0, len(com)+len(rest))
+		order := make([]*Txn, 0, len(com))
 		for _, i := range idx {
 			order = append(order, com[i])
 		}
-		order = append(order, rest...)
 		r, err := k.txRun(orderKey("order", order), order)
 		if err != nil {
 			return err
 		}
 		v.OrdersTried++
 		if !r.Result.Hang && k.matches(r, reads) {
-			v.Reproducing = ids(order[:len(com)])
+			v.Reproducing = ids(order)
 			return nil
 		}
 		if !nextPerm(idx) {
@@ -420,15 +423,19 @@ func nextPerm(p []int) bool {
 
 // explain tries each documented mechanism of the level; it returns the
 // mechanism and the run that shows it.
-func (k *checker) explain() (*semantics.Mechanism, *Run, error) {
+func (k *checker) explain(d Diff) (*semantics.Mechanism, *Run, error) {
 	for i := range k.o.Promise.WSS {
 		m := &k.o.Promise.WSS[i]
+		var r *Run
+		var err error
 		switch m.Kind {
 		case semantics.SnapshotPredicate:
-			r, err := k.snapshotPredicate(m)
-			if err != nil || r != nil {
-				return m, r, err
-			}
+			r, err = k.snapshotPredicate(m)
+		case semantics.SemiConsistentRead:
+			r, err = k.semiConsistentRead(m, d)
+		}
+		if err != nil || r != nil {
+			return m, r, err
 		}
 	}
 	return nil, nil, nil
@@ -436,10 +443,10 @@ func (k *checker) explain() (*semantics.Mechanism, *Run, error) {
 
 // snapshotPredicate tests the SnapshotPredicate mechanism: for a committed
 // writer W and a concurrent committed writer I (of a kind the mechanism
-// names) that ended first, the serial order that moves W just before I
-// reproduces the actual result.
+// names) that ended first, the serial order that moves W just before I (or I
+// just after W) reproduces the actual result.
 func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
-	com, rest := k.committed()
+	com, _ := k.committed() // only committed ones: see search
 	hasKind := func(t *Txn, kinds []string) bool {
 		for _, s := range t.Steps {
 			kw := keyword(k.c.Steps[s].SQL)
@@ -471,24 +478,36 @@ func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
 			if m.WriterAfter && !k.writesAfter(in, w, m.Writers) {
 				continue
 			}
-			var order []*Txn
+			// W just before I, or I just after W: either way W does not
+			// see I, and the transactions between them keep their order.
+			var before, after []*Txn
 			for j, t := range com {
 				if j == ii {
-					order = append(order, w)
+					before = append(before, w)
 				}
 				if j != wi {
-					order = append(order, t)
+					before = append(before, t)
+				}
+				if j != ii {
+					after = append(after, t)
+				}
+				if j == wi {
+					after = append(after, in)
 				}
 			}
-			order = append(order, rest...)
-			r, err := k.txRun(orderKey("order", order), order)
-			if err != nil {
-				return nil, err
-			}
-			if !r.Result.Hang && k.matches(r, false) {
-				return r, nil
+			for _, order := range [][]*Txn{before, after} {
+				r, err := k.txRun(orderKey("order", order), order)
+				if err != nil {
+					return nil, err
+				}
+				if !r.Result.Hang && k.matches(r, false) {
+					return r, nil
+				}
 			}
 		}
+	}
+	if m.Statement {
+		return k.statementPredicate(m)
 	}
 	return nil, nil
 }
@@ -536,7 +555,7 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 	case p.Serializable:
 		f.Verdict, f.Rule = report.Bug, RuleNoSerialOrder.Name
 	default:
-		m, r, err := k.explain()
+		m, r, err := k.explain(d)
 		if err != nil {
 			return err
 		}
