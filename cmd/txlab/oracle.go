@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/oracle/mt/campaign"
 	"github.com/txlab/txlab/oracle/mt/workload"
@@ -26,31 +27,37 @@ type oracleFlags struct {
 	maxStmts int
 	model    string
 	strict   bool
+	mode     string
 	mt       workload.Config
 	dist     string
 	writer   *report.Writer
 }
 
 // oracleNames lists the oracles for errors and help.
-const oracleNames = "none, wss or mt"
+const oracleNames = "none, wss, isorel or mt"
 
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	f := cmd.Flags()
-	help := "oracle that judges each case: none (run only) or wss (WriteCheck:\nfinal state vs first-commit-first serial schedule) (e.g. --oracle wss)"
+	help := "oracle that judges each case: none (run only), wss (WriteCheck: final state vs\nfirst-commit-first serial schedule) or isorel (dependency cycles from hidden row versions) (e.g. --oracle wss)"
 	if generating {
-		help = "oracle: none (run only), wss (WriteCheck: final state vs first-commit-first\nserial schedule) or mt (mini-transaction workload checked for SER/SI) (e.g. --oracle mt)"
+		help = "oracle: none (run only), wss (WriteCheck: final state vs first-commit-first\nserial schedule), isorel (dependency cycles from hidden row versions) or mt\n(mini-transaction workload checked for SER/SI) (e.g. --oracle isorel)"
 	}
 	f.StringVar(&o.name, "oracle", "none", help)
+	if !generating {
+		f.StringVar(&o.model, "model", "", "isorel: judge against what the DBMS promises at this stronger level (e.g. --model serializable)")
+		f.BoolVar(&o.strict, "strict", false, "isorel: every violation of the level's textbook (Adya) definition is a bug (e.g. --strict)")
+	}
 	f.StringVar(&o.out, "out", report.DefaultDir, "directory for finding bundles (case.txn, report.txt, report.json) (e.g. --out /tmp/findings)")
 	if generating {
 		f.IntVar(&o.orders, "orders", 3, "wss: submitted orders generated per group (e.g. --orders 5)")
 		f.IntVar(&o.maxTxns, "max-txns", 5, "wss: transactions per group, 2–5 (e.g. --max-txns 3)")
 		f.IntVar(&o.maxStmts, "max-stmts", 5, "wss: statements per explicit transaction, 1–10 (e.g. --max-stmts 3)")
 		d := workload.DefaultConfig()
-		f.StringVar(&o.model, "model", "", "mt: check against this model instead of the level's own (every violation is then a bug):\nserializable, snapshot, strict-serializable (e.g. --model serializable)")
+		f.StringVar(&o.model, "model", "", "isorel, mt: judge against a stronger model than the DBMS documents (violations are then bugs);\nisorel: an isolation level; mt: serializable, snapshot or strict-serializable (e.g. --model serializable)")
+		f.StringVar(&o.mode, "mode", isorel.Interleaved, "isorel: interleaved (deterministic protocol, exact replayable cases) or stress (free-running\nsessions, --sessions 2–5) (e.g. --mode stress)")
 		f.BoolVar(&o.strict, "strict", false, "every violation of the level's textbook (Adya) definition is a bug, even where the DBMS\ndocuments it (e.g. --strict)")
 		f.BoolVar(&o.mt.LWT, "lwt", false, "mt: lightweight transactions (single-statement compare-and-set), checked for linearizability")
-		f.IntVar(&o.mt.Sessions, "sessions", d.Sessions, "mt: concurrent sessions (e.g. --sessions 16)")
+		f.IntVar(&o.mt.Sessions, "sessions", 0, fmt.Sprintf("concurrent sessions: mt (default %d), isorel --mode stress (2–5, default 4) (e.g. --sessions 16)", d.Sessions))
 		f.IntVar(&o.mt.Txns, "txns", d.Txns, "mt: mini-transactions per round; each round is checked when it ends (e.g. --txns 100000)")
 		f.IntVar(&o.mt.Keys, "keys", d.Keys, "mt: rows the workload updates; fewer keys, more conflicts (e.g. --keys 100)")
 		f.Float64Var(&o.mt.ReadOnlyRatio, "read-only-ratio", d.ReadOnlyRatio, "mt: share of read-only mini-transactions, 0–1 (e.g. --read-only-ratio 0.5)")
@@ -63,8 +70,32 @@ func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 func (o *oracleFlags) validate() error {
 	switch o.name {
 	case "none", "", wss.Name:
-		if o.model != "" || o.mt.LWT {
-			return fmt.Errorf("--model and --lwt apply to --oracle mt")
+		if o.model != "" || o.mt.LWT || o.strict {
+			return fmt.Errorf("--model, --strict and --lwt apply to --oracle isorel or mt")
+		}
+		return nil
+	case isorel.Name:
+		if o.mt.LWT {
+			return fmt.Errorf("--lwt applies to --oracle mt")
+		}
+		if o.model != "" {
+			l, err := target.ParseLevel(o.model)
+			if err != nil {
+				return fmt.Errorf("--model: %w", err)
+			}
+			o.model = string(l)
+		}
+		switch o.mode {
+		case isorel.Interleaved, "":
+		case isorel.Stress:
+			if o.mt.Sessions == 0 {
+				o.mt.Sessions = 4
+			}
+			if o.mt.Sessions < 2 || o.mt.Sessions > 5 {
+				return fmt.Errorf("--sessions %d: stress mode runs 2 to 5 sessions", o.mt.Sessions)
+			}
+		default:
+			return fmt.Errorf("--mode %q: want interleaved or stress", o.mode)
 		}
 		return nil
 	case campaign.Name:
@@ -90,7 +121,9 @@ func (o *oracleFlags) validate() error {
 
 // free reports whether the oracle is a free-running workload (fuzz.Workload)
 // rather than a per-case oracle.
-func (o *oracleFlags) free() bool { return o.name == campaign.Name }
+func (o *oracleFlags) free() bool {
+	return o.name == campaign.Name || (o.name == isorel.Name && o.mode == isorel.Stress)
+}
 
 // fuzzOracle returns the campaign's per-case oracle for target t (nil = run
 // only). The semantics settings are read from the server, with --set on top.
@@ -109,6 +142,9 @@ func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.T
 		return nil, err
 	}
 	o.writer = &report.Writer{Dir: o.out}
+	if o.name == isorel.Name {
+		return &isorel.Oracle{Options: isorel.Options{Settings: settings, Model: o.model, Strict: o.strict, Writer: o.writer}}, nil
+	}
 	return &wss.Oracle{
 		Options: wss.Options{Settings: settings},
 		Groups:  wss.GroupConfig{MaxTxns: o.maxTxns, MaxStmts: o.maxStmts, Orders: o.orders},
@@ -123,6 +159,9 @@ func (o *oracleFlags) workload(ctx context.Context, g *globalFlags, t target.Tar
 		return nil, err
 	}
 	o.writer = &report.Writer{Dir: o.out}
+	if o.name == isorel.Name {
+		return &isorel.StressOracle{Options: isorel.Options{Settings: settings, Model: o.model, Strict: o.strict, Writer: o.writer}, Sessions: o.mt.Sessions}, nil
+	}
 	return &campaign.Oracle{Workload: o.mt, Model: mt.Model(o.model), Strict: o.strict, Settings: settings, Writer: o.writer}, nil
 }
 

@@ -1,0 +1,91 @@
+package infer
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/txlab/txlab/depgraph"
+)
+
+// because says why e.From precedes e.To, in words.
+func (d *Deps) because(e Edge) string {
+	switch e.Kind {
+	case depgraph.WR:
+		return fmt.Sprintf("T%d read %s as written by T%d (wList %s)", e.To, e.Row, e.From, e.WList)
+	case depgraph.WW:
+		if e.ToStmt >= 0 {
+			return fmt.Sprintf("T%d deleted %s after T%d wrote it (wList %s)", e.To, e.Row, e.From, e.WList)
+		}
+		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (wList %s)", e.To, e.Row, e.From, e.WList)
+	case depgraph.RW:
+		verb := "overwrote"
+		if t := d.byID[e.To]; t != nil && e.ToStmt >= 0 && e.ToStmt < len(t.Stmts) && t.Stmts[e.ToStmt].Kind != "SELECT" {
+			verb = "deleted"
+		}
+		return fmt.Sprintf("T%d %s %s after T%d read it (T%d read wList %s)", e.To, verb, e.Row, e.From, e.From, e.WList)
+	case depgraph.SO:
+		s := 0
+		if t := d.byID[e.From]; t != nil {
+			s = t.Session
+		}
+		return fmt.Sprintf("T%d ran after T%d on session %d", e.To, e.From, s)
+	}
+	return "?"
+}
+
+// explain renders a cycle Elle-style: "T3 < T5, because …. Then T5 < T7,
+// because …. However, T7 < T3, because …: a cycle."
+func (d *Deps) explain(es []Edge) string {
+	var b strings.Builder
+	for i, e := range es {
+		switch {
+		case i == 0:
+		case i == len(es)-1:
+			b.WriteString(" However, ")
+		default:
+			b.WriteString(" Then ")
+		}
+		fmt.Fprintf(&b, "T%d < T%d, because %s", e.From, e.To, d.because(e))
+		if i == len(es)-1 {
+			b.WriteString(": a cycle.")
+		} else {
+			b.WriteString(".")
+		}
+	}
+	return b.String()
+}
+
+// dot renders the involved transactions (labelled with their statements)
+// and the edges (labelled kind and row) as a Graphviz digraph.
+func (d *Deps) dot(txns []int64, es []Edge) []byte {
+	var b bytes.Buffer
+	b.WriteString("digraph cycle {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n")
+	for _, id := range txns {
+		label := fmt.Sprintf("T%d", id)
+		if t := d.byID[id]; t != nil {
+			if t.Status.String() != "ok" {
+				label += " (" + t.Status.String() + ")"
+			}
+			for _, s := range t.Stmts {
+				label += "\\l" + dotEscape(s.SQL)
+			}
+			label += "\\l"
+		}
+		fmt.Fprintf(&b, "  T%d [label=\"%s\"];\n", id, label)
+	}
+	for _, e := range es {
+		l := e.Kind.String()
+		if e.Row != "" {
+			l += " " + e.Row
+		}
+		fmt.Fprintf(&b, "  T%d -> T%d [label=\"%s\"];\n", e.From, e.To, dotEscape(l))
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+func dotEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ")
+	return r.Replace(s)
+}

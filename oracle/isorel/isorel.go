@@ -1,0 +1,298 @@
+// Package isorel is the IsoRel oracle wired into txlab: it instruments a
+// case (package instrument), runs it through the execution protocol or as a
+// free-running stress workload, infers the dependency graph from the hidden
+// rowId/wList columns (package infer), and turns each anomaly into a judged
+// finding with a bundle: case.txn, report.txt, report.json, graph.dot and,
+// when Graphviz is installed, graph.svg.
+package isorel
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	txexec "github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/oracle/isorel/infer"
+	"github.com/txlab/txlab/oracle/isorel/instrument"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Name is the oracle's name in findings and on the command line.
+const Name = "isorel"
+
+// Modes.
+const (
+	Interleaved = "interleaved"
+	Stress      = "stress"
+)
+
+// Options are shared by both modes.
+type Options struct {
+	// Settings are the server settings the semantics table depends on.
+	Settings map[string]string
+	// Model judges against what the DBMS promises at this stronger level.
+	Model string
+	// Strict makes every textbook (Adya) violation a bug.
+	Strict bool
+	// Writer writes finding bundles; nil = findings are only returned.
+	Writer *report.Writer
+}
+
+// Oracle is the interleaved mode: one generated case per group, run through
+// the deterministic protocol, so every finding's case replays exactly. It
+// implements fuzz.Oracle and, through Check, replay.CheckFunc.
+type Oracle struct {
+	Options
+}
+
+// Group implements fuzz.Oracle: one generated case of 2–5 transactions.
+func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
+	return []*testcase.Case{gen.Case(seed, cfg)}
+}
+
+// Check implements fuzz.Oracle: it runs the instrumented case and judges
+// the recorded history. The returned result shows the instrumented run
+// with the hidden columns stripped.
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt txexec.Options) (*txexec.Result, []report.Finding, error) {
+	p, err := instrument.Instrument(c, t.Info().Dialect)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := txexec.Run(ctx, t, p.Case, opt)
+	if err != nil {
+		return res, nil, err
+	}
+	h, err := instrument.Record(p, res)
+	// Users see what the original statements return: no hidden columns.
+	for i := range res.Events {
+		res.Events[i] = instrument.Strip(res.Events[i])
+	}
+	res.Final = stripState(res.Final, p.Tables)
+	if res.Hang {
+		return res, nil, nil
+	}
+	if err != nil {
+		return res, nil, fmt.Errorf("isorel: recording the history: %w", err)
+	}
+	level := c.Isolation
+	if opt.Isolation != "" {
+		level = opt.Isolation
+	}
+	if level == "" {
+		level = t.DefaultLevel()
+	}
+	findings, err := o.judge(t, h, level, func(f *infer.Finding) *testcase.Case { return annotated(c, f, level) })
+	return res, findings, err
+}
+
+// stripState drops the two hidden columns, which instrumentation appends
+// to every table it creates, from a final state.
+func stripState(st target.State, tables []string) target.State {
+	out := target.State{}
+	for name, rows := range st {
+		if !slices.Contains(tables, name) {
+			out[name] = rows
+			continue
+		}
+		trimmed := make([]target.Row, len(rows))
+		for i, r := range rows {
+			trimmed[i] = r[:max(len(r)-2, 0)]
+		}
+		target.SortRows(trimmed)
+		out[name] = trimmed
+	}
+	return out
+}
+
+// annotated is the finding's case.txn: the original case, which replays
+// the same schedule, with the finding in its header.
+func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase.Case {
+	out := *c
+	out.Isolation = level
+	out.Comments = append(append([]string(nil), c.Comments...),
+		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
+		"replay: txlab run --oracle isorel case.txn")
+	return &out
+}
+
+// judge checks h and writes the bundles; caseOf gives the replayable case
+// of a finding (nil when there is none).
+func (o *Options) judge(t target.Target, h *history.History, level target.Level, caseOf func(*infer.Finding) *testcase.Case) ([]report.Finding, error) {
+	res, err := infer.Check(h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
+	if err != nil {
+		return nil, fmt.Errorf("isorel: %w", err)
+	}
+	textbook := semantics.AdyaPromise(level)
+	var out []report.Finding
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		if f.Verdict != report.Bug && !textbook.Forbids(semantics.Anomaly(f.Class)) &&
+			!textbook.Forbids(semantics.Anomaly(strings.TrimSuffix(f.Adya, "-process"))) {
+			continue // within even the textbook definition of the level: no finding
+		}
+		rf := report.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule, Isolation: string(level), Summary: firstLine(f.Text)}
+		for _, id := range f.Txns {
+			rf.Transactions = append(rf.Transactions, int(id))
+		}
+		if o.Writer != nil {
+			b, err := bundle(rf, f, h, caseOf(f))
+			if err != nil {
+				return nil, err
+			}
+			if rf, _, err = o.Writer.Write(b); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, rf)
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// bundle is the finding's report directory.
+func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase.Case) (report.Bundle, error) {
+	involved := map[int64]bool{}
+	for _, id := range f.Txns {
+		involved[id] = true
+	}
+	var excerpt bytes.Buffer
+	for i := range h.Txns {
+		if involved[h.Txns[i].ID] {
+			if err := history.WriteTxn(&excerpt, &h.Txns[i]); err != nil {
+				return report.Bundle{}, err
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "IsoRel %s (Adya %s) at %s: verdict %s\n  %s\n\n", f.Class, f.Adya, rf.Isolation, f.Verdict, f.Rule)
+	b.WriteString(f.Text)
+	if !strings.HasSuffix(f.Text, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("\nThe transactions involved, with the row versions (rowId: wList) they read:\n")
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if !involved[t.ID] {
+			continue
+		}
+		fmt.Fprintf(&b, "  T%d (conn %d, %s):\n", t.ID, t.Session, t.Status)
+		for _, s := range t.Stmts {
+			fmt.Fprintf(&b, "    %s", s.SQL)
+			if s.Error != "" {
+				fmt.Fprintf(&b, "  -- error %s", s.Error)
+			}
+			b.WriteString("\n")
+			if vs := versions(s.Reads); vs != "" {
+				fmt.Fprintf(&b, "      read %s\n", vs)
+			}
+			if vs := versions(s.Deleted); vs != "" {
+				fmt.Fprintf(&b, "      deleted %s\n", vs)
+			}
+		}
+	}
+	if c != nil {
+		b.WriteString("\ncase.txn replays the case: txlab run --oracle isorel case.txn\n")
+	} else {
+		b.WriteString("\nhistory.jsonl holds the transactions involved (a stress run has no replayable case).\n")
+	}
+	extra := map[string][]byte{"graph.dot": f.Dot, "history.jsonl": excerpt.Bytes()}
+	if svg, err := renderSVG(f.Dot); err == nil {
+		extra["graph.svg"] = svg
+	}
+	return report.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, Text: b.String(), Details: f, Extra: extra}, nil
+}
+
+func versions(vs []history.Version) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.Row + ": " + v.WList
+	}
+	return strings.Join(parts, ", ")
+}
+
+// renderSVG runs Graphviz dot when it is installed.
+func renderSVG(dot []byte) ([]byte, error) {
+	if len(dot) == 0 {
+		return nil, errors.New("no graph")
+	}
+	path, err := exec.LookPath("dot")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "-Tsvg")
+	cmd.Stdin = bytes.NewReader(dot)
+	return cmd.Output()
+}
+
+// StressOracle is the stress mode: Sessions connections run generated
+// transactions concurrently for a round, with periodic full reads; the
+// round's history is checked when it ends. It implements fuzz.Workload.
+type StressOracle struct {
+	Options
+	Sessions    int           // 2–5, default 4
+	RoundLength time.Duration // length of one round, default 10s
+	Gen         gen.Config
+}
+
+// Round implements fuzz.Workload.
+func (o *StressOracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec) (*fuzz.RoundResult, error) {
+	level := spec.Level
+	if level == "" {
+		level = t.DefaultLevel()
+	}
+	d := o.RoundLength
+	if d == 0 {
+		d = 10 * time.Second
+	}
+	if !spec.Until.IsZero() {
+		left := time.Until(spec.Until)
+		if left <= 0 {
+			return &fuzz.RoundResult{}, nil
+		}
+		d = min(d, left)
+	}
+	h, err := instrument.Stress(ctx, t, instrument.StressConfig{Sessions: o.Sessions, Duration: d, Seed: spec.Seed, Isolation: level, Gen: o.Gen})
+	if err != nil {
+		return nil, err
+	}
+	res := &fuzz.RoundResult{ErrorsByClass: map[string]int{}}
+	for i := range h.Txns {
+		tx := &h.Txns[i]
+		if tx.Init {
+			continue
+		}
+		res.Transactions++
+		switch tx.Status {
+		case history.OK:
+			res.Committed++
+		case history.Fail:
+			res.Failed++
+		default:
+			res.Unknown++
+		}
+		for _, s := range tx.Stmts {
+			if s.Error != "" {
+				res.ErrorsByClass[s.Error]++
+			}
+		}
+	}
+	res.Findings, err = o.judge(t, h, level, func(*infer.Finding) *testcase.Case { return nil })
+	return res, err
+}
