@@ -7,19 +7,15 @@ import (
 	"github.com/txlab/txlab/history"
 )
 
-// vtable is an open-addressing hash table from (key, value) to an int32
-// (a transaction or write index). Every check does one lookup per
-// operation, so a Go map's overhead would dominate; and at a million
-// transactions the table is far larger than the cache, so each slot holds
-// the key, value and index together: a probe is one cache miss, not two.
+// vtable is an open-addressing hash table from (key, value) to a
+// transaction index. Algorithm 2 is one lookup per operation, so a Go map's
+// overhead would dominate the check. Indexes are kept apart from the keys:
+// a probe of an empty slot then touches only the small index array, which
+// measured faster than one array of (key, value, index) slots.
 type vtable struct {
-	mask  uint64
-	slots []vslot
-}
-
-type vslot struct {
-	kv
-	idx int32 // -1 = empty slot
+	mask uint64
+	keys []kv
+	idx1 []int32 // index + 1; 0 = empty slot, so a fresh table needs no fill pass
 }
 
 func newVtable(n int) *vtable {
@@ -27,35 +23,28 @@ func newVtable(n int) *vtable {
 	for size < uint64(n)*2 {
 		size <<= 1
 	}
-	t := &vtable{mask: size - 1, slots: make([]vslot, size)}
-	for i := range t.slots {
-		t.slots[i].idx = -1
-	}
-	return t
+	return &vtable{mask: size - 1, keys: make([]kv, size), idx1: make([]int32, size)}
 }
 
-func (t *vtable) slot(k kv) *vslot {
+func (t *vtable) slot(k kv) uint64 {
 	h := uint64(k.k)*0x9E3779B97F4A7C15 ^ uint64(k.v)*0xC2B2AE3D27D4EB4F
 	h ^= h >> 29
 	i := h & t.mask
-	for {
-		s := &t.slots[i]
-		if s.idx < 0 || s.kv == k {
-			return s
-		}
+	for t.idx1[i] != 0 && t.keys[i] != k {
 		i = (i + 1) & t.mask
 	}
+	return i
 }
 
 // put stores k → idx and returns the previous index, or -1.
 func (t *vtable) put(k kv, idx int32) int32 {
-	s := t.slot(k)
-	prev := s.idx
-	s.kv, s.idx = k, idx
+	i := t.slot(k)
+	prev := t.idx1[i] - 1
+	t.keys[i], t.idx1[i] = k, idx+1
 	return prev
 }
 
-func (t *vtable) get(k kv) int32 { return t.slot(k).idx }
+func (t *vtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
 
 // checkLWT is Algorithm 2, for all keys at once (linearizability is local):
 // a key needs exactly one insert-if-not-exists (["w(k,v)"]); every
@@ -77,6 +66,7 @@ func checkLWT(h *history.History) (*Result, error) {
 	n := len(h.Txns)
 	written := newVtable(n)
 	var inserts []int32
+	committedCAS := 0
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		if t.Init {
@@ -89,6 +79,9 @@ func checkLWT(h *history.History) (*Result, error) {
 			continue
 		default:
 			return nil, badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
+		}
+		if t.Status == history.OK && len(t.Ops) == 2 {
+			committedCAS++
 		}
 		w := t.Ops[len(t.Ops)-1]
 		if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
@@ -141,11 +134,15 @@ func checkLWT(h *history.History) (*Result, error) {
 	}
 	inChain := make([]bool, n)
 	var chain []int32
+	chainedCAS := 0 // committed CASes reached by a chain
 	for _, ins := range inserts {
 		chain = chain[:0]
 		for t := ins; t >= 0 && !inChain[t]; t = succ[t] {
 			inChain[t] = true
 			chain = append(chain, t)
+			if tx := &h.Txns[t]; tx.Status == history.OK && len(tx.Ops) == 2 {
+				chainedCAS++
+			}
 		}
 		// Real time: scan backwards keeping the earliest end among the
 		// transactions after each one.
@@ -165,7 +162,7 @@ func checkLWT(h *history.History) (*Result, error) {
 	}
 	// Committed CASes no chain reached read a value that was never current
 	// (written by a CAS that was itself off the chain, e.g. a cycle).
-	for i := range h.Txns {
+	for i := 0; i < n && chainedCAS < committedCAS; i++ {
 		t := &h.Txns[i]
 		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
 			add("thin-air-read", []int32{int32(i)}, "T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)
