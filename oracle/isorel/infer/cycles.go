@@ -54,6 +54,13 @@ func (d *Deps) buildGraph() (*graph, []Excuse) {
 		if e.Kind != depgraph.WR || !e.Locking {
 			continue
 		}
+		if d.index == nil {
+			// Built only when a locking read needs it: most histories have none.
+			d.index = make(map[key]int, len(d.Edges))
+			for i := range d.Edges {
+				d.index[d.Edges[i].key()] = i
+			}
+		}
 		if j, ok := d.index[key{e.To, e.From, depgraph.RW, e.Row}]; ok && !d.Edges[j].Locking {
 			excused[i] = true
 			excuses = append(excuses, Excuse{RW: d.Edges[j], WR: *e})

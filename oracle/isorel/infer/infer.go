@@ -17,7 +17,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
@@ -240,14 +240,15 @@ func prepare(h *history.History) (*prepared, error) {
 }
 
 func (p *prepared) wlist(wl []int32) string {
-	var b strings.Builder
+	b := make([]byte, 0, 4*len(wl))
 	for i, t := range wl {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprintf(&b, "T%d", p.ids[t])
+		b = append(b, 'T')
+		b = strconv.AppendInt(b, p.ids[t], 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // collector deduplicates edges, keeping the first evidence; Locking is the
@@ -255,26 +256,35 @@ func (p *prepared) wlist(wl []int32) string {
 type collector struct {
 	p     *prepared
 	edges []Edge
-	index map[key]int
+	keys  []ckey // parallel to edges
+	index map[ckey]int32
+}
+
+// ckey is key on interned ids: hashing it is far cheaper than hashing the
+// rowId string, and the collector hashes once per observed dependency.
+type ckey struct {
+	from, to, row int32
+	kind          depgraph.Kind
 }
 
 func (c *collector) add(from, to int32, k depgraph.Kind, row int32, fs, ts int, wl []int32, locking bool) {
-	e := Edge{From: c.p.ids[from], To: c.p.ids[to], Kind: k, FromStmt: fs, ToStmt: ts, Locking: locking}
-	if row >= 0 {
-		e.Row = c.p.rows[row]
-	}
-	kk := e.key()
+	kk := ckey{from, to, row, k}
 	if i, ok := c.index[kk]; ok {
 		if !locking {
 			c.edges[i].Locking = false
 		}
 		return
 	}
+	e := Edge{From: c.p.ids[from], To: c.p.ids[to], Kind: k, FromStmt: fs, ToStmt: ts, Locking: locking}
+	if row >= 0 {
+		e.Row = c.p.rows[row]
+	}
 	if wl != nil {
 		e.WList = c.p.wlist(wl)
 	}
-	c.index[kk] = len(c.edges)
+	c.index[kk] = int32(len(c.edges))
 	c.edges = append(c.edges, e)
+	c.keys = append(c.keys, kk)
 }
 
 // sessionOrder adds so edges between consecutive transactions of a session
@@ -300,12 +310,19 @@ func newDeps(p *prepared, c *collector) *Deps {
 	for i := range p.h.Txns {
 		d.byID[p.h.Txns[i].ID] = &p.h.Txns[i]
 	}
-	slices.SortFunc(d.Edges, func(a, b Edge) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), strings.Compare(a.Row, b.Row))
+	// A deterministic order, sorted on the interned keys: moving the large
+	// Edge structs around in a sort cost more than the inference itself.
+	perm := make([]int32, len(c.edges))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int {
+		a, b := c.keys[x], c.keys[y]
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(p.ids[a.from], p.ids[b.from]), cmp.Compare(p.ids[a.to], p.ids[b.to]), cmp.Compare(a.row, b.row))
 	})
-	d.index = make(map[key]int, len(d.Edges))
-	for i := range d.Edges {
-		d.index[d.Edges[i].key()] = i
+	d.Edges = make([]Edge, len(perm))
+	for i, j := range perm {
+		d.Edges[i] = c.edges[j]
 	}
 	return d
 }
@@ -334,7 +351,7 @@ func Infer(h *history.History) (*Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{p: p, index: make(map[key]int)}
+	c := &collector{p: p, index: make(map[ckey]int32)}
 	c.sessionOrder()
 
 	nodes := make([]node, 0, len(p.rows)*2)
