@@ -66,17 +66,6 @@ type Result struct {
 	Level target.Level
 }
 
-// adyaForbids is the textbook: what Adya's definition of each level name
-// proscribes (PL-1, PL-2, PL-2.99, PL-SI, PL-3), used by Strict. Our cycles
-// are item cycles, so PL-2.99 (repeatable read) already forbids all of them.
-var adyaForbids = map[target.Level][]string{
-	target.ReadUncommitted: {"G0"},
-	target.ReadCommitted:   {"G0", "G1a", "G1b", "G1c"},
-	target.RepeatableRead:  {"G0", "G1a", "G1b", "G1c", "G-single", "G-nonadjacent", "G2-item", "G2", "lost-update"},
-	target.Snapshot:        {"G0", "G1a", "G1b", "G1c", "G-single", "G-nonadjacent", "lost-update"},
-	target.Serializable:    {"G0", "G1a", "G1b", "G1c", "G-single", "G-nonadjacent", "G2-item", "G2", "lost-update"},
-}
-
 // names lists, most specific first, the anomaly names under which a class
 // may appear in a forbidden list. Refined classes fall back to their Adya
 // class: lost-update and read-write-skew are G-single cycles (one
@@ -180,13 +169,13 @@ func resolveLevel(h *history.History, l target.Level) (target.Level, error) {
 type judge struct {
 	o         Options
 	level     target.Level
-	promise   []string // documented (or the model's) forbidden classes
-	promiseBy string   // who promises it, for the rule text
-	adya      []string
+	promise   []string          // documented (or the model's) forbidden classes
+	promiseBy string            // who promises it, for the rule text
+	adya      semantics.Promise // the textbook definition of the level, for Strict
 }
 
 func newJudge(o Options, level target.Level) (*judge, error) {
-	j := &judge{o: o, level: level, adya: adyaForbids[level]}
+	j := &judge{o: o, level: level, adya: semantics.AdyaPromise(level)}
 	at := level
 	j.promiseBy = fmt.Sprintf("%s %s", o.DBMS, level)
 	if o.Model != "" {
@@ -221,7 +210,7 @@ func (j *judge) judge(f *Finding) {
 	}
 	if j.o.Strict {
 		for _, n := range ns {
-			if slices.Contains(j.adya, n) {
+			if j.adya.Forbids(semantics.Anomaly(n)) {
 				f.Verdict, f.Rule = report.Bug, fmt.Sprintf("strict: Adya's %s forbids %s", j.level, n)
 				return
 			}
