@@ -90,7 +90,7 @@ func TestExplain(t *testing.T) {
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
 	}
-	if f.Rule != "allowed: postgres repeatable-read permits write-skew (it forbids only G0, G1a, G1b, G1c, lost-update, G-single)" {
+	if f.Rule != "allowed: postgres repeatable-read permits write-skew (it forbids only G0, G1a, G1b, G1c, lost-update, G-single, G-nonadjacent)" {
 		t.Errorf("rule: %s", f.Rule)
 	}
 	for _, s := range []string{`T1 -> T2 [label="rw r2"]`, `T2 -> T1 [label="rw r1"]`, `UPDATE t SET v = v - 100 WHERE id = 1`} {
