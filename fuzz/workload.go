@@ -36,6 +36,22 @@ type RoundSpec struct {
 	Progress func(done int)
 }
 
+// Limit bounds a round's own duration d (0 = unbounded) by the time left
+// until Until; ok is false when no time is left.
+func (s RoundSpec) Limit(d time.Duration) (limited time.Duration, ok bool) {
+	if s.Until.IsZero() {
+		return d, true
+	}
+	left := time.Until(s.Until)
+	if left <= 0 {
+		return 0, false
+	}
+	if d == 0 || left < d {
+		return left, true
+	}
+	return d, true
+}
+
 // RoundResult is what one round did.
 type RoundResult struct {
 	Transactions  int

@@ -101,3 +101,25 @@ func TestRunWorkloadDeadline(t *testing.T) {
 		t.Errorf("summary %+v: want one round cut at the deadline, not interrupted", s)
 	}
 }
+
+func TestRoundSpecLimit(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		until  time.Time
+		d      time.Duration
+		atMost time.Duration
+		ok     bool
+	}{
+		{time.Time{}, 0, 0, true},
+		{time.Time{}, time.Second, time.Second, true},
+		{now.Add(-time.Second), time.Second, 0, false},
+		{now.Add(time.Hour), 0, time.Hour, true},
+		{now.Add(time.Hour), time.Second, time.Second, true},
+		{now.Add(time.Minute), time.Hour, time.Minute, true},
+	} {
+		got, ok := fuzz.RoundSpec{Until: tc.until}.Limit(tc.d)
+		if ok != tc.ok || got > tc.atMost || (tc.ok && tc.atMost > 0 && got < tc.atMost-time.Second) {
+			t.Errorf("Limit(%v) until %v = %v, %v; want about %v, %v", tc.d, tc.until.Sub(now), got, ok, tc.atMost, tc.ok)
+		}
+	}
+}

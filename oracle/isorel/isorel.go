@@ -261,12 +261,9 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec fuzz.Rou
 	if d == 0 {
 		d = 10 * time.Second
 	}
-	if !spec.Until.IsZero() {
-		left := time.Until(spec.Until)
-		if left <= 0 {
-			return &fuzz.RoundResult{}, nil
-		}
-		d = min(d, left)
+	d, ok := spec.Limit(d)
+	if !ok {
+		return &fuzz.RoundResult{}, nil
 	}
 	h, err := instrument.Stress(ctx, t, instrument.StressConfig{Sessions: o.Sessions, Duration: d, Seed: spec.Seed, Isolation: level, Gen: o.Gen})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/history"
@@ -63,14 +62,9 @@ func (o *Oracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec
 	}
 	cfg := o.Workload
 	cfg.Level, cfg.Seed = level, spec.Seed
-	if !spec.Until.IsZero() {
-		left := time.Until(spec.Until)
-		if left <= 0 {
-			return &fuzz.RoundResult{}, nil
-		}
-		if cfg.Duration == 0 || left < cfg.Duration {
-			cfg.Duration = left
-		}
+	var ok bool
+	if cfg.Duration, ok = spec.Limit(cfg.Duration); !ok {
+		return &fuzz.RoundResult{}, nil
 	}
 	cfg.Progress = spec.Progress
 	h, st, err := workload.Run(ctx, t, cfg)
