@@ -137,13 +137,12 @@ func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.T
 	if o.free() {
 		return nil, fmt.Errorf("--oracle %s runs free, not case by case", o.name)
 	}
-	settings, err := semantics.ServerSettings(ctx, t, g.settings)
+	settings, err := o.judging(ctx, g, t)
 	if err != nil {
 		return nil, err
 	}
-	o.writer = &report.Writer{Dir: o.out}
 	if o.name == isorel.Name {
-		return &isorel.Oracle{Options: isorel.Options{Settings: settings, Model: o.model, Strict: o.strict, Writer: o.writer}}, nil
+		return &isorel.Oracle{Options: o.isorelOptions(settings)}, nil
 	}
 	return &wss.Oracle{
 		Options: wss.Options{Settings: settings},
@@ -154,15 +153,30 @@ func (o *oracleFlags) fuzzOracle(ctx context.Context, g *globalFlags, t target.T
 
 // workload returns the free-running oracle for target t.
 func (o *oracleFlags) workload(ctx context.Context, g *globalFlags, t target.Target) (fuzz.Workload, error) {
+	settings, err := o.judging(ctx, g, t)
+	if err != nil {
+		return nil, err
+	}
+	if o.name == isorel.Name {
+		return &isorel.StressOracle{Options: o.isorelOptions(settings), Sessions: o.mt.Sessions}, nil
+	}
+	return &campaign.Oracle{Workload: o.mt, Model: mt.Model(o.model), Strict: o.strict, Settings: settings, Writer: o.writer}, nil
+}
+
+// judging reads the server settings the semantics table depends on (with
+// --set on top) and opens the bundle writer: what every oracle needs to
+// judge and report.
+func (o *oracleFlags) judging(ctx context.Context, g *globalFlags, t target.Target) (map[string]string, error) {
 	settings, err := semantics.ServerSettings(ctx, t, g.settings)
 	if err != nil {
 		return nil, err
 	}
 	o.writer = &report.Writer{Dir: o.out}
-	if o.name == isorel.Name {
-		return &isorel.StressOracle{Options: isorel.Options{Settings: settings, Model: o.model, Strict: o.strict, Writer: o.writer}, Sessions: o.mt.Sessions}, nil
-	}
-	return &campaign.Oracle{Workload: o.mt, Model: mt.Model(o.model), Strict: o.strict, Settings: settings, Writer: o.writer}, nil
+	return settings, nil
+}
+
+func (o *oracleFlags) isorelOptions(settings map[string]string) isorel.Options {
+	return isorel.Options{Settings: settings, Model: o.model, Strict: o.strict, Writer: o.writer}
 }
 
 // check returns the per-case check of `run` (nil = run only).
