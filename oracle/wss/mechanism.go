@@ -68,7 +68,7 @@ func (k *checker) dataSteps(t *Txn) []int {
 // WriterAfter, a write of I of the named kinds must have completed after u
 // started (an earlier uncommitted insert must make u wait: MDEV-30835).
 func (k *checker) statementPredicate(m *semantics.Mechanism) (*Run, error) {
-	com, _ := k.committed()
+	com := k.committed()
 	tries := 0
 	for wi, w := range com {
 		for _, u := range k.dataSteps(w) {
@@ -150,7 +150,7 @@ func (k *checker) writerAfter(in *Txn, pos int, kinds []string, after bool, read
 // semantics.SemiConsistentRead). It returns the run that evaluated the
 // UPDATE on the committed state, or nil.
 func (k *checker) semiConsistentRead(m *semantics.Mechanism, d Diff) (*Run, error) {
-	com, _ := k.committed()
+	com := k.committed()
 	for _, w := range com {
 		for _, u := range k.dataSteps(w) {
 			sql := k.c.Steps[u].SQL

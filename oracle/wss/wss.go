@@ -342,19 +342,17 @@ func (k *checker) matches(r *Run, reads bool) bool {
 	return d.Empty()
 }
 
-// committed returns the committed transactions in FCRFS order, and the
-// others. Serial orders run only the committed ones: the others left no
-// trace in the actual state, but a failed autocommit statement can succeed
-// at another position of a serial order and change the state.
-func (k *checker) committed() (com, rest []*Txn) {
+// committed returns the committed transactions in FCRFS order. Serial
+// orders run only these: the others left no trace in the actual state, but a
+// failed autocommit statement can succeed at another position of a serial
+// order and change the state.
+func (k *checker) committed() (com []*Txn) {
 	for _, t := range k.o.Order {
 		if t.State == Committed {
 			com = append(com, t)
-		} else {
-			rest = append(rest, t)
 		}
 	}
-	return com, rest
+	return com
 }
 
 // search enumerates serial orders of the committed transactions, in
@@ -364,7 +362,7 @@ func (k *checker) search(v *Violation, reads bool) error {
 	// Only the committed transactions run: the others left no trace in the
 	// actual state, but a failed autocommit statement can succeed at another
 	// position of a serial order and change the state it is compared on.
-	com, _ := k.committed()
+	com := k.committed()
 	total := 1
 	for i := 2; i <= len(com); i++ {
 		total *= i
@@ -446,7 +444,7 @@ func (k *checker) explain(d Diff) (*semantics.Mechanism, *Run, error) {
 // names) that ended first, the serial order that moves W just before I (or I
 // just after W) reproduces the actual result.
 func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
-	com, _ := k.committed() // only committed ones: see search
+	com := k.committed()
 	hasKind := func(t *Txn, kinds []string) bool {
 		for _, s := range t.Steps {
 			kw := keyword(k.c.Steps[s].SQL)
