@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,39 @@ func FuzzRead(f *testing.F) {
 		}
 		if !reflect.DeepEqual(h, h2) {
 			t.Fatalf("round trip differs:\n%+v\n%+v", h, h2)
+		}
+	})
+}
+
+func FuzzParseWList(f *testing.F) {
+	for _, s := range []string{"T0", "T0,T3,T7", " T0 , T12", "T0,,T1", "T", "T-1", "T99999999999999999999", "t1", "T0,T1,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		prefix := []int64{-7}
+		ids, err := AppendWList(prefix, in)
+		if err != nil {
+			return
+		}
+		if ids[0] != -7 {
+			t.Fatalf("AppendWList(%q) changed dst: %v", in, ids)
+		}
+		ids = ids[1:]
+		if len(ids) == 0 {
+			t.Fatalf("AppendWList(%q) accepted an empty list", in)
+		}
+		// Anything accepted is a list of Tn entries: rendering and parsing
+		// again gives the same ids.
+		parts := make([]string, len(ids))
+		for i, id := range ids {
+			if id < 0 {
+				t.Fatalf("AppendWList(%q) = %v: negative id", in, ids)
+			}
+			parts[i] = "T" + strconv.FormatInt(id, 10)
+		}
+		again, err := ParseWList(strings.Join(parts, ","))
+		if err != nil || !reflect.DeepEqual(again, ids) {
+			t.Fatalf("ParseWList(%q) = %v, %v; want %v", strings.Join(parts, ","), again, err, ids)
 		}
 	})
 }

@@ -55,22 +55,48 @@ func (v Version) Writers() ([]int64, error) {
 
 // ParseWList parses a wList ("T0,T3,T7") into transaction ids.
 func ParseWList(s string) ([]int64, error) {
+	return AppendWList(nil, s)
+}
+
+// AppendWList is ParseWList appending to dst: inference parses every
+// observed wList of a history, and one allocation per version dominated it.
+func AppendWList(dst []int64, s string) ([]int64, error) {
 	if s == "" {
-		return nil, fmt.Errorf("empty wList")
+		return dst, fmt.Errorf("empty wList")
 	}
-	var ids []int64
-	for part := range strings.SplitSeq(s, ",") {
+	for rest := s; ; {
+		part, tail, more := strings.Cut(rest, ",")
 		part = strings.TrimSpace(part)
-		if len(part) < 2 || part[0] != 'T' {
-			return nil, fmt.Errorf("wList %q: entry %q is not Tn", s, part)
+		id, ok := parseTxnRef(part)
+		if !ok {
+			return dst, fmt.Errorf("wList %q: entry %q is not Tn", s, part)
 		}
-		id, err := strconv.ParseInt(part[1:], 10, 64)
-		if err != nil || id < 0 {
-			return nil, fmt.Errorf("wList %q: entry %q is not Tn", s, part)
+		dst = append(dst, id)
+		if !more {
+			return dst, nil
 		}
-		ids = append(ids, id)
+		rest = tail
 	}
-	return ids, nil
+}
+
+// parseTxnRef parses "Tn" (n a non-negative decimal).
+func parseTxnRef(s string) (int64, bool) {
+	if len(s) < 2 || s[0] != 'T' {
+		return 0, false
+	}
+	if len(s) > 19 { // beyond int64 digits: let strconv decide
+		id, err := strconv.ParseInt(s[1:], 10, 64)
+		return id, err == nil && id >= 0
+	}
+	var id int64
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id, true
 }
 
 func (s *Stmt) validate() error {

@@ -36,6 +36,12 @@ type graph struct {
 	sccs  [][]int32
 	ids   []int64
 	edges []Edge // depgraph.Edge.Key indexes this
+	// BFS state reused by through: a component is searched up to 5×seedCap
+	// times, and a map per search was most of the checking time.
+	parent []int32  // by node: the edge that reached it
+	seen   []uint32 // by node: the search stamp that reached it
+	stamp  uint32
+	queue  []int32
 }
 
 // buildGraph keeps every edge between transactions that did not fail,
@@ -104,24 +110,30 @@ func (gr *graph) through(seed int32, allow func(*depgraph.Edge) bool) []int32 {
 	if s.To == s.From {
 		return []int32{seed}
 	}
-	parent := map[int32]int32{s.To: -1}
-	queue := []int32{s.To}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
+	if gr.seen == nil {
+		gr.seen = make([]uint32, len(gr.ids))
+		gr.parent = make([]int32, len(gr.ids))
+	}
+	gr.stamp++
+	gr.seen[s.To] = gr.stamp
+	queue := append(gr.queue[:0], s.To)
+	defer func() { gr.queue = queue }()
+	for head := 0; head < len(queue); head++ {
+		v := queue[head]
 		for _, ei := range g.Out(v) {
 			e := &g.Edges[ei]
 			if gr.comp[e.To] != c || !allow(e) {
 				continue
 			}
-			if _, seen := parent[e.To]; seen {
+			if gr.seen[e.To] == gr.stamp {
 				continue
 			}
-			parent[e.To] = ei
+			gr.seen[e.To] = gr.stamp
+			gr.parent[e.To] = ei
 			if e.To == s.From {
 				path := []int32{seed}
-				for x := e.To; x != s.To; x = g.Edges[parent[x]].From {
-					path = append(path, parent[x])
+				for x := e.To; x != s.To; x = g.Edges[gr.parent[x]].From {
+					path = append(path, gr.parent[x])
 				}
 				// path is seed followed by the BFS path reversed.
 				slices.Reverse(path[1:])

@@ -85,7 +85,6 @@ func (d *Deps) dot(txns []int64, es []Edge) []byte {
 	return b.Bytes()
 }
 
-func dotEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ")
-	return r.Replace(s)
-}
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ")
+
+func dotEscape(s string) string { return dotEscaper.Replace(s) }

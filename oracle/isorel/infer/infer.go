@@ -35,7 +35,7 @@ type Edge struct {
 	FromStmt, ToStmt int
 	// WList is the version that evidences the edge: the version read (wr,
 	// rw), or the longer version whose order shows the overwrite (ww).
-	WList string
+	WList WList
 	// Locking is true when every read that produced the edge was a locking
 	// read (SELECT … FOR UPDATE / FOR SHARE); the SELECT FOR UPDATE exception
 	// of IsoRel §3.4 needs it.
@@ -56,7 +56,7 @@ type Read struct {
 	Txn   int64
 	Stmt  int
 	Row   string
-	WList string
+	WList WList
 	// Writer is the transaction whose write makes the read an anomaly: the
 	// aborted writer (G1a) or the writer that wrote the row again (G1b).
 	Writer int64
@@ -105,6 +105,34 @@ func (d *Deps) Txn(id int64) *history.Txn { return d.byID[id] }
 // History returns the history the dependencies were inferred from.
 func (d *Deps) History() *history.History { return d.h }
 
+// WList is a row version: its writer transactions, oldest first, shown as
+// "T0,T3". The text is made only when shown (String, MarshalText): most of a
+// large history's edges never are, and rendering each one cost more than
+// inferring it.
+type WList struct {
+	p  *prepared
+	wl []int32
+}
+
+func (w WList) String() string {
+	if w.p == nil {
+		return ""
+	}
+	return w.p.wlist(w.wl)
+}
+
+// MarshalText renders the version as in a history file ("T0,T3").
+func (w WList) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// Writers returns the writer transactions' ids, oldest first.
+func (w WList) Writers() []int64 {
+	ids := make([]int64, len(w.wl))
+	for i, t := range w.wl {
+		ids[i] = w.p.ids[t]
+	}
+	return ids
+}
+
 // obsRow is one row of one query result: the rowId and the wList, both
 // interned (wl indexes transaction ids through prepared.ids).
 type obsRow struct {
@@ -127,23 +155,43 @@ type prepared struct {
 	h       *history.History
 	ids     []int64 // interned transaction ids
 	idOf    map[int64]int32
+	dense   []int32 // idOf for ids below len(dense), -1 when absent: most ids are small
 	rows    []string // interned rowIds
 	rowOf   map[string]int32
 	failed  []bool // by interned txn
 	results []result
+	// observations counts rows over all results; observed sums their wList
+	// lengths (sizing hints).
+	observations, observed int
 	skipped int
 	unknown []int64
 }
 
 func (p *prepared) txn(id int64) int32 {
-	if i, ok := p.idOf[id]; ok {
+	if id >= 0 && id < int64(len(p.dense)) {
+		if i := p.dense[id]; i >= 0 {
+			return i
+		}
+	} else if i, ok := p.idOf[id]; ok {
 		return i
 	}
 	i := int32(len(p.ids))
 	p.ids = append(p.ids, id)
-	p.idOf[id] = i
+	if id >= 0 && id < int64(len(p.dense)) {
+		p.dense[id] = i
+	} else {
+		p.idOf[id] = i
+	}
 	p.failed = append(p.failed, false)
 	return i
+}
+
+// interned returns the interned index of a transaction id already seen.
+func (p *prepared) interned(id int64) int32 {
+	if id >= 0 && id < int64(len(p.dense)) {
+		return p.dense[id]
+	}
+	return p.idOf[id]
 }
 
 func (p *prepared) row(r string) int32 {
@@ -162,18 +210,24 @@ func (p *prepared) row(r string) int32 {
 // its reads are kept (a failed SELECT reports none).
 func prepare(h *history.History) (*prepared, error) {
 	p := &prepared{h: h, idOf: make(map[int64]int32), rowOf: make(map[string]int32)}
+	p.dense = make([]int32, 2*len(h.Txns)+64)
+	for i := range p.dense {
+		p.dense[i] = -1
+	}
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		p.failed[p.txn(t.ID)] = t.Status == history.Fail
 	}
 	known := len(p.ids)
 	arena := make([]int32, 0, 1024)
+	var ws []int64
 	var seenAt, seenIdx []int32 // per row: the result stamp and index it was last seen at
 	var stamp int32
 	parse := func(vs []history.Version) ([]obsRow, error) {
 		rows := make([]obsRow, 0, len(vs))
 		for _, v := range vs {
-			ws, err := history.ParseWList(v.WList)
+			var err error
+			ws, err = history.AppendWList(ws[:0], v.WList)
 			if err != nil {
 				return nil, fmt.Errorf("row %s: %w", v.Row, err)
 			}
@@ -185,6 +239,7 @@ func prepare(h *history.History) (*prepared, error) {
 				arena = append(arena, p.txn(w))
 			}
 			rows = append(rows, obsRow{row: p.row(v.Row), wl: arena[start:len(arena):len(arena)]})
+			p.observed += len(ws)
 		}
 		// One statement sees one version of a row (a self-join reads it
 		// twice from the same snapshot): two different wLists for one row in
@@ -204,11 +259,12 @@ func prepare(h *history.History) (*prepared, error) {
 			}
 			seenAt[o.row], seenIdx[o.row] = stamp, int32(i)
 		}
+		p.observations += len(rows)
 		return rows, nil
 	}
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		ti := p.idOf[t.ID]
+		ti := p.interned(t.ID)
 		for si := range t.Stmts {
 			s := &t.Stmts[si]
 			if s.Aggregate {
@@ -252,39 +308,76 @@ func (p *prepared) wlist(wl []int32) string {
 }
 
 // collector deduplicates edges, keeping the first evidence; Locking is the
-// conjunction over all producing reads.
+// conjunction over all producing reads. It is an open-addressing table on
+// interned keys: a history of 100k statements yields about 400k distinct
+// edges, and the built-in map with Edge values was most of the inference.
 type collector struct {
 	p     *prepared
-	edges []Edge
-	keys  []ckey // parallel to edges
-	index map[ckey]int32
+	edges []cedge
+	slots []int32 // 1 + index into edges; 0 is empty
+	mask  uint64
 }
 
-// ckey is key on interned ids: hashing it is far cheaper than hashing the
-// rowId string, and the collector hashes once per observed dependency.
+// ckey is key on interned ids.
 type ckey struct {
 	from, to, row int32
 	kind          depgraph.Kind
 }
 
+// cedge is an edge as collected: interned ids, evidence as a slice of the
+// prepared arena.
+type cedge struct {
+	k      ckey
+	fs, ts int32
+	lock   bool
+	wl     []int32
+}
+
+func newCollector(p *prepared, hint int) *collector {
+	n := 1024
+	for n < 2*hint {
+		n <<= 1
+	}
+	return &collector{p: p, edges: make([]cedge, 0, hint), slots: make([]int32, n), mask: uint64(n - 1)}
+}
+
+func (k ckey) hash() uint64 {
+	h := (uint64(uint32(k.from)) | uint64(uint32(k.to))<<32) * 0x9e3779b97f4a7c15
+	h ^= (uint64(uint32(k.row)) | uint64(k.kind)<<32) * 0xc2b2ae3d27d4eb4f
+	return h ^ h>>31
+}
+
 func (c *collector) add(from, to int32, k depgraph.Kind, row int32, fs, ts int, wl []int32, locking bool) {
 	kk := ckey{from, to, row, k}
-	if i, ok := c.index[kk]; ok {
-		if !locking {
-			c.edges[i].Locking = false
+	for i := kk.hash() & c.mask; ; i = (i + 1) & c.mask {
+		x := c.slots[i]
+		if x == 0 {
+			c.slots[i] = int32(len(c.edges) + 1)
+			break
 		}
-		return
+		if e := &c.edges[x-1]; e.k == kk {
+			if !locking {
+				e.lock = false
+			}
+			return
+		}
 	}
-	e := Edge{From: c.p.ids[from], To: c.p.ids[to], Kind: k, FromStmt: fs, ToStmt: ts, Locking: locking}
-	if row >= 0 {
-		e.Row = c.p.rows[row]
+	c.edges = append(c.edges, cedge{k: kk, fs: int32(fs), ts: int32(ts), lock: locking, wl: wl})
+	if 2*len(c.edges) > len(c.slots) {
+		c.grow()
 	}
-	if wl != nil {
-		e.WList = c.p.wlist(wl)
+}
+
+func (c *collector) grow() {
+	c.slots = make([]int32, 2*len(c.slots))
+	c.mask = uint64(len(c.slots) - 1)
+	for n := range c.edges {
+		i := c.edges[n].k.hash() & c.mask
+		for c.slots[i] != 0 {
+			i = (i + 1) & c.mask
+		}
+		c.slots[i] = int32(n + 1)
 	}
-	c.index[kk] = int32(len(c.edges))
-	c.edges = append(c.edges, e)
-	c.keys = append(c.keys, kk)
 }
 
 // sessionOrder adds so edges between consecutive transactions of a session
@@ -297,7 +390,7 @@ func (c *collector) sessionOrder() {
 		if t.Init || t.Status == history.Fail {
 			continue
 		}
-		ti := c.p.idOf[t.ID]
+		ti := c.p.interned(t.ID)
 		if prev, ok := last[t.Session]; ok {
 			c.add(prev, ti, depgraph.SO, -1, -1, -1, nil, false)
 		}
@@ -306,23 +399,59 @@ func (c *collector) sessionOrder() {
 }
 
 func newDeps(p *prepared, c *collector) *Deps {
-	d := &Deps{Edges: c.edges, h: p.h, byID: make(map[int64]*history.Txn, len(p.h.Txns)), Skipped: p.skipped, Unknown: p.unknown}
+	d := &Deps{h: p.h, byID: make(map[int64]*history.Txn, len(p.h.Txns)), Skipped: p.skipped, Unknown: p.unknown}
 	for i := range p.h.Txns {
 		d.byID[p.h.Txns[i].ID] = &p.h.Txns[i]
 	}
-	// A deterministic order, sorted on the interned keys: moving the large
-	// Edge structs around in a sort cost more than the inference itself.
-	perm := make([]int32, len(c.edges))
-	for i := range perm {
-		perm[i] = int32(i)
+	// A deterministic order — kind, From, To, row — that does not depend on
+	// how the edges were found: a counting sort on (kind, From), then the
+	// few edges of each bucket by (To, row). Comparison sorts through the
+	// interning tables cost more than the inference.
+	rank := make([]uint32, len(p.ids))
+	byID := make([]int32, len(p.ids))
+	for i := range byID {
+		byID[i] = int32(i)
 	}
-	slices.SortFunc(perm, func(x, y int32) int {
-		a, b := c.keys[x], c.keys[y]
-		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(p.ids[a.from], p.ids[b.from]), cmp.Compare(p.ids[a.to], p.ids[b.to]), cmp.Compare(a.row, b.row))
-	})
-	d.Edges = make([]Edge, len(perm))
-	for i, j := range perm {
-		d.Edges[i] = c.edges[j]
+	slices.SortFunc(byID, func(a, b int32) int { return cmp.Compare(p.ids[a], p.ids[b]) })
+	for r, i := range byID {
+		rank[i] = uint32(r)
+	}
+	bucket := func(k *ckey) int { return int(k.kind)*len(rank) + int(rank[k.from]) }
+	start := make([]int32, (int(depgraph.RT)+1)*len(rank)+1)
+	for i := range c.edges {
+		start[bucket(&c.edges[i].k)+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	type sortKey struct {
+		lo uint64 // rank of To, then row
+		i  int32
+	}
+	keys := make([]sortKey, len(c.edges))
+	next := slices.Clone(start[:len(start)-1])
+	for i := range c.edges {
+		k := &c.edges[i].k
+		b := bucket(k)
+		keys[next[b]] = sortKey{uint64(rank[k.to])<<32 | uint64(uint32(k.row)), int32(i)}
+		next[b]++
+	}
+	for b := 0; b+1 < len(start); b++ {
+		if seg := keys[start[b]:start[b+1]]; len(seg) > 1 {
+			slices.SortFunc(seg, func(x, y sortKey) int { return cmp.Compare(x.lo, y.lo) })
+		}
+	}
+	d.Edges = make([]Edge, len(keys))
+	for i, k := range keys {
+		ce := &c.edges[k.i]
+		e := &d.Edges[i]
+		*e = Edge{From: p.ids[ce.k.from], To: p.ids[ce.k.to], Kind: ce.k.kind, FromStmt: int(ce.fs), ToStmt: int(ce.ts), Locking: ce.lock}
+		if ce.k.row >= 0 {
+			e.Row = p.rows[ce.k.row]
+		}
+		if ce.wl != nil {
+			e.WList = WList{p, ce.wl}
+		}
 	}
 	return d
 }
@@ -351,7 +480,7 @@ func Infer(h *history.History) (*Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{p: p, index: make(map[ckey]int32)}
+	c := newCollector(p, p.observed)
 	c.sessionOrder()
 
 	nodes := make([]node, 0, len(p.rows)*2)
@@ -360,14 +489,14 @@ func Infer(h *history.History) (*Deps, error) {
 		roots[i] = int32(len(nodes))
 		nodes = append(nodes, node{txn: -1, parent: -1, child: -1, sib: -1, obs: -1, del: -1})
 	}
-	var obs []obsRef
-	at := make([]int32, 0, 1024) // node of each observation, parallel to obs
+	obs := make([]obsRef, 0, p.observations)
+	at := make([]int32, 0, p.observations) // node of each observation, parallel to obs
 	for ri := range p.results {
 		r := &p.results[ri]
 		for oi := range r.rows {
 			o := &r.rows[oi]
 			cur := roots[o.row]
-			for _, t := range o.wl {
+			for i, t := range o.wl {
 				ch := nodes[cur].child
 				for ch >= 0 && nodes[ch].txn != t {
 					ch = nodes[ch].sib
@@ -376,6 +505,11 @@ func Infer(h *history.History) (*Deps, error) {
 					ch = int32(len(nodes))
 					nodes = append(nodes, node{txn: t, parent: cur, child: -1, sib: nodes[cur].child, obs: -1, del: -1})
 					nodes[cur].child = ch
+					// ww: consecutive distinct writers along a trie edge
+					// (lines 16–19), found once, when the edge is new.
+					if prev := nodes[cur].txn; prev >= 0 && prev != t {
+						c.add(prev, t, depgraph.WW, o.row, -1, -1, o.wl[:i+1:i+1], false)
+					}
 				}
 				cur = ch
 			}
@@ -389,15 +523,6 @@ func Infer(h *history.History) (*Deps, error) {
 			*head = int32(len(obs) - 1)
 			at = append(at, cur)
 		}
-	}
-	// ww: consecutive distinct writers along every trie edge (lines 16–19).
-	for ni := range nodes {
-		n := &nodes[ni]
-		if n.parent < 0 || nodes[n.parent].txn < 0 || nodes[n.parent].txn == n.txn {
-			continue
-		}
-		row := rowOfNode(nodes, int32(ni))
-		c.add(nodes[n.parent].txn, n.txn, depgraph.WW, row, -1, -1, pathOf(nodes, int32(ni)), false)
 	}
 	d := &Deps{}
 	for oi := range obs {
@@ -438,7 +563,7 @@ func Infer(h *history.History) (*Deps, error) {
 		// G1a: the version read descends from a write of a failed txn.
 		for i := len(or.wl) - 1; i >= 0; i-- {
 			if w := or.wl[i]; p.failed[w] && w != reader {
-				d.AbortedReads = append(d.AbortedReads, Read{Txn: p.ids[reader], Stmt: r.stmt, Row: p.rows[or.row], WList: p.wlist(or.wl), Writer: p.ids[w]})
+				d.AbortedReads = append(d.AbortedReads, Read{Txn: p.ids[reader], Stmt: r.stmt, Row: p.rows[or.row], WList: WList{p, or.wl}, Writer: p.ids[w]})
 				break
 			}
 		}
@@ -446,7 +571,7 @@ func Infer(h *history.History) (*Deps, error) {
 		if last >= 0 && last != reader && !p.failed[last] {
 			for ch := nodes[n].child; ch >= 0; ch = nodes[ch].sib {
 				if nodes[ch].txn == last {
-					d.IntermediateReads = append(d.IntermediateReads, Read{Txn: p.ids[reader], Stmt: r.stmt, Row: p.rows[or.row], WList: p.wlist(or.wl), Writer: p.ids[last]})
+					d.IntermediateReads = append(d.IntermediateReads, Read{Txn: p.ids[reader], Stmt: r.stmt, Row: p.rows[or.row], WList: WList{p, or.wl}, Writer: p.ids[last]})
 					break
 				}
 			}
@@ -508,7 +633,7 @@ func forkAt(p *prepared, nodes []node, obs []obsRef, base, a, b int32) Fork {
 	nb, ob := deepest(nodes, b)
 	read := func(o int32, n int32) Read {
 		r := &p.results[obs[o].res]
-		return Read{Txn: p.ids[r.txn], Stmt: r.stmt, Row: p.rows[row], WList: p.wlist(pathOf(nodes, n))}
+		return Read{Txn: p.ids[r.txn], Stmt: r.stmt, Row: p.rows[row], WList: WList{p, pathOf(nodes, n)}}
 	}
 	f := Fork{Row: p.rows[row], A: p.wlist(pathOf(nodes, na)), B: p.wlist(pathOf(nodes, nb)), AStmt: read(oa, na), BStmt: read(ob, nb), Base: p.wlist(pathOf(nodes, base))}
 	f.Reason = fmt.Sprintf("row %s has two version histories: %s and %s both continue %s, so T%d and T%d both overwrote the same version (a lost write)",

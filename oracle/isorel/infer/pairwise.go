@@ -17,7 +17,7 @@ func InferPairwise(h *history.History) (*Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{p: p, index: make(map[ckey]int32)}
+	c := newCollector(p, p.observed)
 	c.sessionOrder()
 	// Lines 5–19.
 	for ri := range p.results {
