@@ -155,7 +155,7 @@ type prepared struct {
 	h       *history.History
 	ids     []int64 // interned transaction ids
 	idOf    map[int64]int32
-	dense   []int32 // idOf for ids below len(dense), -1 when absent: most ids are small
+	dense   []int32  // idOf for ids below len(dense), -1 when absent: most ids are small
 	rows    []string // interned rowIds
 	rowOf   map[string]int32
 	failed  []bool // by interned txn
@@ -163,8 +163,8 @@ type prepared struct {
 	// observations counts rows over all results; observed sums their wList
 	// lengths (sizing hints).
 	observations, observed int
-	skipped int
-	unknown []int64
+	skipped                int
+	unknown                []int64
 }
 
 func (p *prepared) txn(id int64) int32 {
