@@ -291,3 +291,14 @@ type SettingsReader interface {
 	// left out, not an error.
 	Settings(ctx context.Context, names []string) (map[string]string, error)
 }
+
+// QuickDeadlocks is implemented by sessions of a DBMS that looks for
+// deadlocks only after a lock wait has lasted a while (PostgreSQL's
+// deadlock_timeout, 1 s by default). Free-running workloads, where
+// deadlocks are frequent and their timing is not part of any replay, call it
+// so a deadlock costs milliseconds instead of stalling every session behind
+// it. Without the privilege to change it, the server's value stays and
+// QuickDeadlocks returns nil.
+type QuickDeadlocks interface {
+	QuickDeadlocks(ctx context.Context) error
+}

@@ -60,7 +60,7 @@ summary). The same seed generates the same cases.`,
 				}
 			}()
 			t := targets[0]
-			levels, err := parseLevels(isolation, t.Levels())
+			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())
 			if err != nil {
 				return usageErr(err)
 			}
@@ -127,7 +127,7 @@ summary). The same seed generates the same cases.`,
 
 // parseLevels reads a comma-separated list of levels, or "all" (every level
 // the target supports).
-func parseLevels(s string, supported []target.Level) ([]target.Level, error) {
+func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -138,6 +138,11 @@ func parseLevels(s string, supported []target.Level) ([]target.Level, error) {
 	for _, part := range strings.Split(s, ",") {
 		l, err := target.ParseLevel(part)
 		if err != nil {
+			return nil, err
+		}
+		// Refused here: a campaign would otherwise skip the level and end
+		// with nothing run and nothing said.
+		if err := target.CheckLevel(dbms, l, supported); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

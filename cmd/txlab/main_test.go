@@ -106,6 +106,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--isolation", "rc", "../../examples/sqlite-write-busy.txn"}, "supported: serializable"},
 		{[]string{"run", "--db", "oracle://x", "../../examples/sqlite-write-busy.txn"}, "oracle"},
 		{[]string{"fuzz", "--isolation", "xx"}, "unknown isolation level"},
+		{[]string{"fuzz", "--isolation", "rc"}, "supported: serializable"},
+		{[]string{"fuzz", "--oracle", "isorel", "--mode", "stress", "--isolation", "serializable,rc"}, "supported: serializable"},
 		{[]string{"server", "oracle"}, "want mariadb or postgres"},
 		{[]string{"fuzz", "--no-such-flag"}, "unknown flag"},
 		{[]string{"fuzz", "--oracle", "bogus"}, "want none, wss, isorel or mt"},

@@ -6,6 +6,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -248,6 +249,24 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		return nil, s.t.classify(ctx, s.conn, err)
 	}
 	return res, nil
+}
+
+// QuickDeadlocks implements target.QuickDeadlocks: PostgreSQL checks a lock
+// wait for a deadlock once, after deadlock_timeout; 10 ms keeps a deadlock
+// from stalling a free-running workload for the default second. The setting
+// needs superuser or a SET grant; without it the server's value stays.
+func (s *Session) QuickDeadlocks(ctx context.Context) error {
+	if s.t.flavor == Cockroach {
+		return nil // no deadlock_timeout: it detects deadlocks by push
+	}
+	_, err := run(ctx, s.conn, "SET deadlock_timeout = '10ms'")
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42501" {
+		return nil // insufficient_privilege
+	}
+	if err != nil {
+		return s.t.classify(ctx, s.conn, err)
+	}
+	return nil
 }
 
 // Close implements target.Session; the server rolls back an open transaction.

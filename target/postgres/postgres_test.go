@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,38 @@ func TestSettings(t *testing.T) {
 	}
 	if len(got) != 1 || got["deadlock_timeout"] != "100ms" {
 		t.Errorf("Settings = %v, want only deadlock_timeout=100ms", got)
+	}
+}
+
+// TestQuickDeadlocks: a superuser session gets a 10 ms deadlock_timeout; a
+// session without the privilege keeps the server's value, without an error.
+func TestQuickDeadlocks(t *testing.T) {
+	ctx := context.Background()
+	tg := open(t, "txlab")
+	s := targettest.Session(t, tg)
+	if err := s.(target.QuickDeadlocks).QuickDeadlocks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res := targettest.MustExec(t, s, "SHOW deadlock_timeout"); res.Rows[0][0].S != "10ms" {
+		t.Errorf("superuser: deadlock_timeout = %v, want 10ms", res.Rows)
+	}
+	targettest.MustExec(t, s, `DO $$ BEGIN
+		IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'txlab_plain') THEN
+			DROP SCHEMA IF EXISTS txlab_plain CASCADE; DROP OWNED BY txlab_plain; DROP ROLE txlab_plain;
+		END IF; END $$`)
+	targettest.MustExec(t, s, "CREATE ROLE txlab_plain LOGIN")
+	targettest.MustExec(t, s, "GRANT CREATE ON DATABASE postgres TO txlab_plain")
+	dsn := strings.Replace(shared.Server(t).DSN(), "://txlab@", "://txlab_plain@", 1)
+	plain, err := Open(targettest.Ctx(t), dsn, "", "txlab_plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ps := targettest.Session(t, plain)
+	if err := ps.(target.QuickDeadlocks).QuickDeadlocks(ctx); err != nil {
+		t.Fatalf("without the privilege: %v", err)
+	}
+	if res := targettest.MustExec(t, ps, "SHOW deadlock_timeout"); res.Rows[0][0].S != "100ms" {
+		t.Errorf("without the privilege: deadlock_timeout = %v, want the server's 100ms", res.Rows)
 	}
 }

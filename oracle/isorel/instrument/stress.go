@@ -148,6 +148,11 @@ func (s *stress) session(ctx context.Context, conn int, next func(n int) (*gen.T
 		return fmt.Errorf("stress: session %d: %w", conn, err)
 	}
 	defer sess.Close()
+	if q, ok := sess.(target.QuickDeadlocks); ok {
+		if err := q.QuickDeadlocks(ctx); err != nil {
+			return fmt.Errorf("stress: session %d: %w", conn, err)
+		}
+	}
 	iso := s.iso
 	if iso != "" {
 		if err := sess.SetIsolation(ctx, iso); err != nil {
