@@ -89,6 +89,10 @@ type Result struct {
 	Levels  map[int]target.Level // isolation per connection ("" = DBMS default)
 	Hang    bool                 // the case did not finish within HangTimeout
 	Elapsed time.Duration
+	// Notes are an oracle's remarks on the run that a user should see with
+	// it, e.g. the statements IsoRel ran without instrumentation. The
+	// executor leaves it empty.
+	Notes []string
 }
 
 // SetupError reports that a setup statement failed; the case could not run.

@@ -34,6 +34,9 @@ type Stmt struct {
 	// Aggregate is true when the statement's rows are aggregates and are
 	// therefore not used for dependency inference.
 	Aggregate bool `json:"aggregate,omitempty"`
+	// Note says why the statement is not (fully) instrumented, e.g.
+	// "INSERT … SELECT: the source rows are not recorded"; "" when it is.
+	Note string `json:"note,omitempty"`
 	// Error is the error class when the statement failed ("" on success).
 	Error string `json:"error,omitempty"`
 	// Start and End are monotonic nanoseconds around the statement.

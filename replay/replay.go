@@ -52,6 +52,7 @@ type CaseResult struct {
 	Events          []exec.Event      `json:"events"`
 	FinalState      target.State      `json:"final_state"`
 	Findings        []report.Finding  `json:"findings"`
+	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
 	ElapsedMS       float64           `json:"elapsed_ms"`
 }
@@ -74,6 +75,7 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Op
 		Events:     nonNil(res.Events),
 		FinalState: res.Final,
 		Findings:   append([]report.Finding{}, findings...),
+		Notes:      res.Notes,
 		Hang:       res.Hang,
 		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
 	}
@@ -146,6 +148,9 @@ func WriteText(w io.Writer, cr *CaseResult, res *exec.Result) {
 	}
 	fmt.Fprintln(w, "final state:")
 	exec.WriteState(w, cr.FinalState)
+	for _, n := range cr.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, f := range cr.Findings {
 		fmt.Fprintf(w, "finding: %s %s, verdict %s (%s): %s\n", f.Oracle, f.Kind, f.Verdict, f.Rule, f.Summary)
 		if f.Dir != "" {

@@ -79,6 +79,9 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 		res.Events[i] = instrument.Strip(res.Events[i])
 	}
 	res.Final = stripState(res.Final, p.Tables)
+	if h != nil {
+		res.Notes = append(res.Notes, Uninstrumented(h)...)
+	}
 	if res.Hang {
 		return res, nil, nil
 	}
@@ -94,6 +97,23 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 	}
 	findings, err := o.judge(t, h, level, func(f *infer.Finding) *testcase.Case { return annotated(c, f, level) })
 	return res, findings, err
+}
+
+// Uninstrumented lists, one line each, the statements of h that ran
+// without (full) instrumentation: what they read or wrote is missing from
+// the dependency graph, so a cycle through them cannot be seen.
+func Uninstrumented(h *history.History) []string {
+	var out []string
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		for _, s := range t.Stmts {
+			if s.Note == "" {
+				continue
+			}
+			out = append(out, fmt.Sprintf("T%d %s (%s)", t.ID, s.SQL, s.Note))
+		}
+	}
+	return out
 }
 
 // stripState drops the two hidden columns, which instrumentation appends
@@ -203,6 +223,12 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 			if vs := versions(s.Deleted); vs != "" {
 				fmt.Fprintf(&b, "      deleted %s\n", vs)
 			}
+		}
+	}
+	if notes := Uninstrumented(h); len(notes) > 0 {
+		b.WriteString("\nStatements outside the dependency graph (they ran, but what they read or wrote was not recorded):\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "  %s\n", n)
 		}
 	}
 	if c != nil {

@@ -190,7 +190,7 @@ func Record(p *Plan, res *exec.Result) (*history.History, error) {
 				orig = p.Original.Steps[ps.Orig].SQL
 			}
 			r.txn.Stmts = append(r.txn.Stmts, history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
-				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Start: at})
+				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at})
 		}
 		st := &r.txn.Stmts[k]
 		if ev.Status == exec.StatusBlocked {

@@ -122,7 +122,7 @@ func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
 	info := Info{Kind: keyword(sql)}
 	st, err := sqlast.Parse(rw.d, sql)
 	if err != nil {
-		info.Note = "not parsed: " + err.Error()
+		info.Note = "not instrumented, not parsed: " + err.Error()
 		return []Sent{{SQL: sql}}, info
 	}
 	sent, err := rw.stmt(st, txn, &info)
@@ -131,11 +131,36 @@ func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
 		info.Aggregate, info.Note = true, "aggregate: excluded from inference"
 		return []Sent{{SQL: sql}}, info
 	case err != nil:
-		info.Note = err.Error()
+		info.Note = "not instrumented: " + err.Error()
 		return []Sent{{SQL: sql}}, info
 	}
 	info.Instrumented = true
+	info.Note = partial(st)
 	return sent, info
+}
+
+// partial says what an instrumented statement still leaves out of the
+// history: rows read by subqueries in expressions (WHERE, IN, EXISTS,
+// scalar) and the source rows of INSERT … SELECT are not recorded (the
+// IsoRel paper does not record them either). "" when nothing is missing.
+func partial(st sqlast.Stmt) string {
+	if ins, ok := st.(*sqlast.Insert); ok && ins.Select != nil {
+		return "instrumented, but the rows its SELECT read are not recorded"
+	}
+	sub := false
+	sqlast.Walk(st, func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.ScalarSubquery, *sqlast.Exists:
+			sub = true
+		case *sqlast.In:
+			sub = sub || n.Sub != nil
+		}
+		return !sub
+	})
+	if sub {
+		return "instrumented, but the rows its subqueries read are not recorded"
+	}
+	return ""
 }
 
 // StatementAST is Statement for a statement already parsed (stress mode).

@@ -226,7 +226,7 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 	}
 	aborted, failed := false, false
 	for _, gr := range groups {
-		st := history.Stmt{SQL: gr.sql, Kind: gr.info.Kind, Aggregate: gr.info.Aggregate, Locking: gr.info.Locking, Start: s.now()}
+		st := history.Stmt{SQL: gr.sql, Kind: gr.info.Kind, Aggregate: gr.info.Aggregate, Locking: gr.info.Locking, Note: gr.info.Note, Start: s.now()}
 		if gr.info.Instrumented {
 			for _, x := range gr.sent {
 				st.Sent = append(st.Sent, x.SQL)
