@@ -143,12 +143,18 @@ func (w *Writer) freeDir(root string, f Finding) (string, error) {
 
 func writeBundle(dir string, b *Bundle) error {
 	files := map[string][]byte{}
-	if b.Case != nil {
-		files["case.txn"] = []byte(b.Case.String())
-	}
 	text := b.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
+	}
+	if b.Case != nil {
+		c := b.Case.String()
+		// Said, not fatal: a comment shaped like a header ("-- key: value")
+		// once made every IsoRel case.txn unreadable, and nobody noticed.
+		if _, err := testcase.ParseString("case.txn", c); err != nil {
+			text += fmt.Sprintf("\nWARNING: case.txn does not read back (%v); this is a txlab bug.\n", err)
+		}
+		files["case.txn"] = []byte(c)
 	}
 	files["report.txt"] = []byte(text)
 	js, err := json.MarshalIndent(struct {
@@ -170,6 +176,15 @@ func writeBundle(dir string, b *Bundle) error {
 		}
 	}
 	return nil
+}
+
+// Known reports whether a finding with b's signature was written already:
+// an oracle can skip costly work (a confirming replay) for a repeat.
+func (w *Writer) Known(b *Bundle) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.seen[b.Signature()]
+	return ok
 }
 
 // Summary returns the signatures seen so far with their counts, in the

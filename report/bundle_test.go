@@ -113,3 +113,40 @@ func TestWriterRejectsPathInExtra(t *testing.T) {
 		t.Errorf("a rejected bundle left %d entries", len(entries))
 	}
 }
+
+// TestWriterChecksCaseReadsBack: a case whose text does not parse back (a
+// comment shaped like a header) is still written, and report.txt says so;
+// a good case gets no warning. Known reports the signature afterwards.
+func TestWriterChecksCaseReadsBack(t *testing.T) {
+	w := &report.Writer{Dir: t.TempDir()}
+	good := bundle(t, "tx-wss", report.Bug, "UPDATE")
+	if w.Known(&good) {
+		t.Fatal("Known before the first write")
+	}
+	bad := bundle(t, "stmt-wss", report.Bug, "UPDATE")
+	c := *bad.Case
+	c.Comments = append(c.Comments, "replay: txlab run case.txn")
+	bad.Case = &c
+	for _, tt := range []struct {
+		b    report.Bundle
+		warn bool
+	}{{good, false}, {bad, true}} {
+		f, _, err := w.Write(tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(filepath.Join(f.Dir, "report.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(text), "case.txn does not read back"); got != tt.warn {
+			t.Errorf("%s: warning %v, want %v:\n%s", f.Kind, got, tt.warn, text)
+		}
+		if _, err := os.Stat(filepath.Join(f.Dir, "case.txn")); err != nil {
+			t.Error(err)
+		}
+	}
+	if !w.Known(&good) {
+		t.Error("Known after the write: false")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/replay"
+	"github.com/txlab/txlab/testcase"
 
 	_ "modernc.org/sqlite"
 )
@@ -384,6 +386,9 @@ func TestRunIsoRel(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cr.Findings[0].Dir, "graph.dot")); err != nil {
 		t.Error(err)
 	}
+	if _, err := testcase.ParseFile(filepath.Join(cr.Findings[0].Dir, "case.txn")); err != nil {
+		t.Errorf("the finding's case does not read back: %v", err)
+	}
 	code, stdout, stderr = txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--isolation", "rr", "--model", "serializable", "--out", out, "--json", "../../oracle/isorel/testdata/write-skew.txn")
 	if code != 1 {
 		t.Fatalf("--model serializable: exit %d, want 1 (bug): %s", code, stderr)
@@ -434,5 +439,27 @@ func TestFuzzIsoRelStress(t *testing.T) {
 	}
 	if g2 == 0 || sum.Transactions == 0 {
 		t.Errorf("no G2-class cycle in %d transactions: %+v", sum.Transactions, sum.Findings)
+	}
+	// Every bundle has a case cut out of the run, replayed when found; one
+	// that reproduced replays to the same bug with txlab run.
+	reproduced := ""
+	for _, f := range sum.Findings {
+		path := filepath.Join(f.Dir, "case.txn")
+		c, err := testcase.ParseFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !slices.ContainsFunc(c.Comments, func(s string) bool { return strings.HasPrefix(s, "Replayed when found: ") }) {
+			t.Errorf("%s does not say whether it replayed: %q", path, c.Comments)
+		}
+		if slices.Contains(c.Comments, "Replayed when found: it reproduces "+f.Kind+" (bug).") {
+			reproduced = path
+		}
+	}
+	if reproduced == "" {
+		t.Fatalf("no stress finding reproduced on replay (%d findings)", len(sum.Findings))
+	}
+	if code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--model", "serializable", "--out", t.TempDir(), reproduced); code != 1 {
+		t.Errorf("txlab run %s: exit %d, want 1 (bug):\n%s%s", reproduced, code, stdout, stderr)
 	}
 }

@@ -95,7 +95,9 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 	if level == "" {
 		level = t.DefaultLevel()
 	}
-	findings, err := o.judge(t, h, level, func(f *infer.Finding) *testcase.Case { return annotated(c, f, level) })
+	findings, err := o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
+		return annotated(c, f, level), "case.txn replays the case: txlab run --oracle isorel case.txn", nil
+	})
 	return res, findings, err
 }
 
@@ -106,6 +108,9 @@ func Uninstrumented(h *history.History) []string {
 	var out []string
 	for i := range h.Txns {
 		t := &h.Txns[i]
+		if t.Init {
+			continue // setup: DDL the oracle does not need
+		}
 		for _, s := range t.Stmts {
 			if s.Note == "" {
 				continue
@@ -142,13 +147,14 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 	out.Isolation = level
 	out.Comments = append(append([]string(nil), c.Comments...),
 		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
-		"replay: txlab run --oracle isorel case.txn")
+		"Replay with: txlab run --oracle isorel case.txn")
 	return &out
 }
 
 // judge checks h and writes the bundles; caseOf gives the replayable case
-// of a finding (nil when there is none).
-func (o *Options) judge(t target.Target, h *history.History, level target.Level, caseOf func(*infer.Finding) *testcase.Case) ([]report.Finding, error) {
+// of a finding (nil when there is none) and a sentence for report.txt on
+// how to replay it; it is called once per new signature.
+func (o *Options) judge(t target.Target, h *history.History, level target.Level, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
 	res, err := infer.Check(h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
 		return nil, fmt.Errorf("isorel: %w", err)
@@ -166,7 +172,14 @@ func (o *Options) judge(t target.Target, h *history.History, level target.Level,
 			rf.Transactions = append(rf.Transactions, int(id))
 		}
 		if o.Writer != nil {
-			b, err := bundle(rf, f, h, caseOf(f))
+			var c *testcase.Case
+			replay := ""
+			if !o.Writer.Known(&report.Bundle{Finding: rf, StmtKinds: f.StmtKinds}) {
+				if c, replay, err = caseOf(f); err != nil {
+					return nil, err
+				}
+			}
+			b, err := bundle(rf, f, h, c, replay)
 			if err != nil {
 				return nil, err
 			}
@@ -185,7 +198,7 @@ func firstLine(s string) string {
 }
 
 // bundle is the finding's report directory.
-func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase.Case) (report.Bundle, error) {
+func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string) (report.Bundle, error) {
 	involved := map[int64]bool{}
 	for _, id := range f.Txns {
 		involved[id] = true
@@ -231,11 +244,10 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 			fmt.Fprintf(&b, "  %s\n", n)
 		}
 	}
-	if c != nil {
-		b.WriteString("\ncase.txn replays the case: txlab run --oracle isorel case.txn\n")
-	} else {
-		b.WriteString("\nhistory.jsonl holds the transactions involved (a stress run has no replayable case).\n")
+	if replay != "" {
+		fmt.Fprintf(&b, "\n%s\n", replay)
 	}
+	b.WriteString("history.jsonl holds the transactions involved as recorded.\n")
 	extra := map[string][]byte{"graph.dot": f.Dot, "history.jsonl": excerpt.Bytes()}
 	if svg, err := renderSVG(f.Dot); err == nil {
 		extra["graph.svg"] = svg
@@ -316,6 +328,8 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec fuzz.Rou
 			}
 		}
 	}
-	res.Findings, err = o.judge(t, h, level, func(*infer.Finding) *testcase.Case { return nil })
+	res.Findings, err = o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
+		return o.replayable(ctx, t, h, f, level, spec.Seed)
+	})
 	return res, err
 }

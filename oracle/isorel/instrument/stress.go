@@ -77,9 +77,9 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 			setup.Close()
 			return nil, fmt.Errorf("stress: setup %s: %w", sql, err)
 		}
-		if len(info.Inserted) > 0 {
-			init.Stmts = append(init.Stmts, history.Stmt{SQL: orig, Sent: []string{sql}, Kind: info.Kind, Inserted: info.Inserted})
-		}
+		// Every setup statement is kept, DDL too: a finding's case file
+		// is rebuilt from the history.
+		init.Stmts = append(init.Stmts, history.Stmt{SQL: orig, Sent: []string{sql}, Kind: info.Kind, Inserted: info.Inserted})
 	}
 	setup.Close()
 	if err := t.Adopt(ctx); err != nil {
