@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -248,4 +249,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed case fails Validate: %v\n%s", err, src)
 		}
 	})
+}
+
+func TestTransactions(t *testing.T) {
+	c, err := ParseString("txns", `CREATE TABLE t (a INT);
+1> BEGIN;
+2> INSERT INTO t VALUES (1);
+1> UPDATE t SET a = 2;
+2> INSERT INTO t VALUES (3);
+1> COMMIT;
+1> SELECT * FROM t;
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Transactions(c)
+	want := []Txn{
+		{ID: 1, Conn: 1, Steps: []int{0, 2, 4}, Explicit: true},
+		{ID: 2, Conn: 2, Steps: []int{1}},
+		{ID: 3, Conn: 2, Steps: []int{3}},
+		{ID: 4, Conn: 1, Steps: []int{5}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d transactions, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(*got[i], want[i]) {
+			t.Errorf("transaction %d = %+v, want %+v", i+1, *got[i], want[i])
+		}
+	}
 }

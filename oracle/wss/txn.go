@@ -21,13 +21,10 @@ const (
 	Unfinished TxnState = "unfinished"  // never ended (the case has no COMMIT/ROLLBACK for it)
 )
 
-// Txn is one transaction of a case: an explicit BEGIN … COMMIT/ROLLBACK on
-// one connection, or a single autocommit statement.
+// Txn is one transaction of a case (testcase.Txn) with how it ended in the
+// actual schedule.
 type Txn struct {
-	ID       int   `json:"id"` // 1-based, in the order of the transactions' first steps
-	Conn     int   `json:"conn"`
-	Steps    []int `json:"steps"` // indices into the case's steps
-	Explicit bool  `json:"explicit"`
+	testcase.Txn
 
 	State TxnState `json:"state"`
 	// Start and End are positions in the actual schedule: the first event of
@@ -83,33 +80,12 @@ func IsRead(sql string) bool {
 	return false
 }
 
-// Transactions splits a case's steps into transactions, per connection, in
-// the order of their first steps. The end states are filled in by annotate.
+// Transactions splits a case's steps into transactions (testcase.Transactions).
+// The end states are filled in by annotate.
 func Transactions(c *testcase.Case) []*Txn {
 	var out []*Txn
-	open := map[int]*Txn{}
-	for i, s := range c.Steps {
-		ctl := testcase.ControlOf(s.SQL)
-		cur := open[s.Conn]
-		switch {
-		case ctl == testcase.Begin:
-			// A BEGIN inside an open transaction commits it implicitly on
-			// MySQL; we simply start a new transaction.
-			cur = &Txn{Conn: s.Conn, Explicit: true}
-			out = append(out, cur)
-			open[s.Conn] = cur
-		case cur == nil:
-			cur = &Txn{Conn: s.Conn}
-			out = append(out, cur)
-		}
-		cur.Steps = append(cur.Steps, i)
-		if cur.Explicit && (ctl == testcase.Commit || ctl == testcase.Rollback) {
-			delete(open, s.Conn)
-		}
-	}
-	for i, t := range out {
-		t.ID = i + 1
-		t.Start, t.End, t.AbortStep = -1, -1, -1
+	for _, t := range testcase.Transactions(c) {
+		out = append(out, &Txn{Txn: *t, Start: -1, End: -1, AbortStep: -1})
 	}
 	return out
 }

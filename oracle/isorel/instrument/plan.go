@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/testcase"
 )
@@ -35,9 +34,9 @@ type Plan struct {
 	Case    *testcase.Case
 	Dialect sqlast.Dialect
 	Steps   []Step // parallel to Case.Steps
-	// Txns are the original case's transactions (wss.Transactions); their
-	// IDs are the Tn of the history.
-	Txns []*wss.Txn
+	// Txns are the original case's transactions; their IDs are the Tn of
+	// the history.
+	Txns []*testcase.Txn
 	// Setup describes each setup statement (parallel to Case.Setup).
 	Setup []Info
 	// FinalTxn and FinalConn identify the final full read.
@@ -60,14 +59,14 @@ func Instrument(c *testcase.Case, d sqlast.Dialect) (*Plan, error) {
 	out.ConnIsolation = maps.Clone(c.ConnIsolation)
 	out.Setup = make([]string, len(c.Setup))
 	out.Steps = nil
-	p := &Plan{Original: c, Case: &out, Dialect: d, Txns: wss.Transactions(c)}
+	p := &Plan{Original: c, Case: &out, Dialect: d, Txns: testcase.Transactions(c)}
 	for i, s := range c.Setup {
 		sql, info := rw.Setup(s)
 		out.Setup[i] = sql
 		p.Setup = append(p.Setup, info)
 	}
 	p.Tables = slices.Clone(rw.Tables())
-	byStep := make([]*wss.Txn, len(c.Steps))
+	byStep := make([]*testcase.Txn, len(c.Steps))
 	for _, t := range p.Txns {
 		for _, s := range t.Steps {
 			byStep[s] = t
