@@ -378,11 +378,56 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 // first.
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
+		if cn.inflight.blocked {
+			if err := r.awaitVictims(ctx, cn); err != nil {
+				return err
+			}
+		}
 		if err := r.recordFinished(ctx, cn, abortsTxn); err != nil {
 			return err
 		}
 	}
 	return r.complete(ctx, cn, c)
+}
+
+// awaitVictims runs when a blocked statement of except resumed: any other
+// blocked statement the server no longer sees waiting is about to deliver
+// its result, and a deadlock victim's error (whose abort let except resume)
+// can reach txlab after except's result — two connections race. Waiting
+// for those results, and recording the victims at once, keeps the victim
+// first in the schedule on a loaded machine; other results are kept for
+// settle to record in their turn.
+func (r *runner) awaitVictims(ctx context.Context, except *conn) error {
+	for _, cn := range r.order {
+		f := cn.inflight
+		if cn == except || f == nil || !f.blocked || f.busy || f.early != nil {
+			continue
+		}
+		waiting, blind, err := r.lockWait(ctx, cn)
+		if err != nil {
+			return err
+		}
+		if waiting || blind {
+			continue
+		}
+		timer := time.NewTimer(r.opt.BlockTimeout)
+		select {
+		case c := <-f.done:
+			timer.Stop()
+			if abortsTxn(c.err) {
+				if err := r.record(ctx, cn, c); err != nil {
+					return err
+				}
+			} else {
+				f.early = &c
+			}
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // complete records a finished statement and then runs the connection's
