@@ -124,15 +124,6 @@ func (w WList) String() string {
 // MarshalText renders the version as in a history file ("T0,T3").
 func (w WList) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
 
-// Writers returns the writer transactions' ids, oldest first.
-func (w WList) Writers() []int64 {
-	ids := make([]int64, len(w.wl))
-	for i, t := range w.wl {
-		ids[i] = w.p.ids[t]
-	}
-	return ids
-}
-
 // obsRow is one row of one query result: the rowId and the wList, both
 // interned (wl indexes transaction ids through prepared.ids).
 type obsRow struct {
@@ -167,12 +158,19 @@ type prepared struct {
 	unknown                []int64
 }
 
-func (p *prepared) txn(id int64) int32 {
+// lookup finds the interned index of a transaction id.
+func (p *prepared) lookup(id int64) (int32, bool) {
 	if id >= 0 && id < int64(len(p.dense)) {
-		if i := p.dense[id]; i >= 0 {
-			return i
-		}
-	} else if i, ok := p.idOf[id]; ok {
+		i := p.dense[id]
+		return i, i >= 0
+	}
+	i, ok := p.idOf[id]
+	return i, ok
+}
+
+// txn interns a transaction id.
+func (p *prepared) txn(id int64) int32 {
+	if i, ok := p.lookup(id); ok {
 		return i
 	}
 	i := int32(len(p.ids))
@@ -188,10 +186,8 @@ func (p *prepared) txn(id int64) int32 {
 
 // interned returns the interned index of a transaction id already seen.
 func (p *prepared) interned(id int64) int32 {
-	if id >= 0 && id < int64(len(p.dense)) {
-		return p.dense[id]
-	}
-	return p.idOf[id]
+	i, _ := p.lookup(id)
+	return i
 }
 
 func (p *prepared) row(r string) int32 {
