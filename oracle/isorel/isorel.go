@@ -105,11 +105,16 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 // without (full) instrumentation: what they read or wrote is missing from
 // the dependency graph, so a cycle through them cannot be seen.
 func Uninstrumented(h *history.History) []string {
+	return uninstrumented(h, nil)
+}
+
+// uninstrumented is Uninstrumented for the transactions in only (all when nil).
+func uninstrumented(h *history.History, only map[int64]bool) []string {
 	var out []string
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if t.Init {
-			continue // setup: DDL the oracle does not need
+		if t.Init || only != nil && !only[t.ID] {
+			continue // setup (DDL the oracle does not need), or not asked for
 		}
 		for _, s := range t.Stmts {
 			if s.Note == "" {
@@ -172,16 +177,16 @@ func (o *Options) judge(t target.Target, h *history.History, level target.Level,
 			rf.Transactions = append(rf.Transactions, int(id))
 		}
 		if o.Writer != nil {
-			var c *testcase.Case
-			replay := ""
-			if !o.Writer.Known(&report.Bundle{Finding: rf, StmtKinds: f.StmtKinds}) {
-				if c, replay, err = caseOf(f); err != nil {
+			// A repeat is only counted: no case, no replay, no bundle.
+			b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds}
+			if !o.Writer.Known(&b) {
+				c, replay, err := caseOf(f)
+				if err != nil {
 					return nil, err
 				}
-			}
-			b, err := bundle(rf, f, h, c, replay)
-			if err != nil {
-				return nil, err
+				if b, err = bundle(rf, f, h, c, replay); err != nil {
+					return nil, err
+				}
 			}
 			if rf, _, err = o.Writer.Write(b); err != nil {
 				return nil, err
@@ -238,7 +243,7 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 			}
 		}
 	}
-	if notes := Uninstrumented(h); len(notes) > 0 {
+	if notes := uninstrumented(h, involved); len(notes) > 0 {
 		b.WriteString("\nStatements outside the dependency graph (they ran, but what they read or wrote was not recorded):\n")
 		for _, n := range notes {
 			fmt.Fprintf(&b, "  %s\n", n)
