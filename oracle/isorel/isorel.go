@@ -31,6 +31,9 @@ import (
 // Name is the oracle's name in findings and on the command line.
 const Name = "isorel"
 
+// replayCommand replays a finding's bundle; reports and case headers name it.
+const replayCommand = "txlab run --oracle isorel case.txn"
+
 // Modes.
 const (
 	Interleaved = "interleaved"
@@ -96,7 +99,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 		level = t.DefaultLevel()
 	}
 	findings, err := o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
-		return annotated(c, f, level), "case.txn replays the case: txlab run --oracle isorel case.txn", nil
+		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
 	return res, findings, err
 }
@@ -152,7 +155,7 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 	out.Isolation = level
 	out.Comments = append(append([]string(nil), c.Comments...),
 		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
-		"Replay with: txlab run --oracle isorel case.txn")
+		"Replay with: "+replayCommand)
 	return &out
 }
 

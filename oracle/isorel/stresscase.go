@@ -16,10 +16,10 @@ import (
 
 // stressCase turns a stress-mode finding into a case file: the round's
 // setup (the init transaction), then the finding's transactions, one
-// connection per session of the run, with BEGIN, their statements and COMMIT (ROLLBACK for a
-// transaction that failed) in the order they happened in the run. The
-// other transactions of the round are left out, so the rows may hold other
-// values than the run's transactions saw.
+// connection per session of the run, with BEGIN, their statements and
+// COMMIT (ROLLBACK for a transaction that failed) in the order they
+// happened in the run. The other transactions of the round are left out,
+// so the rows may hold other values than the run's transactions saw.
 func stressCase(h *history.History, f *infer.Finding, level target.Level, seed uint64) *testcase.Case {
 	involved := map[int64]bool{}
 	for _, id := range f.Txns {
@@ -71,7 +71,7 @@ func stressCase(h *history.History, f *infer.Finding, level target.Level, seed u
 	}
 	c.Comments = []string{
 		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
-		fmt.Sprintf("From a stress round (seed %d): %s, in the order their statements started.", seed, strings.Join(names, ", ")),
+		fmt.Sprintf("From the stress round of the seed header: %s, in the order their statements started.", strings.Join(names, ", ")),
 		"The round's other transactions are left out, so rows may hold other values than in the run.",
 	}
 	return c
@@ -101,7 +101,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 			}
 		}
 	}
-	c.Comments = append(c.Comments, "Replayed when found: "+verdict+".", "Replay with: txlab run --oracle isorel case.txn")
+	c.Comments = append(c.Comments, "Replayed when found: "+verdict+".", "Replay with: "+replayCommand)
 	return c, "case.txn is the finding's transactions cut out of the stress run; replayed when found, " + verdict + ".\n" +
-		"Replay it with: txlab run --oracle isorel case.txn", nil
+		"Replay it with: " + replayCommand, nil
 }
