@@ -375,19 +375,24 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 // finished meanwhile usually finished because of c (its transaction ended, or
 // failed and released its locks) and come after it; but one whose own
 // transaction was aborted (a deadlock victim) is what let c finish, and comes
-// first.
+// first — and so does its queue, as if its error had been seen first.
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
+	var victims []*conn
 	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
 		if cn.inflight.blocked {
-			if err := r.awaitVictims(ctx, cn); err != nil {
+			v, err := r.awaitVictims(ctx, cn)
+			if err != nil {
 				return err
 			}
+			victims = v
 		}
-		if err := r.recordFinished(ctx, cn, abortsTxn); err != nil {
+		v, err := r.recordFinished(ctx, cn, abortsTxn)
+		if err != nil {
 			return err
 		}
+		victims = append(victims, v...)
 	}
-	return r.complete(ctx, cn, c)
+	return r.complete(ctx, cn, c, victims...)
 }
 
 // awaitVictims runs when a blocked statement of except resumed: any other
@@ -397,7 +402,8 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 // for those results, and recording the victims at once, keeps the victim
 // first in the schedule on a loaded machine; other results are kept for
 // settle to record in their turn.
-func (r *runner) awaitVictims(ctx context.Context, except *conn) error {
+func (r *runner) awaitVictims(ctx context.Context, except *conn) ([]*conn, error) {
+	var victims []*conn
 	for _, cn := range r.order {
 		f := cn.inflight
 		if cn == except || f == nil || !f.blocked || f.busy || f.early != nil {
@@ -405,7 +411,7 @@ func (r *runner) awaitVictims(ctx context.Context, except *conn) error {
 		}
 		waiting, blind, err := r.lockWait(ctx, cn)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if waiting || blind {
 			continue
@@ -416,25 +422,27 @@ func (r *runner) awaitVictims(ctx context.Context, except *conn) error {
 			timer.Stop()
 			if abortsTxn(c.err) {
 				if err := r.record(ctx, cn, c); err != nil {
-					return err
+					return nil, err
 				}
+				victims = append(victims, cn)
 			} else {
 				f.early = &c
 			}
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
-	return nil
+	return victims, nil
 }
 
 // complete records a finished statement and then runs the connection's
 // queued statements. When the statement released its transaction's locks,
 // the statements waiting for them resume first: they complete before the
-// connection's next statement is submitted.
-func (r *runner) complete(ctx context.Context, cn *conn, c completion) error {
+// connection's next statement is submitted. The queues of first (deadlock
+// victims whose abort let cn finish) run before cn's.
+func (r *runner) complete(ctx context.Context, cn *conn, c completion, first ...*conn) error {
 	k := testcase.ControlOf(cn.inflight.sql)
 	if err := r.record(ctx, cn, c); err != nil {
 		return err
@@ -443,8 +451,13 @@ func (r *runner) complete(ctx context.Context, cn *conn, c completion) error {
 		if err := r.awaitResumptions(ctx, cn); err != nil {
 			return err
 		}
-	} else if err := r.recordFinished(ctx, cn, nil); err != nil {
+	} else if _, err := r.recordFinished(ctx, cn, nil); err != nil {
 		return err
+	}
+	for _, v := range first {
+		if err := r.drain(ctx, v); err != nil {
+			return err
+		}
 	}
 	return r.drain(ctx, cn)
 }
@@ -487,6 +500,8 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 		return nil
 	}
 	if c.err != nil && target.AsError(c.err) == nil {
+		// The statement has returned: closeAll must not wait for it.
+		cn.inflight = nil
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -515,8 +530,9 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 
 // recordFinished records the blocked statements of connections other than
 // except whose results are already available (and, when only is set, satisfy
-// it), without running their queues.
-func (r *runner) recordFinished(ctx context.Context, except *conn, only func(error) bool) error {
+// it), without running their queues; it returns their connections.
+func (r *runner) recordFinished(ctx context.Context, except *conn, only func(error) bool) ([]*conn, error) {
+	var recorded []*conn
 	for _, cn := range r.order {
 		f := cn.inflight
 		if cn == except || f == nil || !f.blocked || f.busy || f.early != nil {
@@ -529,12 +545,13 @@ func (r *runner) recordFinished(ctx context.Context, except *conn, only func(err
 				continue
 			}
 			if err := r.record(ctx, cn, c); err != nil {
-				return err
+				return nil, err
 			}
+			recorded = append(recorded, cn)
 		default:
 		}
 	}
-	return nil
+	return recorded, nil
 }
 
 // abortsTxn reports whether err aborted its transaction.
