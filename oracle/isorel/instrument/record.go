@@ -48,7 +48,9 @@ func Versions(columns []string, rows []target.Row) []history.Version {
 
 // Strip removes the hidden columns from an event, for showing results to
 // users as the original statement would have returned them (a DISTINCT
-// query may show repeated rows: it ran with the rowIds).
+// query may show repeated rows: it ran with the rowIds). A statement that
+// returns only hidden columns (a final read, the read before a DELETE) is
+// txlab's own and keeps them: stripped, its rows would print as "()".
 func Strip(ev exec.Event) exec.Event {
 	var keep []int
 	for i, c := range ev.Columns {
@@ -56,7 +58,7 @@ func Strip(ev exec.Event) exec.Event {
 			keep = append(keep, i)
 		}
 	}
-	if len(keep) == len(ev.Columns) {
+	if len(keep) == len(ev.Columns) || len(keep) == 0 {
 		return ev
 	}
 	out := ev

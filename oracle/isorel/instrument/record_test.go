@@ -112,13 +112,33 @@ func TestRecordOnServers(t *testing.T) {
 			if _, err := history.Read(strings.NewReader(sb.String())); err != nil {
 				t.Errorf("recorded history does not read back: %v", err)
 			}
-			// Users see the original result: no hidden columns.
+			// Users see the original result: no hidden columns, except in
+			// txlab's own reads, which return nothing else.
+			ownReads := 0
 			for _, ev := range res.Events {
-				for _, col := range Strip(ev).Columns {
+				hidden, shown := 0, 0
+				for _, col := range ev.Columns {
 					if IsHidden(col) {
+						hidden++
+					} else {
+						shown++
+					}
+				}
+				stripped := Strip(ev)
+				for _, col := range stripped.Columns {
+					if IsHidden(col) && shown > 0 {
 						t.Errorf("Strip left %s in %s", col, ev.SQL)
 					}
 				}
+				if shown == 0 && hidden > 0 {
+					ownReads++
+					if len(stripped.Columns) != hidden {
+						t.Errorf("Strip dropped the hidden columns of txlab's own read %s", ev.SQL)
+					}
+				}
+			}
+			if ownReads == 0 {
+				t.Error("no event of txlab's own reads (the final read) in the schedule")
 			}
 			testStress(t, tg)
 		})
