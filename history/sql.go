@@ -37,6 +37,12 @@ type Stmt struct {
 	// Note says why the statement is not (fully) instrumented, e.g.
 	// "INSERT … SELECT: the source rows are not recorded"; "" when it is.
 	Note string `json:"note,omitempty"`
+	// Table, Columns and Rows are set on a stress run's full read of a
+	// table: the values it returned (hidden columns left out, nil for NULL),
+	// kept so that a finding's case can start from the state the read saw.
+	Table   string      `json:"table,omitempty"`
+	Columns []string    `json:"columns,omitempty"`
+	Rows    [][]*string `json:"rows,omitempty"`
 	// Error is the error class when the statement failed ("" on success).
 	Error string `json:"error,omitempty"`
 	// Start and End are monotonic nanoseconds around the statement.

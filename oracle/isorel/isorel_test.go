@@ -123,9 +123,12 @@ func TestKnownCases(t *testing.T) {
 					}
 				}
 			}
+			// The case's own statements show no hidden column; txlab's final
+			// read shows nothing else.
 			for _, ev := range res.Events {
+				own := slices.ContainsFunc(ev.Columns, func(c string) bool { return !strings.HasPrefix(c, "txlab_") })
 				for _, col := range ev.Columns {
-					if strings.HasPrefix(col, "txlab_") {
+					if strings.HasPrefix(col, "txlab_") && own {
 						t.Errorf("hidden column %s shown in %q", col, ev.SQL)
 					}
 				}

@@ -554,14 +554,28 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 
 // FullRead is the instrumented read of every row of a table, ordered by
 // rowId so the recorded history is reproducible.
-func (rw *Rewriter) FullRead(tbl string) string {
-	sel := &sqlast.Select{
-		Items: []sqlast.SelectItem{
-			{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
-			{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
-		},
-		From: []sqlast.TableRef{&sqlast.Table{Name: tbl}},
+func (rw *Rewriter) FullRead(tbl string) string { return rw.fullRead(tbl, nil) }
+
+// SnapshotRead is FullRead that also returns the table's own columns (those
+// of its CREATE TABLE), so the rows' values can rebuild the state.
+func (rw *Rewriter) SnapshotRead(tbl string) string {
+	var cols []string
+	if t := rw.tables[tbl]; t != nil {
+		cols = t.columns
 	}
+	return rw.fullRead(tbl, cols)
+}
+
+func (rw *Rewriter) fullRead(tbl string, cols []string) string {
+	var items []sqlast.SelectItem
+	for _, c := range cols {
+		items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: c}})
+	}
+	items = append(items,
+		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
+		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
+	)
+	sel := &sqlast.Select{Items: items, From: []sqlast.TableRef{&sqlast.Table{Name: tbl}}}
 	order := []sqlast.OrderItem{{Expr: &sqlast.ColumnRef{Column: rowAlias(0)}}}
 	return sqlast.Format(rw.d, &sqlast.SelectStmt{Query: sel, OrderBy: order})
 }

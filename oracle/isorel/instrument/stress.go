@@ -178,9 +178,10 @@ func (s *stress) session(ctx context.Context, conn int, next func(n int) (*gen.T
 
 // group is one original statement and what the rewriter sends for it.
 type group struct {
-	sql  string
-	sent []Sent
-	info Info
+	sql   string
+	table string // set on a full read, whose values are kept
+	sent  []Sent
+	info  Info
 }
 
 // run executes one transaction; only a broken connection is an error.
@@ -190,7 +191,8 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 	explicit, rollback := true, false
 	if gt == nil {
 		for _, tbl := range s.rw.Tables() {
-			groups = append(groups, group{sql: s.rw.FullRead(tbl), sent: []Sent{{SQL: s.rw.FullRead(tbl), Role: RoleFinalRead}}, info: Info{Kind: "SELECT", Instrumented: true}})
+			sql := s.rw.SnapshotRead(tbl)
+			groups = append(groups, group{sql: sql, table: tbl, sent: []Sent{{SQL: sql, Role: RoleFinalRead}}, info: Info{Kind: "SELECT", Instrumented: true}})
 		}
 	} else {
 		explicit, rollback = gt.Explicit, gt.Rollback
@@ -262,6 +264,10 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 			if x.Role == RoleMain {
 				st.Inserted = gr.info.Inserted
 			}
+			if gr.table != "" {
+				st.Table = gr.table
+				st.Columns, st.Rows = values(res.Columns, res.Rows)
+			}
 		}
 		st.End = s.now()
 		txn.Stmts = append(txn.Stmts, st)
@@ -293,4 +299,28 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 		return finish(history.Fail)
 	}
 	return finish(history.OK)
+}
+
+// values returns the columns and rows of a result without the hidden
+// columns, NULL as nil.
+func values(columns []string, rows []target.Row) ([]string, [][]*string) {
+	var keep []int
+	var cols []string
+	for i, c := range columns {
+		if !IsHidden(c) {
+			keep = append(keep, i)
+			cols = append(cols, c)
+		}
+	}
+	out := make([][]*string, len(rows))
+	for r, row := range rows {
+		vals := make([]*string, len(keep))
+		for j, i := range keep {
+			if i < len(row) && !row[i].Null {
+				vals[j] = &row[i].S
+			}
+		}
+		out[r] = vals
+	}
+	return cols, out
 }

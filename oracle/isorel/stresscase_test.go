@@ -1,0 +1,92 @@
+package isorel
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	txexec "github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/oracle/isorel/infer"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/testcase"
+)
+
+// TestStressCutouts: a finding's candidate cases start from the state of
+// the last full read before it, then add the overlapping transactions that
+// read did not see, then fall back to the initial state; and the snapshot
+// setup runs.
+func TestStressCutouts(t *testing.T) {
+	h, err := history.ReadFile("testdata/stress-round.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &infer.Finding{Class: "write-skew", Txns: []int64{5, 4}}
+	cands := stressCutouts(h, f, sqlast.SQLite)
+	ids := func(k cutout) []int64 {
+		var out []int64
+		for _, tx := range k.txns {
+			out = append(out, tx.ID)
+		}
+		return out
+	}
+	snapshot := []string{"CREATE TABLE t (k INT PRIMARY KEY, v INT)", "INSERT INTO t (k, v) VALUES ('1', '5'), ('2', NULL)"}
+	initial := []string{"CREATE TABLE t (k INT PRIMARY KEY, v INT)", "INSERT INTO t (k, v) VALUES (1, 0), (2, 0)"}
+	want := []struct {
+		setup  []string
+		from   string
+		txns   []int64
+		others int
+	}{
+		{snapshot, "the state the full read T2 saw", []int64{4, 5}, 0},
+		{snapshot, "the state the full read T2 saw", []int64{7, 4, 5}, 1},
+		{initial, "the round's initial state", []int64{4, 5}, 0},
+	}
+	if len(cands) != len(want) {
+		t.Fatalf("%d candidates, want %d", len(cands), len(want))
+	}
+	for i, w := range want {
+		k := cands[i]
+		if !slices.Equal(k.setup, w.setup) || k.from != w.from || !slices.Equal(ids(k), w.txns) || k.others != w.others {
+			t.Errorf("candidate %d: setup %q from %q txns %v others %d; want %q %q %v %d", i, k.setup, k.from, ids(k), k.others, w.setup, w.from, w.txns, w.others)
+		}
+	}
+
+	// The window case: one connection per session, statements in the order
+	// they started, the failed transaction rolled back.
+	c, names := cands[1].build("serializable", 7)
+	if got := strings.Join(names, ", "); got != "T7 on 1>, T4 on 2>, T5 on 3>" {
+		t.Errorf("names %q", got)
+	}
+	var steps []string
+	for _, s := range c.Steps {
+		steps = append(steps, fmt.Sprintf("%d> %s", s.Conn, s.SQL))
+	}
+	wantSteps := []string{
+		"1> BEGIN", "1> UPDATE t SET v = 9 WHERE k = 1", "1> COMMIT",
+		"2> BEGIN", "2> SELECT v FROM t WHERE k = 2",
+		"3> BEGIN", "3> SELECT v FROM t WHERE k = 1",
+		"2> UPDATE t SET v = 1 WHERE k = 1", "3> UPDATE t SET v = 1 WHERE k = 2",
+		"2> COMMIT", "3> ROLLBACK",
+	}
+	if !slices.Equal(steps, wantSteps) {
+		t.Errorf("steps\n%s\nwant\n%s", strings.Join(steps, "\n"), strings.Join(wantSteps, "\n"))
+	}
+	if back, err := testcase.ParseString("stress", c.String()); err != nil || !back.Equal(c) {
+		t.Errorf("the case does not read back (%v):\n%s", err, c)
+	}
+
+	// The snapshot setup runs, and the case starts from the read's rows.
+	tg := connect.ForTest(t, "sqlite")
+	res, err := txexec.Run(context.Background(), tg, c, txexec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// T2 saw (2, NULL), where the initial state had (2, 0).
+	if got := fmt.Sprint(res.Final["t"]); got != "[[1 1] [2 NULL]]" {
+		t.Errorf("final state %s, want [[1 1] [2 NULL]]", got)
+	}
+}
