@@ -557,13 +557,19 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 func (rw *Rewriter) FullRead(tbl string) string { return rw.fullRead(tbl, nil) }
 
 // SnapshotRead is FullRead that also returns the table's own columns (those
-// of its CREATE TABLE), so the rows' values can rebuild the state.
-func (rw *Rewriter) SnapshotRead(tbl string) string {
+// of its CREATE TABLE), so the rows' values can rebuild the state; plain is
+// the same read as a user would write it, without the hidden columns.
+func (rw *Rewriter) SnapshotRead(tbl string) (plain, sent string) {
 	var cols []string
 	if t := rw.tables[tbl]; t != nil {
 		cols = t.columns
 	}
-	return rw.fullRead(tbl, cols)
+	var items []sqlast.SelectItem
+	for _, c := range cols {
+		items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: c}})
+	}
+	sel := &sqlast.Select{Items: items, From: []sqlast.TableRef{&sqlast.Table{Name: tbl}}}
+	return sqlast.Format(rw.d, &sqlast.SelectStmt{Query: sel}), rw.fullRead(tbl, cols)
 }
 
 func (rw *Rewriter) fullRead(tbl string, cols []string) string {

@@ -191,8 +191,8 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 	explicit, rollback := true, false
 	if gt == nil {
 		for _, tbl := range s.rw.Tables() {
-			sql := s.rw.SnapshotRead(tbl)
-			groups = append(groups, group{sql: sql, table: tbl, sent: []Sent{{SQL: sql, Role: RoleFinalRead}}, info: Info{Kind: "SELECT", Instrumented: true}})
+			plain, sent := s.rw.SnapshotRead(tbl)
+			groups = append(groups, group{sql: plain, table: tbl, sent: []Sent{{SQL: sent, Role: RoleFinalRead}}, info: Info{Kind: "SELECT", Instrumented: true}})
 		}
 	} else {
 		explicit, rollback = gt.Explicit, gt.Rollback

@@ -54,6 +54,16 @@ func testStress(t *testing.T, tg target.Target) {
 	}
 	rows := map[string]bool{}
 	for _, s := range final.Stmts {
+		// A full read keeps its values, one row per version, so a finding's
+		// case can start from them; its SQL is the plain read.
+		if s.Table == "" || len(s.Columns) == 0 || len(s.Rows) != len(s.Reads) || strings.Contains(s.SQL, HiddenPrefix) {
+			t.Errorf("final read %q: table %q, columns %v, %d rows for %d versions", s.SQL, s.Table, s.Columns, len(s.Rows), len(s.Reads))
+		}
+		for _, r := range s.Rows {
+			if len(r) != len(s.Columns) {
+				t.Errorf("final read of %s: row %v for columns %v", s.Table, r, s.Columns)
+			}
+		}
 		for _, v := range s.Reads {
 			if rows[v.Row] {
 				t.Errorf("rowId %s read twice in the final read", v.Row)
