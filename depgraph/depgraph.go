@@ -34,6 +34,9 @@ func (k Kind) String() string {
 	return "?"
 }
 
+// MarshalText writes the kind by name ("rw", not 2) in JSON reports.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 // Edge is one dependency. Key is the object the dependency is about (for
 // ww/wr/rw). Aux is free for the caller, e.g. the middle node of an edge
 // composed from two (SI's (so∪wr∪ww);rw?), or -1.

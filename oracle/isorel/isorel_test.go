@@ -3,6 +3,7 @@ package isorel_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,6 +110,7 @@ func TestKnownCases(t *testing.T) {
 						t.Error(err)
 					}
 				}
+				checkReportJSON(t, filepath.Join(f.Dir, "report.json"), f.Kind)
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, e.want) {
@@ -134,5 +136,38 @@ func TestKnownCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkReportJSON: report.json's details name the class and each cycle
+// edge's kind in words, as a reader of the file expects.
+func checkReportJSON(t *testing.T, path, class string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Details struct {
+			Class string `json:"class"`
+			Cycle []struct {
+				Kind  string `json:"kind"`
+				Row   string `json:"row"`
+				WList string `json:"wlist"`
+			} `json:"cycle"`
+			Explanation string `json:"explanation"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(data, &js); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	d := js.Details
+	if d.Class != class || d.Explanation == "" || len(d.Cycle) == 0 {
+		t.Errorf("%s: details %+v", path, d)
+	}
+	for _, e := range d.Cycle {
+		if !slices.Contains([]string{"ww", "wr", "rw", "so"}, e.Kind) || e.Kind != "so" && (e.Row == "" || e.WList == "") {
+			t.Errorf("%s: cycle edge %+v", path, e)
+		}
 	}
 }

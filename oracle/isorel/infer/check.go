@@ -36,24 +36,25 @@ type Finding struct {
 	// the Adya/Elle one (G0, G1a, G1b, G1c, G-single, G-nonadjacent,
 	// G2-item, with -process when session order is needed), or
 	// version-fork for an inconsistent row history.
-	Class string
+	Class string `json:"class"`
 	// Adya is the Adya/Elle class of the cycle (equal to Class when not
 	// refined).
-	Adya    string
-	Verdict report.Verdict
+	Adya    string         `json:"adya"`
+	Verdict report.Verdict `json:"verdict"`
 	// Rule is the sentence that decided the verdict.
-	Rule string
+	Rule string `json:"rule"`
 	// Txns are the transactions involved, in cycle order.
-	Txns []int64
+	Txns []int64 `json:"transactions"`
 	// Cycle is the witness (empty for G1a, G1b, version-fork: their evidence
 	// is the single read in Text).
-	Cycle []Edge
+	Cycle []Edge `json:"cycle,omitempty"`
 	// Text explains the finding in plain English, Elle-style.
-	Text string
-	// Dot is a Graphviz digraph of the involved transactions.
-	Dot []byte
+	Text string `json:"explanation"`
+	// Dot is a Graphviz digraph of the involved transactions (graph.dot
+	// of the bundle, not repeated in report.json).
+	Dot []byte `json:"-"`
 	// StmtKinds are the kinds of the statements involved, sorted.
-	StmtKinds []string
+	StmtKinds []string `json:"stmt_kinds"`
 }
 
 // Result is what Check returns.

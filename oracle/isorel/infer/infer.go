@@ -25,21 +25,23 @@ import (
 
 // Edge is one inferred dependency between two transactions (by id, Tn = n).
 type Edge struct {
-	From, To int64
-	Kind     depgraph.Kind
+	From int64         `json:"from"`
+	To   int64         `json:"to"`
+	Kind depgraph.Kind `json:"kind"`
 	// Row is the rowId the dependency is about ("" for so).
-	Row string
+	Row string `json:"row,omitempty"`
 	// FromStmt and ToStmt index the statements (in Txn.Stmts of From and To)
 	// whose observation produced the edge, -1 when no statement of that side
 	// is known: a wList names the writer transaction, not its statement.
-	FromStmt, ToStmt int
+	FromStmt int `json:"from_stmt"`
+	ToStmt   int `json:"to_stmt"`
 	// WList is the version that evidences the edge: the version read (wr,
 	// rw), or the longer version whose order shows the overwrite (ww).
-	WList WList
+	WList WList `json:"wlist"`
 	// Locking is true when every read that produced the edge was a locking
 	// read (SELECT … FOR UPDATE / FOR SHARE); the SELECT FOR UPDATE exception
 	// of IsoRel §3.4 needs it.
-	Locking bool
+	Locking bool `json:"locking,omitempty"`
 }
 
 // key identifies an edge for set comparison; statements are only evidence.
