@@ -72,47 +72,38 @@ func stressCutouts(h *history.History, f *infer.Finding, d sqlast.Dialect) []cut
 		}
 	}
 	byStart(own)
+	initial := cutout{setup: initSetup, from: "the round's initial state", txns: own}
 
-	snap := lastSnapshot(h, first)
-	if snap == nil {
-		// No full read before the finding: the state is the initial one,
-		// changed by every transaction before it.
-		var window []*history.Txn
-		for i := range h.Txns {
-			t := &h.Txns[i]
-			if !t.Init && !isFullRead(t) && t.Start <= last {
-				window = append(window, t)
-			}
+	// The window holds the transactions that ran up to the finding's end
+	// and are not part of the starting state: all of them from the initial
+	// state (when no full read came before the finding), or those whose
+	// writes the snapshot did not see and that were not over before it.
+	start := initial
+	inState := func(*history.Txn) bool { return false }
+	if snap := lastSnapshot(h, first); snap != nil {
+		if setup, ok := snapshotSetup(initTxn, snap, d); ok {
+			start = cutout{setup: setup, from: fmt.Sprintf("the state the full read T%d saw", snap.ID), txns: own}
+			seen := snapshotWriters(snap)
+			inState = func(t *history.Txn) bool { return t.End > 0 && t.End < snap.Start || seen[t.ID] }
 		}
-		out := []cutout{{setup: initSetup, from: "the round's initial state", txns: own}}
-		if len(window) > len(own) && len(window) <= maxWindow {
-			out = append(out, cutout{setup: initSetup, from: "the round's initial state", txns: window, others: len(window) - len(own)})
-		}
-		return out
 	}
-
-	setup, ok := snapshotSetup(initTxn, snap, d)
-	if !ok {
-		return []cutout{{setup: initSetup, from: "the round's initial state", txns: own}}
-	}
-	from := fmt.Sprintf("the state the full read T%d saw", snap.ID)
-	seen := snapshotWriters(snap)
 	var window []*history.Txn
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if t.Init || t == snap || isFullRead(t) || t.Start > last {
-			continue
+		if !t.Init && !isFullRead(t) && t.Start <= last && !inState(t) {
+			window = append(window, t)
 		}
-		if t.End > 0 && t.End < snap.Start || seen[t.ID] {
-			continue // already part of the snapshot, or over before it
-		}
-		window = append(window, t)
 	}
-	out := []cutout{{setup: setup, from: from, txns: own}}
+	out := []cutout{start}
 	if len(window) > len(own) && len(window) <= maxWindow {
-		out = append(out, cutout{setup: setup, from: from, txns: window, others: len(window) - len(own)})
+		w := start
+		w.txns, w.others = window, len(window)-len(own)
+		out = append(out, w)
 	}
-	return append(out, cutout{setup: initSetup, from: "the round's initial state", txns: own})
+	if start.from != initial.from {
+		out = append(out, initial)
+	}
+	return out
 }
 
 // isFullRead reports whether t is one of the run's full reads of every

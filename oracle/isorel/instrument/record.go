@@ -52,12 +52,7 @@ func Versions(columns []string, rows []target.Row) []history.Version {
 // returns only hidden columns (a final read, the read before a DELETE) is
 // txlab's own and keeps them: stripped, its rows would print as "()".
 func Strip(ev exec.Event) exec.Event {
-	var keep []int
-	for i, c := range ev.Columns {
-		if !IsHidden(c) {
-			keep = append(keep, i)
-		}
-	}
+	keep := shown(ev.Columns)
 	if len(keep) == len(ev.Columns) || len(keep) == 0 {
 		return ev
 	}
@@ -77,6 +72,17 @@ func Strip(ev exec.Event) exec.Event {
 		out.Rows[r] = nr
 	}
 	return out
+}
+
+// shown are the positions of the columns that are not hidden.
+func shown(columns []string) []int {
+	var keep []int
+	for i, c := range columns {
+		if !IsHidden(c) {
+			keep = append(keep, i)
+		}
+	}
+	return keep
 }
 
 // txnRec accumulates one transaction while Record reads the schedule.

@@ -564,20 +564,20 @@ func (rw *Rewriter) SnapshotRead(tbl string) (plain, sent string) {
 	if t := rw.tables[tbl]; t != nil {
 		cols = t.columns
 	}
-	var items []sqlast.SelectItem
-	for _, c := range cols {
-		items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: c}})
-	}
-	sel := &sqlast.Select{Items: items, From: []sqlast.TableRef{&sqlast.Table{Name: tbl}}}
+	sel := &sqlast.Select{Items: columnItems(tbl, cols), From: []sqlast.TableRef{&sqlast.Table{Name: tbl}}}
 	return sqlast.Format(rw.d, &sqlast.SelectStmt{Query: sel}), rw.fullRead(tbl, cols)
 }
 
-func (rw *Rewriter) fullRead(tbl string, cols []string) string {
-	var items []sqlast.SelectItem
+func columnItems(tbl string, cols []string) []sqlast.SelectItem {
+	items := make([]sqlast.SelectItem, 0, len(cols)+2)
 	for _, c := range cols {
 		items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: c}})
 	}
-	items = append(items,
+	return items
+}
+
+func (rw *Rewriter) fullRead(tbl string, cols []string) string {
+	items := append(columnItems(tbl, cols),
 		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
 		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
 	)

@@ -304,13 +304,10 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 // values returns the columns and rows of a result without the hidden
 // columns, NULL as nil.
 func values(columns []string, rows []target.Row) ([]string, [][]*string) {
-	var keep []int
-	var cols []string
-	for i, c := range columns {
-		if !IsHidden(c) {
-			keep = append(keep, i)
-			cols = append(cols, c)
-		}
+	keep := shown(columns)
+	cols := make([]string, len(keep))
+	for j, i := range keep {
+		cols[j] = columns[i]
 	}
 	out := make([][]*string, len(rows))
 	for r, row := range rows {
