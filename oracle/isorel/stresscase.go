@@ -90,7 +90,8 @@ func stressCutouts(h *history.History, f *infer.Finding, d sqlast.Dialect) []cut
 	var window []*history.Txn
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if !t.Init && !isFullRead(t) && t.Start <= last && !inState(t) {
+		// The finding's own transactions always belong, full reads too.
+		if involved[t.ID] || !t.Init && !isFullRead(t) && t.Start <= last && !inState(t) {
 			window = append(window, t)
 		}
 	}

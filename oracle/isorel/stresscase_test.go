@@ -55,6 +55,14 @@ func TestStressCutouts(t *testing.T) {
 		}
 	}
 
+	// A finding that involves a full read keeps it in every candidate.
+	withRead := stressCutouts(h, &infer.Finding{Class: "G-single", Txns: []int64{4, 8}}, sqlast.SQLite)
+	if len(withRead) != 3 || !slices.Equal(ids(withRead[0]), []int64{4, 8}) || !slices.Equal(ids(withRead[1]), []int64{7, 4, 5, 8}) || withRead[1].others != 2 {
+		for i, k := range withRead {
+			t.Errorf("finding with a full read, candidate %d: txns %v others %d", i, ids(k), k.others)
+		}
+	}
+
 	// The window case: one connection per session, statements in the order
 	// they started, the failed transaction rolled back.
 	c, names := cands[1].build("serializable", 7)
