@@ -16,7 +16,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -32,7 +32,7 @@ type Options struct {
 	Oracle Oracle
 	// Levels are cycled through, one per case; empty = the DBMS default.
 	Levels []target.Level
-	Exec   exec.Options
+	Exec   executor.Options
 	Gen    gen.Config // Dialect is taken from the target
 	// Progress receives a live progress line (usually stderr); nil = none.
 	Progress io.Writer
@@ -82,7 +82,7 @@ type Oracle interface {
 	Group(seed uint64, cfg gen.Config) []*testcase.Case
 	// Check runs one case on t and judges what happened. The returned
 	// result is the actual (concurrent) run, counted in the summary.
-	Check(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error)
+	Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error)
 }
 
 // Plain generates one case per group and only runs it: no findings.
@@ -94,8 +94,8 @@ func (Plain) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 }
 
 // Check implements Oracle.
-func (Plain) Check(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error) {
-	res, err := exec.Run(ctx, t, c, opt)
+func (Plain) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
+	res, err := executor.Run(ctx, t, c, opt)
 	return res, nil, err
 }
 
@@ -185,7 +185,7 @@ func (c *campaign) work(ctx context.Context, t target.Target) error {
 			if ctx.Err() != nil {
 				return nil // interrupted mid-case: the partial case is not counted
 			}
-			var setupErr *exec.SetupError
+			var setupErr *executor.SetupError
 			if err != nil && !errors.As(err, &setupErr) {
 				return fmt.Errorf("%s (seed %d): %w", tc.Name, seed, err)
 			}
@@ -196,7 +196,7 @@ func (c *campaign) work(ctx context.Context, t target.Target) error {
 }
 
 // record adds one case's outcome to the summary and the progress line.
-func (c *campaign) record(tc *testcase.Case, res *exec.Result, findings []report.Finding, setupErr error) {
+func (c *campaign) record(tc *testcase.Case, res *executor.Result, findings []report.Finding, setupErr error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, opt := c.s, c.opt
@@ -216,7 +216,7 @@ func (c *campaign) record(tc *testcase.Case, res *exec.Result, findings []report
 }
 
 // add counts one case's events.
-func (s *Summary) add(name string, c *testcase.Case, res *exec.Result) {
+func (s *Summary) add(name string, c *testcase.Case, res *executor.Result) {
 	s.Cases++
 	s.Transactions += countTransactions(c)
 	if res == nil {
@@ -225,15 +225,15 @@ func (s *Summary) add(name string, c *testcase.Case, res *exec.Result) {
 	if res.Hang {
 		s.Hangs++
 	}
-	for _, evs := range [][]exec.Event{res.Setup, res.Events} {
+	for _, evs := range [][]executor.Event{res.Setup, res.Events} {
 		for _, ev := range evs {
 			switch {
 			case ev.Implicit:
 				continue
-			case ev.Status == exec.StatusBlocked:
+			case ev.Status == executor.StatusBlocked:
 				s.Blocked++
 				continue
-			case ev.Status == exec.StatusSkipped:
+			case ev.Status == executor.StatusSkipped:
 				s.Skipped++
 				continue
 			}

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -19,7 +19,7 @@ import (
 
 // Options control a replay.
 type Options struct {
-	Exec exec.Options
+	Exec executor.Options
 	// Check runs a case with an oracle; nil runs it plainly (no findings).
 	Check CheckFunc
 	JSON  bool      // one JSON object per case (JSON Lines)
@@ -28,11 +28,11 @@ type Options struct {
 
 // CheckFunc runs one case on a target and judges it: the actual run and the
 // oracle's findings.
-type CheckFunc func(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error)
+type CheckFunc func(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error)
 
 // plain runs a case without an oracle.
-func plain(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error) {
-	res, err := exec.Run(ctx, t, c, opt)
+func plain(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
+	res, err := executor.Run(ctx, t, c, opt)
 	return res, nil, err
 }
 
@@ -48,8 +48,8 @@ type CaseResult struct {
 	Target          TargetInfo        `json:"target"`
 	Isolation       string            `json:"isolation"`
 	IsolationByConn map[string]string `json:"isolation_by_conn,omitempty"`
-	Setup           []exec.Event      `json:"setup"`
-	Events          []exec.Event      `json:"events"`
+	Setup           []executor.Event  `json:"setup"`
+	Events          []executor.Event  `json:"events"`
 	FinalState      target.State      `json:"final_state"`
 	Findings        []report.Finding  `json:"findings"`
 	Notes           []string          `json:"notes,omitempty"`
@@ -58,7 +58,7 @@ type CaseResult struct {
 }
 
 // RunCase replays one case and packages its result.
-func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options, check CheckFunc) (*CaseResult, *exec.Result, error) {
+func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, check CheckFunc) (*CaseResult, *executor.Result, error) {
 	if check == nil {
 		check = plain
 	}
@@ -122,7 +122,7 @@ func Run(ctx context.Context, t target.Target, cases []*testcase.Case, opt Optio
 }
 
 // WriteText prints one case's result for people.
-func WriteText(w io.Writer, cr *CaseResult, res *exec.Result) {
+func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 	fmt.Fprintf(w, "case %s on %s %s, isolation %s", cr.Case, cr.Target.DBMS, cr.Target.Version, cr.Isolation)
 	if cr.IsolationByConn != nil {
 		keys := make([]string, 0, len(cr.IsolationByConn))
@@ -147,7 +147,7 @@ func WriteText(w io.Writer, cr *CaseResult, res *exec.Result) {
 		return
 	}
 	fmt.Fprintln(w, "final state:")
-	exec.WriteState(w, cr.FinalState)
+	executor.WriteState(w, cr.FinalState)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -183,9 +183,9 @@ func distinct(m map[string]string) []string {
 	return out
 }
 
-func nonNil(evs []exec.Event) []exec.Event {
+func nonNil(evs []executor.Event) []executor.Event {
 	if evs == nil {
-		return []exec.Event{}
+		return []executor.Event{}
 	}
 	return evs
 }

@@ -1,7 +1,7 @@
 // Package testcase is txlab's one interchange format: a readable case file
 // holding headers, setup statements and the submitted order of statements per
 // connection. Cases are parsed (errors name the line), printed and validated
-// here; running them is the exec package's job.
+// here; running them is the executor package's job.
 package testcase
 
 import "github.com/txlab/txlab/target"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 )
@@ -51,8 +51,8 @@ func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 	return t, nil
 }
 
-func (g *globalFlags) execOptions(level target.Level) exec.Options {
-	return exec.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout}
+func (g *globalFlags) execOptions(level target.Level) executor.Options {
+	return executor.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout}
 }
 
 // openWorkers opens n targets for parallel workers, each working in a

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/replay"
@@ -48,7 +48,7 @@ func decodeCases(t *testing.T, out string) []replay.CaseResult {
 }
 
 // statuses renders a schedule as "conn:status[+resumed][:class]" items.
-func statuses(evs []exec.Event) string {
+func statuses(evs []executor.Event) string {
 	var parts []string
 	for _, ev := range evs {
 		s := string(rune('0'+ev.Conn)) + ":" + string(ev.Status)

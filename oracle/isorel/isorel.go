@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	txexec "github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/history"
@@ -67,12 +67,12 @@ func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 // Check implements fuzz.Oracle: it runs the instrumented case and judges
 // the recorded history. The returned result shows the instrumented run
 // with the hidden columns stripped.
-func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt txexec.Options) (*txexec.Result, []report.Finding, error) {
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
 	p, err := instrument.Instrument(c, t.Info().Dialect)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := txexec.Run(ctx, t, p.Case, opt)
+	res, err := executor.Run(ctx, t, p.Case, opt)
 	if err != nil {
 		return res, nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/report"
@@ -95,7 +95,7 @@ func TestKnownCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Writer: &report.Writer{Dir: t.TempDir()}}}
-			res, fs, err := o.Check(ctx, tg, c, exec.Options{Isolation: e.level})
+			res, fs, err := o.Check(ctx, tg, c, executor.Options{Isolation: e.level})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	txexec "github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/oracle/isorel/infer"
 	"github.com/txlab/txlab/sqlast"
@@ -315,7 +315,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 // it finds class, with a verdict sentence either way.
 func (o *StressOracle) reproduces(ctx context.Context, t target.Target, c *testcase.Case, class string) (string, bool, error) {
 	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
-	res, findings, err := replay.Check(ctx, t, c, txexec.Options{})
+	res, findings, err := replay.Check(ctx, t, c, executor.Options{})
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {

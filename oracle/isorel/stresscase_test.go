@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	txexec "github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/oracle/isorel/infer"
 	"github.com/txlab/txlab/sqlast"
@@ -89,7 +89,7 @@ func TestStressCutouts(t *testing.T) {
 
 	// The snapshot setup runs, and the case starts from the read's rows.
 	tg := connect.ForTest(t, "sqlite")
-	res, err := txexec.Run(context.Background(), tg, c, txexec.Options{})
+	res, err := executor.Run(context.Background(), tg, c, executor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

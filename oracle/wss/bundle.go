@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
@@ -72,18 +72,18 @@ func (o *Outcome) stmtKinds(v *Violation) []string {
 }
 
 type details struct {
-	DBMS        string          `json:"dbms"`
-	Version     string          `json:"version"`
-	Level       target.Level    `json:"level"`
-	Txns        []*Txn          `json:"transactions"`
-	FCRFS       []int           `json:"fcrfs"`
-	Violation   *Violation      `json:"violation"`
-	Rule        *semantics.Rule `json:"rule,omitempty"`
-	Schedule    []exec.Event    `json:"schedule"`
-	ActualFinal target.State    `json:"actual_final"`
-	SerialFinal target.State    `json:"serial_final"`
-	SerialSteps []testcase.Step `json:"serial_steps"`
-	Explained   []testcase.Step `json:"explained_steps,omitempty"`
+	DBMS        string           `json:"dbms"`
+	Version     string           `json:"version"`
+	Level       target.Level     `json:"level"`
+	Txns        []*Txn           `json:"transactions"`
+	FCRFS       []int            `json:"fcrfs"`
+	Violation   *Violation       `json:"violation"`
+	Rule        *semantics.Rule  `json:"rule,omitempty"`
+	Schedule    []executor.Event `json:"schedule"`
+	ActualFinal target.State     `json:"actual_final"`
+	SerialFinal target.State     `json:"serial_final"`
+	SerialSteps []testcase.Step  `json:"serial_steps"`
+	Explained   []testcase.Step  `json:"explained_steps,omitempty"`
 }
 
 func (o *Outcome) details(v *Violation) details {
@@ -159,10 +159,10 @@ func (o *Outcome) Text(v *Violation) string {
 		b.WriteString("\ndiffering rows:\n")
 		for _, td := range v.Diff.Tables {
 			for _, r := range td.OnlyActual {
-				fmt.Fprintf(&b, "  %s: %s only in the actual state\n", td.Table, exec.FormatRow(r))
+				fmt.Fprintf(&b, "  %s: %s only in the actual state\n", td.Table, executor.FormatRow(r))
 			}
 			for _, r := range td.OnlySerial {
-				fmt.Fprintf(&b, "  %s: %s only in the serial state\n", td.Table, exec.FormatRow(r))
+				fmt.Fprintf(&b, "  %s: %s only in the serial state\n", td.Table, executor.FormatRow(r))
 			}
 		}
 	}
@@ -214,7 +214,7 @@ func sideBySide(b *strings.Builder, a, s target.State) {
 	width := 10
 	for _, n := range names {
 		for _, r := range a[n] {
-			width = max(width, len(exec.FormatRow(r)))
+			width = max(width, len(executor.FormatRow(r)))
 		}
 	}
 	for _, n := range names {
@@ -222,10 +222,10 @@ func sideBySide(b *strings.Builder, a, s target.State) {
 		for i := 0; i < max(len(a[n]), len(s[n])); i++ {
 			l, r := "", ""
 			if i < len(a[n]) {
-				l = exec.FormatRow(a[n][i])
+				l = executor.FormatRow(a[n][i])
 			}
 			if i < len(s[n]) {
-				r = exec.FormatRow(s[n][i])
+				r = executor.FormatRow(s[n][i])
 			}
 			mark := " "
 			if l != r {

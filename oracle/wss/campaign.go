@@ -3,7 +3,7 @@ package wss
 import (
 	"context"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -29,7 +29,7 @@ func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 // Check runs c with the oracle and returns the actual run and the findings,
 // each with the directory of its bundle (or of the first bundle with the same
 // signature).
-func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt exec.Options) (*exec.Result, []report.Finding, error) {
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
 	wo := o.Options
 	wo.Exec = opt
 	out, err := Check(ctx, t, c, wo)

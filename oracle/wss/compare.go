@@ -3,7 +3,7 @@ package wss
 import (
 	"slices"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 )
 
@@ -79,10 +79,10 @@ func sorted(rows []target.Row) []target.Row {
 // outcomes maps original step indices to the final (non-blocked) event of
 // that step in a run. mapping translates the run's step indices to the
 // original case's (nil: identity).
-func outcomes(res *exec.Result, mapping []int) map[int]exec.Event {
-	out := map[int]exec.Event{}
+func outcomes(res *executor.Result, mapping []int) map[int]executor.Event {
+	out := map[int]executor.Event{}
 	for _, ev := range res.Events {
-		if ev.Step < 0 || ev.Status == exec.StatusBlocked || ev.Status == exec.StatusSkipped {
+		if ev.Step < 0 || ev.Status == executor.StatusBlocked || ev.Status == executor.StatusSkipped {
 			continue
 		}
 		s := ev.Step
@@ -97,8 +97,8 @@ func outcomes(res *exec.Result, mapping []int) map[int]exec.Event {
 	return out
 }
 
-func brief(ev exec.Event) string {
-	if ev.Status == exec.StatusError && ev.Error != nil {
+func brief(ev executor.Event) string {
+	if ev.Status == executor.StatusError && ev.Error != nil {
 		return "error " + string(ev.Error.Class)
 	}
 	return "ok"

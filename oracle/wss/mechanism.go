@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/testcase"
 )
@@ -14,13 +14,13 @@ import (
 func (k *checker) span(step int) (first, last int, blocked bool) {
 	first, last = -1, -1
 	for pos, ev := range k.o.Actual.Events {
-		if ev.Step != step || ev.Implicit || ev.Status == exec.StatusSkipped {
+		if ev.Step != step || ev.Implicit || ev.Status == executor.StatusSkipped {
 			continue
 		}
 		if first < 0 {
 			first = pos
 		}
-		if ev.Status == exec.StatusBlocked {
+		if ev.Status == executor.StatusBlocked {
 			blocked = true
 			continue
 		}
@@ -160,7 +160,7 @@ func (k *checker) semiConsistentRead(m *semantics.Mechanism, d Diff) (*Run, erro
 			table := writeTable(sql)
 			first, last, blocked := k.span(u)
 			ev, ok := k.actual[u]
-			if blocked || first < 0 || last < 0 || !ok || ev.Status != exec.StatusOK || ev.Affected < 0 || table == "" {
+			if blocked || first < 0 || last < 0 || !ok || ev.Status != executor.StatusOK || ev.Affected < 0 || table == "" {
 				continue
 			}
 			if len(d.Tables) == 0 || slices.ContainsFunc(d.Tables, func(td TableDiff) bool { return !strings.EqualFold(td.Table, table) }) {
@@ -190,7 +190,7 @@ func (k *checker) semiConsistentRead(m *semantics.Mechanism, d Diff) (*Run, erro
 			if err != nil {
 				return nil, err
 			}
-			if got, ok := r.out[u]; ok && !r.Result.Hang && got.Status == exec.StatusOK && got.Affected == ev.Affected {
+			if got, ok := r.out[u]; ok && !r.Result.Hang && got.Status == executor.StatusOK && got.Affected == ev.Affected {
 				return r, nil
 			}
 		}
@@ -219,7 +219,7 @@ func (k *checker) lockHolder(w *Txn, pos int, table string, kinds []string) bool
 				continue
 			}
 			ev, ok := k.actual[s]
-			if !ok || ev.Status != exec.StatusOK {
+			if !ok || ev.Status != executor.StatusOK {
 				continue
 			}
 			kw := keyword(sql)

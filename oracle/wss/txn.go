@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -103,7 +103,7 @@ func artifact(c target.ErrorClass) bool {
 // annotate reads the actual schedule and fills in each transaction's start,
 // end and end state. A transaction the DBMS aborted ends at the event that
 // reported the abort, not at its (skipped) COMMIT.
-func annotate(c *testcase.Case, txns []*Txn, events []exec.Event) {
+func annotate(c *testcase.Case, txns []*Txn, events []executor.Event) {
 	byStep := make([]*Txn, len(c.Steps))
 	for _, t := range txns {
 		for _, s := range t.Steps {
@@ -111,22 +111,22 @@ func annotate(c *testcase.Case, txns []*Txn, events []exec.Event) {
 		}
 	}
 	for pos, ev := range events {
-		if ev.Step < 0 || ev.Step >= len(byStep) || ev.Status == exec.StatusSkipped {
+		if ev.Step < 0 || ev.Step >= len(byStep) || ev.Status == executor.StatusSkipped {
 			continue
 		}
 		t := byStep[ev.Step]
 		if t.Start < 0 {
 			t.Start = pos
 		}
-		if t.State != "" || ev.Status == exec.StatusBlocked {
+		if t.State != "" || ev.Status == executor.StatusBlocked {
 			continue
 		}
 		last := ev.Step == t.Steps[len(t.Steps)-1]
 		switch {
-		case ev.Status == exec.StatusError && ev.Error != nil && ev.Error.RolledBack && t.Explicit:
+		case ev.Status == executor.StatusError && ev.Error != nil && ev.Error.RolledBack && t.Explicit:
 			t.State, t.End, t.AbortStep, t.AbortClass = Aborted, pos, ev.Step, ev.Error.Class
 		case !last:
-		case !t.Explicit && ev.Status == exec.StatusOK:
+		case !t.Explicit && ev.Status == executor.StatusOK:
 			t.State, t.End = Committed, pos
 		case !t.Explicit:
 			t.State, t.End = Failed, pos
@@ -135,7 +135,7 @@ func annotate(c *testcase.Case, txns []*Txn, events []exec.Event) {
 			}
 		case testcase.ControlOf(ev.SQL) == testcase.Rollback:
 			t.State, t.End = RolledBack, pos
-		case ev.Status == exec.StatusOK:
+		case ev.Status == executor.StatusOK:
 			t.State, t.End = Committed, pos
 		default: // COMMIT failed
 			t.State, t.End, t.AbortStep = Aborted, pos, ev.Step

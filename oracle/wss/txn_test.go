@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -23,21 +23,21 @@ func TestFCRFSVictim(t *testing.T) {
 	if len(txns) != 3 {
 		t.Fatalf("%d transactions, want 3", len(txns))
 	}
-	ok := func(step int) exec.Event {
-		return exec.Event{Conn: c.Steps[step].Conn, SQL: c.Steps[step].SQL, Step: step, Status: exec.StatusOK}
+	ok := func(step int) executor.Event {
+		return executor.Event{Conn: c.Steps[step].Conn, SQL: c.Steps[step].SQL, Step: step, Status: executor.StatusOK}
 	}
 	blocked := ok(5)
-	blocked.Status = exec.StatusBlocked
+	blocked.Status = executor.StatusBlocked
 	victim := ok(6)
-	victim.Status = exec.StatusError
+	victim.Status = executor.StatusError
 	victim.Error = &target.Error{Class: target.ClassDeadlock, RolledBack: true}
 	resumed := ok(5)
 	resumed.Resumed = true
 	skipped := ok(8)
-	skipped.Status = exec.StatusSkipped
-	events := []exec.Event{
+	skipped.Status = executor.StatusSkipped
+	events := []executor.Event{
 		ok(0), ok(1), ok(2), ok(3), ok(4), blocked, victim,
-		{Conn: 2, SQL: "ROLLBACK", Step: -1, Implicit: true, Status: exec.StatusOK},
+		{Conn: 2, SQL: "ROLLBACK", Step: -1, Implicit: true, Status: executor.StatusOK},
 		resumed, ok(7), skipped,
 	}
 	annotate(c, txns, events)

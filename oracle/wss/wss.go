@@ -19,7 +19,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
@@ -54,7 +54,7 @@ const DefaultMaxOrders = 720
 // Options tune the oracle.
 type Options struct {
 	// Exec is passed to every run (the concurrent one and the serial ones).
-	Exec exec.Options
+	Exec executor.Options
 	// MaxOrders bounds the serial orders of the committed transactions that
 	// triage enumerates; when there are more, triage says it skipped them.
 	// 0 means DefaultMaxOrders.
@@ -66,12 +66,12 @@ type Options struct {
 
 // Run is one execution of a (derived) case.
 type Run struct {
-	Name   string         `json:"name"`  // "tx-serial", "stmt-serial", "order T2 T1"
-	Order  []int          `json:"order"` // transaction IDs in the order run
-	Case   *testcase.Case `json:"-"`
-	Result *exec.Result   `json:"-"`
-	steps  []int          // run step → original step (-1: added ROLLBACK)
-	out    map[int]exec.Event
+	Name   string           `json:"name"`  // "tx-serial", "stmt-serial", "order T2 T1"
+	Order  []int            `json:"order"` // transaction IDs in the order run
+	Case   *testcase.Case   `json:"-"`
+	Result *executor.Result `json:"-"`
+	steps  []int            // run step → original step (-1: added ROLLBACK)
+	out    map[int]executor.Event
 }
 
 // Violation is one finding with what supports it.
@@ -97,7 +97,7 @@ type Outcome struct {
 	Info    target.Info
 	Level   target.Level
 	Promise semantics.Promise
-	Actual  *exec.Result
+	Actual  *executor.Result
 	Txns    []*Txn
 	Order   []*Txn // FCRFS
 	// TxSerial and StmtSerial are the FCRFS serial runs (nil when the check
@@ -105,7 +105,7 @@ type Outcome struct {
 	TxSerial, StmtSerial *Run
 	Violations           []*Violation
 	Findings             []report.Finding
-	// Runs counts every exec.Run, the concurrent one included.
+	// Runs counts every executor.Run, the concurrent one included.
 	Runs int
 	// Skipped says why the check did not run to the end ("" if it did).
 	Skipped string
@@ -117,7 +117,7 @@ type checker struct {
 	c      *testcase.Case
 	opt    Options
 	o      *Outcome
-	actual map[int]exec.Event
+	actual map[int]executor.Event
 	cache  map[string]*Run
 }
 
@@ -130,7 +130,7 @@ func Check(ctx context.Context, t target.Target, c *testcase.Case, opt Options) 
 		opt.MaxOrders = DefaultMaxOrders
 	}
 	o := &Outcome{Case: c, Info: t.Info()}
-	res, err := exec.Run(ctx, t, c, opt.Exec)
+	res, err := executor.Run(ctx, t, c, opt.Exec)
 	o.Runs++
 	if err != nil {
 		return o, err
@@ -189,7 +189,7 @@ func isCommitted(t *Txn) bool { return t.State == Committed }
 // effectiveLevel is the weakest level any connection ran at, the DBMS
 // default standing in for connections without one: the weakest level's
 // promises are the ones every transaction can rely on.
-func effectiveLevel(t target.Target, res *exec.Result) target.Level {
+func effectiveLevel(t target.Target, res *executor.Result) target.Level {
 	best := -1
 	for _, l := range res.Levels {
 		if l == "" {
@@ -233,7 +233,7 @@ func ids(order []*Txn) []int {
 }
 
 func (k *checker) exec(name, key string, order []*Txn, dc *testcase.Case, steps []int) (*Run, error) {
-	res, err := exec.Run(k.ctx, k.t, dc, k.opt.Exec)
+	res, err := executor.Run(k.ctx, k.t, dc, k.opt.Exec)
 	k.o.Runs++
 	if err != nil {
 		return nil, fmt.Errorf("wss: %s: %w", name, err)
@@ -303,13 +303,13 @@ func (k *checker) diff(r *Run, scope func(*Txn) bool, reads bool) Diff {
 			if !okA || !okB {
 				continue
 			}
-			if a.Status == exec.StatusError && a.Error != nil && artifact(a.Error.Class) {
+			if a.Status == executor.StatusError && a.Error != nil && artifact(a.Error.Class) {
 				continue
 			}
 			sd := StmtDiff{Step: s, Conn: t.Conn, SQL: sql, Actual: brief(a), Serial: brief(b)}
 			switch {
 			case IsWrite(sql):
-				if (a.Status == exec.StatusError) != (b.Status == exec.StatusError) {
+				if (a.Status == executor.StatusError) != (b.Status == executor.StatusError) {
 					d.Writes = append(d.Writes, sd)
 				}
 			case reads && IsRead(sql):
@@ -323,13 +323,13 @@ func (k *checker) diff(r *Run, scope func(*Txn) bool, reads bool) Diff {
 	return d
 }
 
-func rowsText(ev exec.Event) string {
-	if ev.Status == exec.StatusError {
+func rowsText(ev executor.Event) string {
+	if ev.Status == executor.StatusError {
 		return brief(ev)
 	}
 	parts := make([]string, len(ev.Rows))
 	for i, r := range sorted(ev.Rows) {
-		parts[i] = exec.FormatRow(r)
+		parts[i] = executor.FormatRow(r)
 	}
 	return fmt.Sprintf("%d rows %s", len(ev.Rows), strings.Join(parts, " "))
 }
@@ -515,13 +515,13 @@ func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
 func (k *checker) writesAfter(in, w *Txn, kinds []string) bool {
 	first, last := -1, -1
 	for pos, ev := range k.o.Actual.Events {
-		if ev.Step < 0 || ev.Status == exec.StatusSkipped || !IsWrite(ev.SQL) {
+		if ev.Step < 0 || ev.Status == executor.StatusSkipped || !IsWrite(ev.SQL) {
 			continue
 		}
 		if first < 0 && slices.Contains(w.Steps, ev.Step) {
 			first = pos
 		}
-		if ev.Status != exec.StatusBlocked && slices.Contains(in.Steps, ev.Step) && slices.Contains(kinds, keyword(ev.SQL)) {
+		if ev.Status != executor.StatusBlocked && slices.Contains(in.Steps, ev.Step) && slices.Contains(kinds, keyword(ev.SQL)) {
 			last = pos
 		}
 	}

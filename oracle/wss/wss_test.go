@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -168,9 +168,9 @@ func checkGroups(t *testing.T, tg target.Target, level target.Level, n int) {
 	for i := range n {
 		for _, c := range wss.Group(uint64(i)+1, wss.GroupConfig{Dialect: tg.Info().Dialect}) {
 			cases++
-			o, err := wss.Check(ctx, tg, c, wss.Options{Exec: exec.Options{Isolation: level}})
+			o, err := wss.Check(ctx, tg, c, wss.Options{Exec: executor.Options{Isolation: level}})
 			if err != nil {
-				var se *exec.SetupError
+				var se *executor.SetupError
 				if errorsAs(err, &se) {
 					continue
 				}
@@ -216,10 +216,10 @@ func BenchmarkGroup(b *testing.B) {
 			for b.Loop() {
 				seed++
 				for _, c := range wss.Group(seed, wss.GroupConfig{Dialect: tg.Info().Dialect, Orders: 1}) {
-					o, err := wss.Check(ctx, tg, c, wss.Options{Exec: exec.Options{Isolation: lvl}})
+					o, err := wss.Check(ctx, tg, c, wss.Options{Exec: executor.Options{Isolation: lvl}})
 					runs += o.Runs
 					if err != nil {
-						var se *exec.SetupError
+						var se *executor.SetupError
 						if !errorsAs(err, &se) {
 							b.Fatal(err)
 						}

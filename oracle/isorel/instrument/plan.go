@@ -29,7 +29,7 @@ type Step struct {
 // Plan is an instrumented case and the map back to the original.
 type Plan struct {
 	Original *testcase.Case
-	// Case runs through exec.Run unchanged: setup with hidden columns, the
+	// Case runs through executor.Run unchanged: setup with hidden columns, the
 	// rewritten steps, and the final read on its own connection.
 	Case    *testcase.Case
 	Dialect sqlast.Dialect

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -51,7 +51,7 @@ func Versions(columns []string, rows []target.Row) []history.Version {
 // query may show repeated rows: it ran with the rowIds). A statement that
 // returns only hidden columns (a final read, the read before a DELETE) is
 // txlab's own and keeps them: stripped, its rows would print as "()".
-func Strip(ev exec.Event) exec.Event {
+func Strip(ev executor.Event) executor.Event {
 	keep := shown(ev.Columns)
 	if len(keep) == len(ev.Columns) || len(keep) == 0 {
 		return ev
@@ -103,7 +103,7 @@ type txnRec struct {
 // and main statement, error classes, commit status), and the final read.
 // Start and End are positions in the actual schedule (1-based), which is
 // the time order of the deterministic protocol.
-func Record(p *Plan, res *exec.Result) (*history.History, error) {
+func Record(p *Plan, res *executor.Result) (*history.History, error) {
 	if res == nil {
 		return nil, fmt.Errorf("record: no result")
 	}
@@ -164,21 +164,21 @@ func Record(p *Plan, res *exec.Result) (*history.History, error) {
 			return nil, fmt.Errorf("record: step %d names unknown transaction T%d", ev.Step, ps.Txn)
 		}
 		current[ev.Conn] = r
-		if ev.Status == exec.StatusSkipped {
+		if ev.Status == executor.StatusSkipped {
 			continue
 		}
 		if r.txn.Start == 0 {
 			r.txn.Start = at
 		}
-		if ev.Status != exec.StatusBlocked {
+		if ev.Status != executor.StatusBlocked {
 			r.txn.End = at
 		}
-		failed := ev.Status == exec.StatusError
+		failed := ev.Status == executor.StatusError
 		if failed && ev.Error != nil && ev.Error.RolledBack {
 			r.aborted, r.ended = true, true
 		}
 		if ps.Info == nil {
-			if ev.Status == exec.StatusBlocked {
+			if ev.Status == executor.StatusBlocked {
 				continue
 			}
 			switch testcase.ControlOf(ev.SQL) {
@@ -201,7 +201,7 @@ func Record(p *Plan, res *exec.Result) (*history.History, error) {
 				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at})
 		}
 		st := &r.txn.Stmts[k]
-		if ev.Status == exec.StatusBlocked {
+		if ev.Status == executor.StatusBlocked {
 			continue
 		}
 		st.End = at

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/testcase"
@@ -93,7 +93,7 @@ func TestRecordOnServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := exec.Run(ctx, tg, p.Case, exec.Options{})
+			res, err := executor.Run(ctx, tg, p.Case, executor.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,10 @@
-package exec_test
+package executor_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target/connect"
 )
 
@@ -20,7 +20,7 @@ func BenchmarkBlocking(b *testing.B) {
 				c := loadCase(b, name)
 				b.Run(name, func(b *testing.B) {
 					for b.Loop() {
-						res, err := exec.Run(context.Background(), tg, c, exec.Options{})
+						res, err := executor.Run(context.Background(), tg, c, executor.Options{})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -34,10 +34,10 @@ func BenchmarkBlocking(b *testing.B) {
 	}
 }
 
-func countBlocked(res *exec.Result) int {
+func countBlocked(res *executor.Result) int {
 	n := 0
 	for _, ev := range res.Events {
-		if ev.Status == exec.StatusBlocked {
+		if ev.Status == executor.StatusBlocked {
 			n++
 		}
 	}

@@ -1,4 +1,4 @@
-package exec_test
+package executor_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txlab/txlab/exec"
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/testcase"
 )
@@ -28,11 +28,11 @@ func loadCase(t testing.TB, name string) *testcase.Case {
 
 // compact renders a schedule without error messages, which vary between
 // server versions, so that it can be compared with a golden file.
-func compact(res *exec.Result) string {
+func compact(res *executor.Result) string {
 	var b strings.Builder
 	for _, ev := range res.Events {
-		out := exec.Outcome(ev)
-		if ev.Status == exec.StatusError {
+		out := executor.Outcome(ev)
+		if ev.Status == executor.StatusError {
 			out = strings.TrimSpace(strings.SplitN(out, "(", 2)[0])
 		}
 		fmt.Fprintf(&b, "%d> %s; => %s\n", ev.Conn, ev.SQL, out)
@@ -41,7 +41,7 @@ func compact(res *exec.Result) string {
 		b.WriteString("HANG\n")
 	} else {
 		b.WriteString("final:\n")
-		exec.WriteState(&b, res.Final)
+		executor.WriteState(&b, res.Final)
 	}
 	return b.String()
 }
@@ -66,8 +66,8 @@ func TestSchedules(t *testing.T) {
 				name := strings.TrimSuffix(filepath.Base(path), "."+dbms+".schedule")
 				t.Run(name, func(t *testing.T) {
 					c := loadCase(t, name)
-					opt := exec.Options{HangTimeout: 3 * time.Second}
-					res, err := exec.Run(context.Background(), tg, c, opt)
+					opt := executor.Options{HangTimeout: 3 * time.Second}
+					res, err := executor.Run(context.Background(), tg, c, opt)
 					if err != nil {
 						t.Fatalf("run: %v", err)
 					}

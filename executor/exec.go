@@ -1,4 +1,4 @@
-// Package exec is txlab's execution protocol: it replays a case's submitted
+// Package executor is txlab's execution protocol: it replays a case's submitted
 // order on a target, one session per connection, and records the actual
 // schedule — which statement ran, blocked, resumed, failed or was skipped, in
 // the order the DBMS really completed them — and the final state.
@@ -10,7 +10,7 @@
 // completes it is recorded as resumed at that point of the schedule. A
 // statement that fails with class busy (SQLite, busy_timeout=0) is treated as
 // blocked and retried whenever another statement completes.
-package exec
+package executor
 
 import (
 	"context"
