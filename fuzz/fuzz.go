@@ -1,6 +1,9 @@
-// Package fuzz is txlab's campaign loop: generate a case, run it through the
-// execution protocol, hand the result to the oracles, count what happened,
-// and report a summary. The oracle work plugs into the same loop.
+// Package fuzz is txlab's campaign loop: round after round, on one worker per
+// target, it either generates a group of cases and runs each through the
+// oracle pipeline (one plain execution shared by every oracle that judges it)
+// or runs one round of a free-running workload; it counts what happened,
+// shows live progress, and returns the summary. Oracles plug in through
+// package oracle; they never import this one.
 package fuzz
 
 import (
@@ -8,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,19 +19,23 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
-	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
 // Options configure a campaign.
 type Options struct {
-	Seed     uint64        // run seed; group i is generated from gen.CaseSeed(Seed, i)
+	Seed     uint64        // run seed; round i is generated from gen.CaseSeed(Seed, i)
 	Duration time.Duration // stop after this long; 0 = no time limit
-	Cases    int           // stop after this many generated groups; 0 = no limit
-	// Oracle generates and judges the cases; nil = Plain (run only).
-	Oracle Oracle
-	// Levels are cycled through, one per case; empty = the DBMS default.
+	// Cases stops the campaign after this many cases (rounds of a
+	// Workload); 0 = no limit.
+	Cases int
+	// Oracles judge every generated case; none = the cases only run.
+	Oracles []oracle.CaseOracle
+	// Workload, when set, runs instead of generated cases.
+	Workload oracle.Workload
+	// Levels are cycled through, one per round; empty = the DBMS default.
 	Levels []target.Level
 	Exec   executor.Options
 	Gen    gen.Config // Dialect is taken from the target
@@ -43,282 +48,206 @@ type Options struct {
 	Log io.Writer
 }
 
-// Summary is what a campaign did. Its JSON form is `txlab fuzz --json`.
-type Summary struct {
-	Target          string           `json:"target"`
-	Seed            uint64           `json:"seed"`
-	Workers         int              `json:"workers"`
-	Cases           int              `json:"cases"`
-	Transactions    int              `json:"transactions"`
-	Statements      int              `json:"statements"`
-	Blocked         int              `json:"blocked"`
-	Skipped         int              `json:"skipped"`
-	Hangs           int              `json:"hangs"`
-	ErrorsByClass   map[string]int   `json:"errors_by_class"`
-	InvalidCount    int              `json:"invalid_statements"`
-	InvalidRatio    float64          `json:"invalid_statement_ratio"`
-	InvalidExamples []string         `json:"invalid_examples,omitempty"`
-	Findings        []report.Finding `json:"findings"`
-	ElapsedSeconds  float64          `json:"elapsed_seconds"`
-	CasesPerSecond  float64          `json:"cases_per_second"`
-	Interrupted     bool             `json:"interrupted"`
-
-	// Free-running workloads (RunWorkload) count rounds in Cases and
-	// transaction outcomes here.
-	Free                  bool    `json:"free_running,omitempty"`
-	Committed             int     `json:"committed,omitempty"`
-	Failed                int     `json:"failed,omitempty"`
-	Unknown               int     `json:"unknown,omitempty"`
-	TransactionsPerSecond float64 `json:"transactions_per_second,omitempty"`
-}
-
-// maxInvalidExamples bounds the invalid statements kept for the summary.
-const maxInvalidExamples = 5
-
-// Oracle judges generated cases; the campaign loop calls it for every case.
-type Oracle interface {
-	// Group generates the cases of one group from its seed: usually one
-	// case, or several submitted orders of the same transactions.
-	Group(seed uint64, cfg gen.Config) []*testcase.Case
-	// Check runs one case on t and judges what happened. The returned
-	// result is the actual (concurrent) run, counted in the summary.
-	Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error)
-}
-
-// Plain generates one case per group and only runs it: no findings.
-type Plain struct{}
-
-// Group implements Oracle.
-func (Plain) Group(seed uint64, cfg gen.Config) []*testcase.Case {
-	return []*testcase.Case{gen.Case(seed, cfg)}
-}
-
-// Check implements Oracle.
-func (Plain) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
-	res, err := executor.Run(ctx, t, c, opt)
-	return res, nil, err
-}
-
-// Run runs a campaign on one worker per target until the duration or group
-// limit is reached or ctx is cancelled (Ctrl-C), and returns the summary.
-// Cancellation is not an error. Group i is generated from
-// gen.CaseSeed(opt.Seed, i) whichever worker runs it, so a seed repeats the
-// same cases.
+// Run runs a campaign on one worker per target until the duration or the
+// case limit is reached, ctx is cancelled (Ctrl-C: not an error) or a worker
+// fails (the others stop; the summary says so and the error is returned).
+// Round i is generated from gen.CaseSeed(opt.Seed, i) whichever worker runs
+// it, so a seed repeats the same cases.
 func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("fuzz: no target")
 	}
-	if opt.Oracle == nil {
-		opt.Oracle = Plain{}
-	}
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
-	s := &Summary{
-		Target:        fmt.Sprintf("%s %s", info.DBMS, info.Version),
-		Seed:          opt.Seed,
-		Workers:       len(targets),
-		ErrorsByClass: map[string]int{},
-		Findings:      []report.Finding{},
+	l := &loop{opt: opt, s: newSummary(info, opt, len(targets)), start: time.Now()}
+	l.lastPlain = l.start
+	l.running = make([]int, len(targets))
+	if opt.Cases > 0 {
+		l.budget.Store(int64(opt.Cases))
+	} else {
+		l.budget.Store(-1)
 	}
-	start := time.Now()
 	if opt.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.Duration)
-		defer cancel()
+		l.until = l.start.Add(opt.Duration)
 	}
-	c := &campaign{opt: opt, s: s, start: start, lastPlain: start, bar: newProgress(opt)}
+	l.bar = newProgress(opt)
+
+	// A failing worker stops the others; Ctrl-C (ctx) stops everyone.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	var wg sync.WaitGroup
 	errs := make([]error, len(targets))
 	for w, t := range targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = c.work(ctx, t)
+			if err := l.work(runCtx, w, t); err != nil {
+				if len(targets) > 1 {
+					err = fmt.Errorf("worker %d: %w", w+1, err)
+				}
+				errs[w] = err
+				stop()
+			}
 		}()
 	}
 	wg.Wait()
-
-	el := time.Since(start)
-	s.ElapsedSeconds = el.Seconds()
-	if el > 0 {
-		s.CasesPerSecond = float64(s.Cases) / el.Seconds()
+	err := errors.Join(errs...)
+	l.s.finish(time.Since(l.start), err, ctx.Err() != nil)
+	if l.bar != nil {
+		l.bar.Finish()
 	}
-	if s.Statements > 0 {
-		s.InvalidRatio = float64(s.InvalidCount) / float64(s.Statements)
-	}
-	if c.bar != nil {
-		c.bar.Finish()
-	}
-	s.Interrupted = ctx.Err() != nil && !(opt.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded))
-	return s, errors.Join(errs...)
+	return l.s, err
 }
 
-// campaign is the state the workers share.
-type campaign struct {
+// loop is the state the workers share.
+type loop struct {
 	opt       Options
-	next      atomic.Int64 // next group index
-	mu        sync.Mutex   // guards s, bar and lastPlain
-	s         *Summary
 	start     time.Time
-	lastPlain time.Time
+	until     time.Time // zero = no deadline
+	next      atomic.Int64
+	budget    atomic.Int64 // cases (rounds) left; negative = unlimited
+	mu        sync.Mutex   // guards s, bar, lastPlain and running
+	s         *Summary
 	bar       *progressbar.ProgressBar
+	lastPlain time.Time
+	running   []int // transactions of each worker's current workload round
 }
 
-// work runs groups on one target until the campaign ends.
-func (c *campaign) work(ctx context.Context, t target.Target) error {
-	opt := c.opt
-	for ctx.Err() == nil {
-		i := int(c.next.Add(1) - 1)
-		if opt.Cases > 0 && i >= opt.Cases {
-			return nil
+// claim takes one case (or round) from the budget.
+func (l *loop) claim() bool {
+	for {
+		n := l.budget.Load()
+		if n < 0 {
+			return true
 		}
-		seed := gen.CaseSeed(opt.Seed, i)
-		for j, tc := range opt.Oracle.Group(seed, opt.Gen) {
-			tc.Name = fmt.Sprintf("case-%d", i)
-			if j > 0 {
-				tc.Name = fmt.Sprintf("case-%d.%d", i, j)
-			}
-			if len(opt.Levels) > 0 {
-				tc.Isolation = opt.Levels[i%len(opt.Levels)]
-			}
-			res, findings, err := opt.Oracle.Check(ctx, t, tc, opt.Exec)
-			if ctx.Err() != nil {
-				return nil // interrupted mid-case: the partial case is not counted
-			}
-			var setupErr *executor.SetupError
-			if err != nil && !errors.As(err, &setupErr) {
-				return fmt.Errorf("%s (seed %d): %w", tc.Name, seed, err)
-			}
-			c.record(tc, res, findings, setupErr)
+		if n == 0 {
+			return false
+		}
+		if l.budget.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// work runs rounds on one target until the campaign ends.
+func (l *loop) work(ctx context.Context, w int, t target.Target) error {
+	for ctx.Err() == nil && (l.until.IsZero() || time.Now().Before(l.until)) && l.budget.Load() != 0 {
+		i := int(l.next.Add(1) - 1)
+		spec := oracle.RoundSpec{Index: i, Seed: gen.CaseSeed(l.opt.Seed, i), Until: l.until}
+		if len(l.opt.Levels) > 0 {
+			spec.Level = l.opt.Levels[i%len(l.opt.Levels)]
+		}
+		var err error
+		if l.opt.Workload != nil {
+			err = l.workloadRound(ctx, w, t, spec)
+		} else {
+			err = l.caseRound(ctx, t, spec)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// record adds one case's outcome to the summary and the progress line.
-func (c *campaign) record(tc *testcase.Case, res *executor.Result, findings []report.Finding, setupErr error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, opt := c.s, c.opt
-	s.add(tc.Name, tc, res)
-	s.Findings = append(s.Findings, findings...)
-	if setupErr != nil && opt.Log != nil {
-		fmt.Fprintf(opt.Log, "%s: %v\n", tc.Name, setupErr)
+// caseRound generates one group of cases and runs each through the oracle
+// pipeline. Cases stop at the deadline: a case cut short is not counted.
+func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.RoundSpec) error {
+	if !l.until.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, l.until)
+		defer cancel()
 	}
+	group := l.group(spec.Seed)
+	for j, tc := range group {
+		if !l.claim() {
+			return nil
+		}
+		tc.Name = fmt.Sprintf("case-%d", spec.Index)
+		if j > 0 {
+			tc.Name = fmt.Sprintf("case-%d.%d", spec.Index, j)
+		}
+		if spec.Level != "" {
+			tc.Isolation = spec.Level
+		}
+		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec)
+		if ctx.Err() != nil {
+			return nil // interrupted or out of time mid-case: not counted
+		}
+		var setupErr *executor.SetupError
+		if err != nil && !errors.As(err, &setupErr) {
+			return fmt.Errorf("%s (seed %d): %w", tc.Name, spec.Seed, err)
+		}
+		l.mu.Lock()
+		l.s.addCase(tc, out, setupErr != nil)
+		if setupErr != nil && l.opt.Log != nil {
+			fmt.Fprintf(l.opt.Log, "%s: %v\n", tc.Name, setupErr)
+		}
+		l.progress(1)
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	l.s.Rounds++
+	l.mu.Unlock()
+	return nil
+}
+
+// group generates the cases of one round: the group of the first oracle
+// that generates groups, or one generated case.
+func (l *loop) group(seed uint64) []*testcase.Case {
+	for _, o := range l.opt.Oracles {
+		if g, ok := o.(oracle.Grouper); ok {
+			return g.Group(seed, l.opt.Gen)
+		}
+	}
+	return []*testcase.Case{gen.Case(seed, l.opt.Gen)}
+}
+
+// workloadRound runs one round of the free-running workload.
+func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec oracle.RoundSpec) error {
+	if !l.claim() {
+		return nil
+	}
+	spec.Progress = func(done int) {
+		l.mu.Lock()
+		l.running[w] = done
+		l.progress(0)
+		l.mu.Unlock()
+	}
+	res, err := l.opt.Workload.Round(ctx, t, spec)
+	if ctx.Err() != nil && res == nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("round %d (seed %d): %w", spec.Index, spec.Seed, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running[w] = 0
+	l.s.addRound(l.opt.Workload.Name(), res)
+	if l.opt.Log != nil {
+		fmt.Fprintf(l.opt.Log, "round %d: %d transactions, %d findings\n", spec.Index, res.Transactions, len(res.Findings))
+	}
+	l.progress(1)
+	return nil
+}
+
+// progress redraws the progress line after n more cases (rounds) are
+// done; called with mu held.
+func (l *loop) progress(n int) {
+	inFlight := 0
+	for _, n := range l.running {
+		inFlight += n
+	}
+	line := l.s.progressLine(time.Since(l.start), inFlight)
 	switch {
-	case c.bar != nil:
-		c.bar.Describe(s.progressLine(time.Since(c.start)))
-		c.bar.Add(1)
-	case opt.Progress != nil && time.Since(c.lastPlain) >= plainEvery:
-		c.lastPlain = time.Now()
-		fmt.Fprintln(opt.Progress, s.progressLine(time.Since(c.start)))
+	case l.bar != nil:
+		l.bar.Describe(line)
+		l.bar.Add(n)
+	case l.opt.Progress != nil && time.Since(l.lastPlain) >= plainEvery:
+		l.lastPlain = time.Now()
+		fmt.Fprintln(l.opt.Progress, line)
 	}
-}
-
-// add counts one case's events.
-func (s *Summary) add(name string, c *testcase.Case, res *executor.Result) {
-	s.Cases++
-	s.Transactions += countTransactions(c)
-	if res == nil {
-		return
-	}
-	if res.Hang {
-		s.Hangs++
-	}
-	for _, evs := range [][]executor.Event{res.Setup, res.Events} {
-		for _, ev := range evs {
-			switch {
-			case ev.Implicit:
-				continue
-			case ev.Status == executor.StatusBlocked:
-				s.Blocked++
-				continue
-			case ev.Status == executor.StatusSkipped:
-				s.Skipped++
-				continue
-			}
-			s.Statements++
-			if ev.Error == nil {
-				continue
-			}
-			s.ErrorsByClass[string(ev.Error.Class)]++
-			if ev.Error.Class == target.ClassSyntax {
-				s.InvalidCount++
-				if len(s.InvalidExamples) < maxInvalidExamples {
-					s.InvalidExamples = append(s.InvalidExamples, fmt.Sprintf("%s: %s -- %s", name, ev.SQL, ev.Error.Message))
-				}
-			}
-		}
-	}
-}
-
-// countTransactions counts explicit transactions and autocommit statements.
-func countTransactions(c *testcase.Case) int {
-	inTxn := map[int]bool{}
-	n := 0
-	for _, st := range c.Steps {
-		switch testcase.ControlOf(st.SQL) {
-		case testcase.Begin:
-			inTxn[st.Conn] = true
-			n++
-		case testcase.Commit, testcase.Rollback:
-			inTxn[st.Conn] = false
-		default:
-			if !inTxn[st.Conn] {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func (s *Summary) progressLine(el time.Duration) string {
-	rate := 0.0
-	if el > 0 {
-		rate = float64(s.Cases) / el.Seconds()
-	}
-	return fmt.Sprintf("cases %d (%.1f/s) · statements %d · blocked %d · errors: %s", s.Cases, rate, s.Statements, s.Blocked, s.errorsLine())
-}
-
-func (s *Summary) errorsLine() string {
-	if len(s.ErrorsByClass) == 0 {
-		return "none"
-	}
-	classes := make([]string, 0, len(s.ErrorsByClass))
-	for c := range s.ErrorsByClass {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	parts := make([]string, len(classes))
-	for i, c := range classes {
-		parts[i] = fmt.Sprintf("%s %d", c, s.ErrorsByClass[c])
-	}
-	return strings.Join(parts, ", ")
-}
-
-// WriteText prints the summary for people.
-func (s *Summary) WriteText(w io.Writer) {
-	if s.Free {
-		s.writeWorkloadText(w)
-		return
-	}
-	fmt.Fprintf(w, "txlab fuzz on %s, seed %d\n", s.Target, s.Seed)
-	fmt.Fprintf(w, "  cases         %d (%.1f/s over %.1fs)\n", s.Cases, s.CasesPerSecond, s.ElapsedSeconds)
-	fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)
-	fmt.Fprintf(w, "  statements    %d (blocked %d times, %d skipped after an abort)\n", s.Statements, s.Blocked, s.Skipped)
-	fmt.Fprintf(w, "  errors        %s\n", s.errorsLine())
-	fmt.Fprintf(w, "  invalid       %d statements, %.3f%% of all\n", s.InvalidCount, 100*s.InvalidRatio)
-	for _, ex := range s.InvalidExamples {
-		fmt.Fprintf(w, "      e.g. %s\n", ex)
-	}
-	if s.Hangs > 0 {
-		fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)
-	}
-	fmt.Fprintf(w, "  findings      %d (%d bugs)\n", len(s.Findings), report.CountBugs(s.Findings))
-	if s.Interrupted {
-		fmt.Fprintln(w, "  (interrupted)")
-	}
-	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
 }
 
 // plainEvery is the interval between plain progress lines.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
@@ -25,7 +26,9 @@ type counter struct {
 	seeds  []uint64
 }
 
-func (c *counter) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec) (*fuzz.RoundResult, error) {
+func (c *counter) Name() string { return "counter" }
+
+func (c *counter) Round(ctx context.Context, t target.Target, spec oracle.RoundSpec) (*oracle.RoundResult, error) {
 	c.mu.Lock()
 	c.levels = append(c.levels, spec.Level)
 	c.seeds = append(c.seeds, spec.Seed)
@@ -44,7 +47,7 @@ func (c *counter) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpe
 	if err := t.Adopt(ctx); err != nil {
 		return nil, err
 	}
-	res := &fuzz.RoundResult{ErrorsByClass: map[string]int{}}
+	res := &oracle.RoundResult{ErrorsByClass: map[string]int{}}
 	for i := 0; i < c.rows && (spec.Until.IsZero() || time.Now().Before(spec.Until)); i++ {
 		if _, err := s.Exec(ctx, fmt.Sprintf("INSERT INTO w VALUES (%d)", i)); err != nil {
 			return nil, err
@@ -63,7 +66,7 @@ func TestRunWorkloadRounds(t *testing.T) {
 	tg := connect.ForTest(t, "sqlite")
 	w := &counter{rows: 20}
 	levels := []target.Level{target.Serializable, ""}
-	s, err := fuzz.RunWorkload(context.Background(), []target.Target{tg}, fuzz.WorkloadOptions{Seed: 9, Rounds: 5, Levels: levels, Workload: w})
+	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 9, Cases: 5, Levels: levels, Workload: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestRunWorkloadDeadline(t *testing.T) {
 	tg := connect.ForTest(t, "sqlite")
 	w := &counter{rows: 1 << 30}
 	start := time.Now()
-	s, err := fuzz.RunWorkload(context.Background(), []target.Target{tg}, fuzz.WorkloadOptions{Seed: 1, Duration: 300 * time.Millisecond, Workload: w})
+	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond, Workload: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +120,7 @@ func TestRoundSpecLimit(t *testing.T) {
 		{now.Add(time.Hour), time.Second, time.Second, true},
 		{now.Add(time.Minute), time.Hour, time.Minute, true},
 	} {
-		got, ok := fuzz.RoundSpec{Until: tc.until}.Limit(tc.d)
+		got, ok := oracle.RoundSpec{Until: tc.until}.Limit(tc.d)
 		if ok != tc.ok || got > tc.atMost || (tc.ok && tc.atMost > 0 && got < tc.atMost-time.Second) {
 			t.Errorf("Limit(%v) until %v = %v, %v; want about %v, %v", tc.d, tc.until.Sub(now), got, ok, tc.atMost, tc.ok)
 		}

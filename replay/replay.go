@@ -6,12 +6,14 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -20,20 +22,13 @@ import (
 // Options control a replay.
 type Options struct {
 	Exec executor.Options
-	// Check runs a case with an oracle; nil runs it plainly (no findings).
-	Check CheckFunc
-	JSON  bool      // one JSON object per case (JSON Lines)
-	Out   io.Writer // where schedules go
-}
-
-// CheckFunc runs one case on a target and judges it: the actual run and the
-// oracle's findings.
-type CheckFunc func(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error)
-
-// plain runs a case without an oracle.
-func plain(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
-	res, err := executor.Run(ctx, t, c, opt)
-	return res, nil, err
+	// Oracles judge every case; none = the cases only run.
+	Oracles []oracle.CaseOracle
+	JSON    bool      // one JSON object per case (JSON Lines)
+	Out     io.Writer // where schedules go
+	// Errs receives one line per case that could not be read or set up;
+	// nil = Out.
+	Errs io.Writer
 }
 
 // TargetInfo names the DBMS a case ran on.
@@ -51,22 +46,22 @@ type CaseResult struct {
 	Setup           []executor.Event  `json:"setup"`
 	Events          []executor.Event  `json:"events"`
 	FinalState      target.State      `json:"final_state"`
+	Oracles         []string          `json:"oracles"`
 	Findings        []report.Finding  `json:"findings"`
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
 	ElapsedMS       float64           `json:"elapsed_ms"`
 }
 
-// RunCase replays one case and packages its result.
-func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, check CheckFunc) (*CaseResult, *executor.Result, error) {
-	if check == nil {
-		check = plain
-	}
+// RunCase replays one case through the oracle pipeline and packages its
+// result.
+func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, oracles []oracle.CaseOracle) (*CaseResult, *executor.Result, error) {
 	start := time.Now()
-	res, findings, err := check(ctx, t, c, opt)
+	o, err := oracle.CheckCase(ctx, t, c, oracles, opt)
 	if err != nil {
-		return nil, res, fmt.Errorf("%s: %w", c.Name, err)
+		return nil, o.Result, fmt.Errorf("%s: %w", c.Name, err)
 	}
+	res := o.Result
 	info := t.Info()
 	out := &CaseResult{
 		Case:       c.Name,
@@ -74,8 +69,9 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		Setup:      nonNil(res.Setup),
 		Events:     nonNil(res.Events),
 		FinalState: res.Final,
-		Findings:   append([]report.Finding{}, findings...),
-		Notes:      res.Notes,
+		Oracles:    append([]string{}, o.Judged...),
+		Findings:   append([]report.Finding{}, o.Findings...),
+		Notes:      append(res.Notes, o.Notes...),
 		Hang:       res.Hang,
 		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
 	}
@@ -96,29 +92,77 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 	return out, res, nil
 }
 
-// Run replays every case in turn and writes the results. It returns the
-// number of findings with verdict bug.
-func Run(ctx context.Context, t target.Target, cases []*testcase.Case, opt Options) (int, error) {
-	bugs := 0
+// Stats is what a batch did.
+type Stats struct {
+	Bugs int // findings with verdict bug
+	// Failed counts the cases that could not be read, checked or set up
+	// (each reported on Errs); the others ran.
+	Failed int
+}
+
+// RunFiles reads and replays every case file in turn and writes the
+// results. A file that cannot be read or parsed, and a case whose setup
+// fails, is reported on opt.Errs and the batch goes on; any other error
+// (a lost connection) ends it.
+func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options) (Stats, error) {
+	var st Stats
+	errs := opt.Errs
+	if errs == nil {
+		errs = opt.Out
+	}
 	enc := json.NewEncoder(opt.Out)
-	for i, c := range cases {
-		cr, res, err := RunCase(ctx, t, c, opt.Exec, opt.Check)
-		if err != nil {
-			return bugs, err
+	shown := 0
+	for _, path := range paths {
+		cr, res, err := runFile(ctx, t, path, opt)
+		var setup *executor.SetupError
+		var unread unreadable
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return st, ctx.Err()
+		case errors.As(err, &unread) || errors.As(err, &setup):
+			st.Failed++
+			fmt.Fprintf(errs, "txlab: %v\n", err)
+			if opt.JSON {
+				if err := enc.Encode(map[string]string{"case": path, "error": err.Error()}); err != nil {
+					return st, err
+				}
+			}
+			continue
+		default:
+			return st, err
 		}
-		bugs += report.CountBugs(cr.Findings)
+		st.Bugs += report.CountBugs(cr.Findings)
 		if opt.JSON {
 			if err := enc.Encode(cr); err != nil {
-				return bugs, err
+				return st, err
 			}
 			continue
 		}
-		if i > 0 {
+		if shown > 0 {
 			fmt.Fprintln(opt.Out)
 		}
+		shown++
 		WriteText(opt.Out, cr, res)
 	}
-	return bugs, nil
+	return st, nil
+}
+
+// unreadable is a case file that cannot be read, parsed or validated.
+type unreadable struct{ error }
+
+func (u unreadable) Unwrap() error { return u.error }
+
+// runFile reads, checks and replays one case file.
+func runFile(ctx context.Context, t target.Target, path string, opt Options) (*CaseResult, *executor.Result, error) {
+	c, err := testcase.ParseFile(path)
+	if err != nil {
+		return nil, nil, unreadable{err}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, nil, unreadable{fmt.Errorf("%s: %w", path, err)}
+	}
+	return RunCase(ctx, t, c, opt.Exec, opt.Oracles)
 }
 
 // WriteText prints one case's result for people.

@@ -20,7 +20,7 @@ import (
 func newFuzzCmd(g *globalFlags) *cobra.Command {
 	var (
 		duration  time.Duration
-		cases     int
+		limit     int
 		seed      uint64
 		isolation string
 		workers   int
@@ -30,12 +30,17 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		Use:   "fuzz [flags]",
 		Short: "Generate random transaction cases and run them on the target",
 		Long: `fuzz generates random schemas, rows and 2–5 interleaved transactions per case,
-runs each case through the execution protocol and counts what happened. It
-prints the seed at the start (repeat any run with --seed), a live progress line
-on stderr, and a summary at the end (Ctrl-C ends the run cleanly with the
-summary). The same seed generates the same cases.`,
-		Example: `  txlab fuzz                                  # embedded SQLite for 60 s
+runs each case once through the execution protocol and lets every chosen
+oracle judge it (by default wss and isorel; findings are written under --out).
+It prints the seed at the start (repeat any run with --seed), a live progress
+line on stderr with each oracle's findings, and a summary at the end (Ctrl-C
+ends the run cleanly with the summary). The same seed generates the same cases.
+Exit status: 0 no bug found, 1 a finding with verdict bug, 2 usage or
+infrastructure error (the summary of what ran is still printed, then one line
+saying what failed).`,
+		Example: `  txlab fuzz                                  # embedded SQLite for 60 s, judged by wss and isorel
   txlab fuzz --db mariadb --isolation all --duration 5m
+  txlab fuzz --oracle none --duration 10s     # run cases only, no judging
   txlab fuzz --db postgres --cases 500 --seed 42 --json
   txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc
   txlab fuzz --db postgres --oracle mt --isolation rc --model serializable`,
@@ -49,6 +54,9 @@ summary). The same seed generates the same cases.`,
 			}
 			if workers < 1 {
 				return usageErr(fmt.Errorf("--workers must be at least 1"))
+			}
+			if duration < 0 || limit < 0 {
+				return usageErr(fmt.Errorf("--duration and --cases must not be negative"))
 			}
 			targets, err := g.openWorkers(cmd, workers)
 			if err != nil {
@@ -73,29 +81,18 @@ summary). The same seed generates the same cases.`,
 				f, ok := progress.(*os.File)
 				plain = !ok || !term.IsTerminal(int(f.Fd()))
 			}
-			var sum *fuzz.Summary
-			if orc.free() {
-				w, err := orc.workload(cmd.Context(), g, t)
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				sum, err = fuzz.RunWorkload(cmd.Context(), targets, fuzz.WorkloadOptions{
-					Seed: seed, Duration: duration, Rounds: cases, Levels: levels, Workload: w,
-					Progress: progress, PlainProgress: plain, Log: g.log(cmd),
-				})
-			} else {
-				oracle, err := orc.fuzzOracle(cmd.Context(), g, t)
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				sum, err = fuzz.Run(cmd.Context(), targets, fuzz.Options{
-					Seed: seed, Duration: duration, Cases: cases, Levels: levels,
-					Exec: g.execOptions(""), Log: g.log(cmd), Oracle: oracle,
-					Progress: progress, PlainProgress: plain,
-				})
-			}
+			cases, work, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", err, seed)}
+				return &exitError{code: 2, err: err}
+			}
+			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
+				Seed: seed, Duration: duration, Cases: limit, Levels: levels,
+				Oracles: cases, Workload: work,
+				Exec: g.execOptions(""), Log: g.log(cmd),
+				Progress: progress, PlainProgress: plain,
+			})
+			if sum == nil {
+				return &exitError{code: 2, err: runErr}
 			}
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -109,6 +106,10 @@ summary). The same seed generates the same cases.`,
 					orc.writer.WriteSummary(cmd.OutOrStdout())
 				}
 			}
+			if runErr != nil {
+				// The summary above covers what ran before the failure.
+				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", runErr, seed)}
+			}
 			if n := report.CountBugs(sum.Findings); n > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}
 			}
@@ -117,7 +118,7 @@ summary). The same seed generates the same cases.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run; 0 = until interrupted or --cases is reached (e.g. --duration 5m)")
-	f.IntVar(&cases, "cases", 0, "stop after this many generated cases (groups, for oracles that replay several orders of one group;\nrounds for --oracle mt); 0 = no limit (e.g. --cases 1000)")
+	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
 	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")

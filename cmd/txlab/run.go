@@ -7,7 +7,6 @@ import (
 
 	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/testcase"
 )
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -20,8 +19,11 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 autocommit, then the submitted order, one session per connection. It prints the
 actual schedule — every statement with ok and its rows, error and its class,
 BLOCKED, RESUMED or SKIPPED, in the order the DBMS completed them — and the final
-state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
-2 usage or infrastructure error.`,
+state. Every chosen oracle judges each case (by default wss and isorel; --oracle
+none only runs). A case file that cannot be read, or whose setup fails, is
+reported on stderr and the other cases still run. Exit status: 0 ran and found
+no bug, 1 a finding with verdict bug, 2 usage or infrastructure error or a case
+that did not run.`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
@@ -36,35 +38,38 @@ state. Exit status: 0 ran and found no bug, 1 a finding with verdict bug,
 				}
 				level = l
 			}
-			var cases []*testcase.Case
-			for _, path := range args {
-				c, err := testcase.ParseFile(path)
-				if err != nil {
-					return usageErr(err)
-				}
-				if err := c.Validate(); err != nil {
-					return usageErr(err)
-				}
-				cases = append(cases, c)
-			}
 			if err := orc.validate(); err != nil {
 				return usageErr(err)
+			}
+			if orc.sel.Free() {
+				return usageErr(fmt.Errorf("--oracle %s runs a workload of its own: use it with txlab fuzz", orc.list))
 			}
 			t, err := g.open(cmd)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			check, err := orc.check(cmd.Context(), g, t)
+			if level != "" {
+				if err := target.CheckLevel(t.Info().DBMS, level, t.Levels()); err != nil {
+					return usageErr(err)
+				}
+			}
+			cases, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			bugs, err := replay.Run(cmd.Context(), t, cases, replay.Options{Exec: g.execOptions(level), JSON: g.json, Out: cmd.OutOrStdout(), Check: check})
-			if err != nil {
+			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
+				Exec: g.execOptions(level), Oracles: cases, JSON: g.json,
+				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(),
+			})
+			switch {
+			case err != nil:
 				return &exitError{code: 2, err: err}
-			}
-			if bugs > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", bugs)}
+			case st.Failed > 0:
+				// Each failed case already has its line on stderr.
+				return &exitError{code: 2}
+			case st.Bugs > 0:
+				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", st.Bugs)}
 			}
 			return nil
 		},

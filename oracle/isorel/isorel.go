@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel/infer"
 	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/report"
@@ -54,27 +54,30 @@ type Options struct {
 
 // Oracle is the interleaved mode: one generated case per group, run through
 // the deterministic protocol, so every finding's case replays exactly. It
-// implements fuzz.Oracle and, through Check, replay.CheckFunc.
+// implements oracle.CaseOracle.
 type Oracle struct {
 	Options
 }
 
-// Group implements fuzz.Oracle: one generated case of 2–5 transactions.
-func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
-	return []*testcase.Case{gen.Case(seed, cfg)}
-}
+// Name implements oracle.CaseOracle.
+func (o *Oracle) Name() string { return Name }
 
-// Check implements fuzz.Oracle: it runs the instrumented case and judges
-// the recorded history. The returned result shows the instrumented run
-// with the hidden columns stripped.
-func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
+// JudgesPlain implements oracle.CaseOracle: IsoRel judges an instrumented
+// execution of its own, not the plain one.
+func (o *Oracle) JudgesPlain() bool { return false }
+
+// Check implements oracle.CaseOracle: it runs the instrumented case and
+// judges the recorded history. The judgement's Execution is the
+// instrumented run with the hidden columns stripped.
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, _ *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
 	p, err := instrument.Instrument(c, t.Info().Dialect)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	res, err := executor.Run(ctx, t, p.Case, opt)
+	j := &oracle.Judgement{Execution: res}
 	if err != nil {
-		return res, nil, err
+		return j, err
 	}
 	h, err := instrument.Record(p, res)
 	// Users see what the original statements return: no hidden columns.
@@ -83,13 +86,13 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 	}
 	res.Final = stripState(res.Final, p.Tables)
 	if h != nil {
-		res.Notes = append(res.Notes, Uninstrumented(h)...)
+		j.Notes = Uninstrumented(h)
 	}
 	if res.Hang {
-		return res, nil, nil
+		return j, nil
 	}
 	if err != nil {
-		return res, nil, fmt.Errorf("isorel: recording the history: %w", err)
+		return j, fmt.Errorf("isorel: recording the history: %w", err)
 	}
 	level := c.Isolation
 	if opt.Isolation != "" {
@@ -98,10 +101,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, o
 	if level == "" {
 		level = t.DefaultLevel()
 	}
-	findings, err := o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
+	j.Findings, err = o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
-	return res, findings, err
+	return j, err
 }
 
 // Uninstrumented lists, one line each, the statements of h that ran
@@ -289,7 +292,7 @@ func renderSVG(dot []byte) ([]byte, error) {
 
 // StressOracle is the stress mode: Sessions connections run generated
 // transactions concurrently for a round, with periodic full reads; the
-// round's history is checked when it ends. It implements fuzz.Workload.
+// round's history is checked when it ends. It implements oracle.Workload.
 type StressOracle struct {
 	Options
 	Sessions    int           // 2–5, default 4
@@ -297,8 +300,11 @@ type StressOracle struct {
 	Gen         gen.Config
 }
 
-// Round implements fuzz.Workload.
-func (o *StressOracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec) (*fuzz.RoundResult, error) {
+// Name implements oracle.Workload.
+func (o *StressOracle) Name() string { return Name }
+
+// Round implements oracle.Workload.
+func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSpec) (*oracle.RoundResult, error) {
 	level := spec.Level
 	if level == "" {
 		level = t.DefaultLevel()
@@ -309,13 +315,13 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec fuzz.Rou
 	}
 	d, ok := spec.Limit(d)
 	if !ok {
-		return &fuzz.RoundResult{}, nil
+		return &oracle.RoundResult{}, nil
 	}
 	h, err := instrument.Stress(ctx, t, instrument.StressConfig{Sessions: o.Sessions, Duration: d, Seed: spec.Seed, Isolation: level, Gen: o.Gen})
 	if err != nil {
 		return nil, err
 	}
-	res := &fuzz.RoundResult{ErrorsByClass: map[string]int{}}
+	res := &oracle.RoundResult{ErrorsByClass: map[string]int{}}
 	for i := range h.Txns {
 		tx := &h.Txns[i]
 		if tx.Init {

@@ -95,10 +95,11 @@ func TestKnownCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Writer: &report.Writer{Dir: t.TempDir()}}}
-			res, fs, err := o.Check(ctx, tg, c, executor.Options{Isolation: e.level})
+			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: e.level})
 			if err != nil {
 				t.Fatal(err)
 			}
+			res, fs := j.Execution, j.Findings
 			var got []string
 			for _, f := range fs {
 				got = append(got, f.Kind+":"+string(f.Verdict))

@@ -315,17 +315,17 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 // it finds class, with a verdict sentence either way.
 func (o *StressOracle) reproduces(ctx context.Context, t target.Target, c *testcase.Case, class string) (string, bool, error) {
 	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
-	res, findings, err := replay.Check(ctx, t, c, executor.Options{})
+	j, err := replay.Check(ctx, t, c, nil, executor.Options{})
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
 		return fmt.Sprintf("it did not run: %v", err), false, nil
-	case res != nil && res.Hang:
+	case j.Execution != nil && j.Execution.Hang:
 		return "it hung", false, nil
 	}
-	for _, rf := range findings {
+	for _, rf := range j.Findings {
 		if rf.Kind == class {
 			return fmt.Sprintf("it reproduces %s (%s)", rf.Kind, rf.Verdict), true, nil
 		}

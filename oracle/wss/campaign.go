@@ -2,16 +2,60 @@ package wss
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
+// Entry registers WSS with the command line: its flags shape the generated
+// groups.
+var Entry = oracle.Entry{
+	Name:    Name,
+	Help:    "WriteCheck: final state vs the first-commit-first serial schedule",
+	Default: true,
+	Flags: func(fs *pflag.FlagSet, generating bool) oracle.Factory {
+		f := &factory{}
+		if generating {
+			fs.IntVar(&f.groups.Orders, "orders", 3, "wss: submitted orders generated per group, 1–20 (e.g. --orders 5)")
+			fs.IntVar(&f.groups.MaxTxns, "max-txns", 5, "wss: transactions per group, 2–5 (e.g. --max-txns 3)")
+			fs.IntVar(&f.groups.MaxStmts, "max-stmts", 5, "wss: statements per explicit transaction, 1–10 (e.g. --max-stmts 3)")
+		}
+		return f
+	},
+}
+
+type factory struct{ groups GroupConfig }
+
+func (f *factory) Validate(*oracle.Common) error {
+	g := f.groups
+	switch {
+	case g == GroupConfig{}:
+		return nil // txlab run: no groups are generated
+	case g.Orders < 1 || g.Orders > 20:
+		return fmt.Errorf("--orders %d: want 1 to 20", g.Orders)
+	case g.MaxTxns < 2 || g.MaxTxns > 5:
+		return fmt.Errorf("--max-txns %d: want 2 to 5", g.MaxTxns)
+	case g.MaxStmts < 1 || g.MaxStmts > 10:
+		return fmt.Errorf("--max-stmts %d: want 1 to 10", g.MaxStmts)
+	}
+	return nil
+}
+
+func (f *factory) Free() bool { return false }
+
+func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
+	return &Oracle{Options: Options{Settings: env.Settings}, Groups: f.groups, Writer: env.Writer}, nil
+}
+
 // Oracle plugs WSS into `txlab fuzz` and `txlab run`: it generates groups and
-// checks cases, writing a bundle per new finding signature.
+// judges cases, writing a bundle per new finding signature.
 type Oracle struct {
 	Options Options
 	Groups  GroupConfig
@@ -19,36 +63,40 @@ type Oracle struct {
 	Writer *report.Writer
 }
 
-// Group generates one group's submitted orders (the fuzz loop's hook).
+// Name implements oracle.CaseOracle.
+func (o *Oracle) Name() string { return Name }
+
+// JudgesPlain implements oracle.CaseOracle: WSS compares the plain
+// concurrent run with its serial re-runs.
+func (o *Oracle) JudgesPlain() bool { return true }
+
+// Group implements oracle.Grouper: one group's submitted orders.
 func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 	gc := o.Groups
 	gc.Dialect = cfg.Dialect
 	return Group(seed, gc)
 }
 
-// Check runs c with the oracle and returns the actual run and the findings,
-// each with the directory of its bundle (or of the first bundle with the same
-// signature).
-func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options) (*executor.Result, []report.Finding, error) {
+// Check implements oracle.CaseOracle: it judges the plain run of c and
+// returns the findings, each with the directory of its bundle (or of the
+// first bundle with the same signature).
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
 	wo := o.Options
 	wo.Exec = opt
-	out, err := Check(ctx, t, c, wo)
-	if out == nil {
-		return nil, nil, err
-	}
+	out, err := CheckExecution(ctx, t, c, plain, wo)
 	if err != nil {
-		return out.Actual, nil, err
+		return nil, err
 	}
 	if o.Writer == nil {
-		return out.Actual, out.Findings, nil
+		return &oracle.Judgement{Findings: out.Findings}, nil
 	}
-	var findings []report.Finding
+	j := &oracle.Judgement{}
 	for _, b := range out.Bundles() {
 		f, _, err := o.Writer.Write(b)
 		if err != nil {
-			return out.Actual, findings, err
+			return j, err
 		}
-		findings = append(findings, f)
+		j.Findings = append(j.Findings, f)
 	}
-	return out.Actual, findings, nil
+	return j, nil
 }

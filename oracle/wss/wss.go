@@ -126,16 +126,23 @@ type checker struct {
 // An error means the runs could not be made (setup failure, lost
 // connection); a violation is reported in Outcome.Findings.
 func Check(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*Outcome, error) {
+	res, err := executor.Run(ctx, t, c, opt.Exec)
+	if err != nil {
+		o := &Outcome{Case: c, Info: t.Info(), Runs: 1}
+		return o, err
+	}
+	return CheckExecution(ctx, t, c, res, opt)
+}
+
+// CheckExecution is Check on a concurrent run res of c already made (the
+// campaign's shared plain execution): it makes only the serial runs.
+func CheckExecution(ctx context.Context, t target.Target, c *testcase.Case, res *executor.Result, opt Options) (*Outcome, error) {
 	if opt.MaxOrders == 0 {
 		opt.MaxOrders = DefaultMaxOrders
 	}
-	o := &Outcome{Case: c, Info: t.Info()}
-	res, err := executor.Run(ctx, t, c, opt.Exec)
-	o.Runs++
-	if err != nil {
-		return o, err
-	}
+	o := &Outcome{Case: c, Info: t.Info(), Runs: 1}
 	o.Actual = res
+	var err error
 	o.Level = effectiveLevel(t, res)
 	o.Promise = semantics.Lookup(o.Info.DBMS, o.Level, opt.Settings)
 	if res.Hang {

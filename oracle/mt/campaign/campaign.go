@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/oracle/mt/workload"
 	"github.com/txlab/txlab/report"
@@ -23,7 +23,7 @@ import (
 // Name is the oracle's name in findings and on the command line.
 const Name = "mt"
 
-// Oracle is the MT campaign; it implements fuzz.Workload.
+// Oracle is the MT campaign; it implements oracle.Workload.
 type Oracle struct {
 	// Workload is the per-round workload; Level, Seed and Duration are set
 	// by each round.
@@ -54,8 +54,11 @@ func levelModel(l target.Level) mt.Model {
 	return mt.Serializable
 }
 
-// Round implements fuzz.Workload.
-func (o *Oracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec) (*fuzz.RoundResult, error) {
+// Name implements oracle.Workload.
+func (o *Oracle) Name() string { return Name }
+
+// Round implements oracle.Workload.
+func (o *Oracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSpec) (*oracle.RoundResult, error) {
 	level := spec.Level
 	if level == "" {
 		level = t.DefaultLevel()
@@ -64,14 +67,14 @@ func (o *Oracle) Round(ctx context.Context, t target.Target, spec fuzz.RoundSpec
 	cfg.Level, cfg.Seed = level, spec.Seed
 	var ok bool
 	if cfg.Duration, ok = spec.Limit(cfg.Duration); !ok {
-		return &fuzz.RoundResult{}, nil
+		return &oracle.RoundResult{}, nil
 	}
 	cfg.Progress = spec.Progress
 	h, st, err := workload.Run(ctx, t, cfg)
 	if err != nil {
 		return nil, err
 	}
-	res := &fuzz.RoundResult{
+	res := &oracle.RoundResult{
 		Transactions: st.Total(), Committed: st.Committed, Failed: st.Failed, Unknown: st.Unknown,
 		ErrorsByClass: st.ByClass,
 	}
@@ -168,7 +171,7 @@ func (j *judge) finding(a mt.Anomaly) (report.Finding, bool) {
 }
 
 // bundle builds the finding's report directory contents.
-func bundle(f report.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec fuzz.RoundSpec) (report.Bundle, error) {
+func bundle(f report.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec oracle.RoundSpec) (report.Bundle, error) {
 	var full, excerpt bytes.Buffer
 	if err := history.Write(&full, h); err != nil {
 		return report.Bundle{}, err

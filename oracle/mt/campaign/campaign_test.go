@@ -30,7 +30,7 @@ func run(t *testing.T, tg target.Target, level target.Level, model mt.Model, rou
 	cfg := workload.DefaultConfig()
 	cfg.Txns = txns
 	o := &campaign.Oracle{Workload: cfg, Model: model, Settings: settings, Writer: w}
-	s, err := fuzz.RunWorkload(ctx, []target.Target{tg}, fuzz.WorkloadOptions{Seed: 5, Rounds: rounds, Levels: []target.Level{level}, Workload: o})
+	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 5, Cases: rounds, Levels: []target.Level{level}, Workload: o})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,309 @@
+package fuzz
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Summary is what a campaign did. Its JSON form is `txlab fuzz --json`.
+type Summary struct {
+	Target  string `json:"target"`
+	Seed    uint64 `json:"seed"`
+	Workers int    `json:"workers"`
+	// Oracles names the oracles that judged the run (empty: cases only ran).
+	Oracles []string `json:"oracles"`
+	// ByOracle counts each oracle's work and findings.
+	ByOracle map[string]*OracleCounts `json:"by_oracle"`
+	// Rounds are generated groups (several submitted orders of the same
+	// transactions for WSS) or workload rounds; Cases are the cases run
+	// (for a free-running workload: its rounds).
+	Rounds          int              `json:"rounds"`
+	Cases           int              `json:"cases"`
+	SetupFailures   int              `json:"setup_failures,omitempty"`
+	Transactions    int              `json:"transactions"`
+	Statements      int              `json:"statements"`
+	Blocked         int              `json:"blocked"`
+	Skipped         int              `json:"skipped"`
+	Hangs           int              `json:"hangs"`
+	ErrorsByClass   map[string]int   `json:"errors_by_class"`
+	InvalidCount    int              `json:"invalid_statements"`
+	InvalidRatio    float64          `json:"invalid_statement_ratio"`
+	InvalidExamples []string         `json:"invalid_examples,omitempty"`
+	Findings        []report.Finding `json:"findings"`
+	ElapsedSeconds  float64          `json:"elapsed_seconds"`
+	CasesPerSecond  float64          `json:"cases_per_second"`
+	Interrupted     bool             `json:"interrupted"`
+	// Error is why the campaign stopped early ("" when it did not).
+	Error string `json:"error,omitempty"`
+
+	// Free-running workloads count transaction outcomes here.
+	Free                  bool    `json:"free_running,omitempty"`
+	Committed             int     `json:"committed,omitempty"`
+	Failed                int     `json:"failed,omitempty"`
+	Unknown               int     `json:"unknown,omitempty"`
+	TransactionsPerSecond float64 `json:"transactions_per_second,omitempty"`
+}
+
+// OracleCounts is one oracle's share of a campaign.
+type OracleCounts struct {
+	// Judged counts the cases (rounds) the oracle judged.
+	Judged   int `json:"judged"`
+	Findings int `json:"findings"`
+	Bugs     int `json:"bugs"`
+}
+
+// maxInvalidExamples bounds the invalid statements kept for the summary.
+const maxInvalidExamples = 5
+
+func newSummary(info target.Info, opt Options, workers int) *Summary {
+	s := &Summary{
+		Target:        fmt.Sprintf("%s %s", info.DBMS, info.Version),
+		Seed:          opt.Seed,
+		Workers:       workers,
+		Oracles:       []string{},
+		ByOracle:      map[string]*OracleCounts{},
+		ErrorsByClass: map[string]int{},
+		Findings:      []report.Finding{},
+		Free:          opt.Workload != nil,
+	}
+	names := []string{}
+	if opt.Workload != nil {
+		names = append(names, opt.Workload.Name())
+	}
+	for _, o := range opt.Oracles {
+		names = append(names, o.Name())
+	}
+	for _, n := range names {
+		s.Oracles = append(s.Oracles, n)
+		s.ByOracle[n] = &OracleCounts{}
+	}
+	return s
+}
+
+// finish fills in the rates and how the campaign ended.
+func (s *Summary) finish(el time.Duration, err error, interrupted bool) {
+	s.ElapsedSeconds = el.Seconds()
+	if el > 0 {
+		s.CasesPerSecond = float64(s.Cases) / el.Seconds()
+		if s.Free {
+			s.TransactionsPerSecond = float64(s.Transactions) / el.Seconds()
+		}
+	}
+	if s.Statements > 0 {
+		s.InvalidRatio = float64(s.InvalidCount) / float64(s.Statements)
+	}
+	if err != nil {
+		s.Error = err.Error()
+	}
+	s.Interrupted = interrupted && err == nil
+}
+
+// addFindings counts findings for their oracles.
+func (s *Summary) addFindings(fs []report.Finding) {
+	s.Findings = append(s.Findings, fs...)
+	for _, f := range fs {
+		c := s.ByOracle[f.Oracle]
+		if c == nil {
+			c = &OracleCounts{}
+			s.ByOracle[f.Oracle] = c
+		}
+		c.Findings++
+		if f.Verdict == report.Bug {
+			c.Bugs++
+		}
+	}
+}
+
+// addCase counts one case's events and findings.
+func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed bool) {
+	s.Cases++
+	s.Transactions += countTransactions(c)
+	if setupFailed {
+		s.SetupFailures++
+	}
+	if out == nil {
+		return
+	}
+	for _, name := range out.Judged {
+		s.ByOracle[name].Judged++
+	}
+	s.addFindings(out.Findings)
+	res := out.Result
+	if res == nil {
+		return
+	}
+	if res.Hang {
+		s.Hangs++
+	}
+	for _, evs := range [][]executor.Event{res.Setup, res.Events} {
+		for _, ev := range evs {
+			switch {
+			case ev.Implicit:
+				continue
+			case ev.Status == executor.StatusBlocked:
+				s.Blocked++
+				continue
+			case ev.Status == executor.StatusSkipped:
+				s.Skipped++
+				continue
+			}
+			s.Statements++
+			if ev.Error == nil {
+				continue
+			}
+			s.ErrorsByClass[string(ev.Error.Class)]++
+			if ev.Error.Class == target.ClassSyntax {
+				s.InvalidCount++
+				if len(s.InvalidExamples) < maxInvalidExamples {
+					s.InvalidExamples = append(s.InvalidExamples, fmt.Sprintf("%s: %s -- %s", c.Name, ev.SQL, ev.Error.Message))
+				}
+			}
+		}
+	}
+}
+
+// addRound counts one workload round.
+func (s *Summary) addRound(name string, res *oracle.RoundResult) {
+	s.Rounds++
+	s.Cases++
+	s.ByOracle[name].Judged++
+	s.Transactions += res.Transactions
+	s.Committed += res.Committed
+	s.Failed += res.Failed
+	s.Unknown += res.Unknown
+	for c, n := range res.ErrorsByClass {
+		s.ErrorsByClass[c] += n
+	}
+	s.addFindings(res.Findings)
+}
+
+// countTransactions counts explicit transactions and autocommit statements.
+func countTransactions(c *testcase.Case) int {
+	inTxn := map[int]bool{}
+	n := 0
+	for _, st := range c.Steps {
+		switch testcase.ControlOf(st.SQL) {
+		case testcase.Begin:
+			inTxn[st.Conn] = true
+			n++
+		case testcase.Commit, testcase.Rollback:
+			inTxn[st.Conn] = false
+		default:
+			if !inTxn[st.Conn] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (s *Summary) progressLine(el time.Duration, inFlight int) string {
+	secs := el.Seconds()
+	if secs <= 0 {
+		secs = 1
+	}
+	var line string
+	if s.Free {
+		line = fmt.Sprintf("rounds %d · transactions %d (%.0f/s) · committed %d · failed %d",
+			s.Cases, s.Transactions+inFlight, float64(s.Transactions+inFlight)/secs, s.Committed, s.Failed)
+	} else {
+		line = fmt.Sprintf("cases %d (%.1f/s) · statements %d · blocked %d · errors: %s",
+			s.Cases, float64(s.Cases)/secs, s.Statements, s.Blocked, s.errorsLine())
+	}
+	if len(s.Oracles) > 0 {
+		line += " · findings " + s.findingsLine()
+	}
+	return line
+}
+
+// findingsLine is "wss 2 (1 bug), isorel 0".
+func (s *Summary) findingsLine() string {
+	parts := make([]string, len(s.Oracles))
+	for i, name := range s.Oracles {
+		c := s.ByOracle[name]
+		parts[i] = fmt.Sprintf("%s %d", name, c.Findings)
+		if c.Bugs > 0 {
+			parts[i] += fmt.Sprintf(" (%d bug%s)", c.Bugs, plural(c.Bugs))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *Summary) errorsLine() string {
+	if len(s.ErrorsByClass) == 0 {
+		return "none"
+	}
+	classes := make([]string, 0, len(s.ErrorsByClass))
+	for c := range s.ErrorsByClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = fmt.Sprintf("%s %d", c, s.ErrorsByClass[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText prints the summary for people.
+func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "txlab fuzz on %s, seed %d\n", s.Target, s.Seed)
+	if s.Free {
+		fmt.Fprintf(w, "  rounds        %d over %.1fs\n", s.Cases, s.ElapsedSeconds)
+		fmt.Fprintf(w, "  transactions  %d (%.0f/s): %d committed, %d failed, %d unknown outcome\n",
+			s.Transactions, s.TransactionsPerSecond, s.Committed, s.Failed, s.Unknown)
+		fmt.Fprintf(w, "  errors        %s\n", s.errorsLine())
+	} else {
+		fmt.Fprintf(w, "  cases         %d (%.1f/s over %.1fs)", s.Cases, s.CasesPerSecond, s.ElapsedSeconds)
+		if s.Rounds != s.Cases {
+			fmt.Fprintf(w, " in %d groups", s.Rounds)
+		}
+		fmt.Fprintln(w)
+		if s.SetupFailures > 0 {
+			fmt.Fprintf(w, "  setup failed  %d cases (not judged; -v shows why)\n", s.SetupFailures)
+		}
+		fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)
+		fmt.Fprintf(w, "  statements    %d (blocked %d times, %d skipped after an abort)\n", s.Statements, s.Blocked, s.Skipped)
+		fmt.Fprintf(w, "  errors        %s\n", s.errorsLine())
+		fmt.Fprintf(w, "  invalid       %d statements, %.3f%% of all\n", s.InvalidCount, 100*s.InvalidRatio)
+		for _, ex := range s.InvalidExamples {
+			fmt.Fprintf(w, "      e.g. %s\n", ex)
+		}
+		if s.Hangs > 0 {
+			fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)
+		}
+	}
+	if len(s.Oracles) == 0 {
+		fmt.Fprintln(w, "  oracles       none (cases only ran)")
+	} else {
+		fmt.Fprintf(w, "  oracles       %s\n", strings.Join(s.Oracles, ", "))
+	}
+	fmt.Fprintf(w, "  findings      %d (%d bugs)", len(s.Findings), report.CountBugs(s.Findings))
+	if len(s.Oracles) > 0 {
+		fmt.Fprintf(w, ": %s", s.findingsLine())
+	}
+	fmt.Fprintln(w)
+	switch {
+	case s.Error != "":
+		fmt.Fprintln(w, "  (stopped by an error)")
+	case s.Interrupted:
+		fmt.Fprintln(w, "  (interrupted)")
+	}
+	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

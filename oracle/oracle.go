@@ -1,0 +1,163 @@
+// Package oracle is what the campaign loop, `txlab run` and the oracles agree
+// on: the two kinds of oracle (one that judges each generated or replayed case,
+// one that runs a free-running workload of its own), what they are given and
+// what they return, the per-case pipeline that shares one plain execution
+// among every oracle that judges it, and the registry the command line builds
+// oracles from. It is a leaf: oracles import it, never the loop (package fuzz)
+// or the command line.
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// CaseOracle judges one case at a time: a generated case in `txlab fuzz`, a
+// case file in `txlab run`.
+type CaseOracle interface {
+	// Name is the oracle's name on the command line and in findings.
+	Name() string
+	// JudgesPlain reports whether the oracle judges the case's plain
+	// execution. Every such oracle is handed the same one; an oracle that
+	// needs an execution of its own (IsoRel's instrumented run) makes it
+	// through the executor inside Check.
+	JudgesPlain() bool
+	// Check judges case c on t. plain is the case's plain execution when
+	// JudgesPlain is true, nil otherwise. Further executions (serial
+	// re-runs, an instrumented run) go through the executor with opt.
+	Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*Judgement, error)
+}
+
+// Grouper is implemented by a case oracle that wants the campaign to
+// generate groups of cases sharing their transactions (WSS: several
+// submitted orders of the same transactions). Without one, a group is one
+// generated case.
+type Grouper interface {
+	Group(seed uint64, cfg gen.Config) []*testcase.Case
+}
+
+// Judgement is what one oracle made of one case.
+type Judgement struct {
+	Findings []report.Finding
+	// Notes are lines for the reader (e.g. statements IsoRel could not
+	// instrument).
+	Notes []string
+	// Execution is the oracle's own execution of the case (IsoRel's
+	// instrumented run, hidden columns stripped), or nil. It stands for the
+	// case when no plain execution was made.
+	Execution *executor.Result
+}
+
+// Workload is an oracle that runs free instead of case by case: its
+// sessions run concurrently for a round, record a history, and the history
+// is checked when the round ends (MTC mini-transactions, IsoRel stress
+// mode).
+type Workload interface {
+	Name() string
+	// Round runs one round on t and checks it. It starts no new
+	// transaction after spec.Until, so the campaign ends on time with every
+	// round checked; ctx is cancelled only on interruption.
+	Round(ctx context.Context, t target.Target, spec RoundSpec) (*RoundResult, error)
+}
+
+// RoundSpec says what one round runs.
+type RoundSpec struct {
+	Index int
+	Seed  uint64
+	Level target.Level // "" = the DBMS default
+	Until time.Time    // zero = no deadline
+	// Progress may be called by the workload with the transactions finished
+	// so far in this round.
+	Progress func(done int)
+}
+
+// Limit bounds a round's own duration d (0 = unbounded) by the time left
+// until Until; ok is false when no time is left.
+func (s RoundSpec) Limit(d time.Duration) (limited time.Duration, ok bool) {
+	if s.Until.IsZero() {
+		return d, true
+	}
+	left := time.Until(s.Until)
+	if left <= 0 {
+		return 0, false
+	}
+	if d == 0 || left < d {
+		return left, true
+	}
+	return d, true
+}
+
+// RoundResult is what one workload round did.
+type RoundResult struct {
+	Transactions  int
+	Committed     int
+	Failed        int
+	Unknown       int
+	ErrorsByClass map[string]int
+	Findings      []report.Finding
+}
+
+// Outcome is one case run through the pipeline.
+type Outcome struct {
+	// Result is the execution that stands for the case: the plain one, or
+	// the first oracle's own when no oracle judged a plain execution.
+	Result *executor.Result
+	// Judged names the oracles that judged the case, in order.
+	Judged   []string
+	Findings []report.Finding
+	Notes    []string
+}
+
+// CheckCase runs case c through the pipeline: one plain execution when an
+// oracle judges it (or when there is no oracle, so the case still runs),
+// then every oracle in turn. A setup failure is returned as the executor's
+// *SetupError with what ran so far; any other error ends the case.
+func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles []CaseOracle, opt executor.Options) (*Outcome, error) {
+	out := &Outcome{}
+	plain := len(oracles) == 0
+	for _, o := range oracles {
+		plain = plain || o.JudgesPlain()
+	}
+	if plain {
+		res, err := executor.Run(ctx, t, c, opt)
+		out.Result = res
+		if err != nil {
+			return out, err
+		}
+		if res.Hang {
+			return out, nil // an oracle's own runs would hang as well
+		}
+	}
+	for _, o := range oracles {
+		var given *executor.Result
+		if o.JudgesPlain() {
+			given = out.Result
+		}
+		j, err := o.Check(ctx, t, c, given, opt)
+		if j != nil && out.Result == nil {
+			out.Result = j.Execution
+		}
+		if err != nil {
+			var setup *executor.SetupError
+			if errors.As(err, &setup) {
+				return out, err
+			}
+			return out, fmt.Errorf("%s: %w", o.Name(), err)
+		}
+		out.Judged = append(out.Judged, o.Name())
+		if j == nil {
+			continue
+		}
+		out.Findings = append(out.Findings, j.Findings...)
+		out.Notes = append(out.Notes, j.Notes...)
+	}
+	return out, nil
+}

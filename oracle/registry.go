@@ -1,0 +1,277 @@
+package oracle
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/txlab/txlab/report"
+)
+
+// Common holds the settings every oracle may honour; the command line owns
+// their flags.
+type Common struct {
+	// Model judges against a stronger model than the DBMS documents
+	// (--model); "" = the DBMS's documented semantics.
+	Model string
+	// Strict makes every violation of the level's textbook definition a bug
+	// (--strict).
+	Strict bool
+	// Sessions is the number of concurrent sessions of a free-running oracle
+	// (--sessions); 0 = the oracle's default.
+	Sessions int
+}
+
+// Env is what an oracle is built with once the target is open.
+type Env struct {
+	Common
+	// Settings are the server settings the semantics table depends on
+	// (read from the server, --set on top).
+	Settings map[string]string
+	// Writer writes finding bundles.
+	Writer *report.Writer
+}
+
+// Factory builds one oracle from its flags.
+type Factory interface {
+	// Validate checks the oracle's flags, and the common settings it
+	// uses, before any server is started; it may fill in defaults.
+	Validate(c *Common) error
+	// Free reports whether the oracle, as configured, runs a workload of
+	// its own (a Workload) rather than judging cases (a CaseOracle).
+	Free() bool
+	// New builds the oracle: a CaseOracle or, when Free, a Workload.
+	New(ctx context.Context, env Env) (any, error)
+}
+
+// Entry is one oracle in the registry.
+type Entry struct {
+	Name string
+	// Help is one line for --help.
+	Help string
+	// Default oracles judge when --oracle is not given (and with
+	// --oracle all): the relational case oracles.
+	Default bool
+	// Judges says the oracle honours --model and --strict.
+	Judges bool
+	// Flags registers the oracle's own flags on fs (generating: for `txlab
+	// fuzz`, otherwise for `txlab run`) and returns the factory that reads
+	// them.
+	Flags func(fs *pflag.FlagSet, generating bool) Factory
+}
+
+// Registry is the list of oracles the command line offers.
+type Registry struct {
+	entries []Entry
+}
+
+// NewRegistry returns a registry of the given oracles, in the order they
+// run and are listed.
+func NewRegistry(entries ...Entry) *Registry {
+	return &Registry{entries: entries}
+}
+
+// Names lists the registered oracles.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// Defaults lists the oracles that judge when --oracle is not given.
+func (r *Registry) Defaults() []string {
+	var out []string
+	for _, e := range r.entries {
+		if e.Default {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// Help describes the --oracle flag.
+func (r *Registry) Help() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "comma-separated oracles, all (%s) or none (run only); default %s:",
+		strings.Join(r.Defaults(), ","), strings.Join(r.Defaults(), ","))
+	for _, e := range r.entries {
+		fmt.Fprintf(&b, "\n  %s: %s", e.Name, e.Help)
+	}
+	b.WriteString("\n(e.g. --oracle wss or --oracle isorel --mode stress)")
+	return b.String()
+}
+
+// Bound is the registry with every oracle's flags registered on one
+// command.
+type Bound struct {
+	r         *Registry
+	fs        *pflag.FlagSet
+	factories []Factory
+	owned     [][]string // flag names each entry registered
+}
+
+// Bind registers every oracle's own flags on fs.
+func (r *Registry) Bind(fs *pflag.FlagSet, generating bool) *Bound {
+	b := &Bound{r: r, fs: fs}
+	for _, e := range r.entries {
+		before := map[string]bool{}
+		fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+		var f Factory
+		if e.Flags != nil {
+			f = e.Flags(fs, generating)
+		}
+		var owned []string
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if !before[fl.Name] {
+				owned = append(owned, fl.Name)
+			}
+		})
+		b.factories = append(b.factories, f)
+		b.owned = append(b.owned, owned)
+	}
+	return b
+}
+
+// Selection is the oracles chosen with --oracle, validated.
+type Selection struct {
+	names     []string
+	factories []Factory
+	free      bool
+}
+
+// Select resolves an --oracle value ("" for the default) and validates the
+// chosen oracles' flags and the common settings: a flag of an oracle that
+// was not chosen, or --model/--strict without an oracle that honours them,
+// is a usage error.
+func (b *Bound) Select(list string, c *Common) (*Selection, error) {
+	idx, err := b.parse(list)
+	if err != nil {
+		return nil, err
+	}
+	chosen := map[int]bool{}
+	for _, i := range idx {
+		chosen[i] = true
+	}
+	for i, owned := range b.owned {
+		if chosen[i] {
+			continue
+		}
+		for _, name := range owned {
+			if f := b.fs.Lookup(name); f != nil && f.Changed {
+				return nil, fmt.Errorf("--%s applies to --oracle %s", name, b.r.entries[i].Name)
+			}
+		}
+	}
+	if c.Model != "" || c.Strict {
+		judges := false
+		var names []string
+		for i, e := range b.r.entries {
+			if e.Judges {
+				names = append(names, e.Name)
+				judges = judges || chosen[i]
+			}
+		}
+		if !judges {
+			return nil, fmt.Errorf("--model and --strict apply to --oracle %s", orList(names))
+		}
+	}
+	s := &Selection{}
+	for _, i := range idx {
+		f := b.factories[i]
+		if f == nil {
+			return nil, fmt.Errorf("--oracle %s does not apply to this command", b.r.entries[i].Name)
+		}
+		if err := f.Validate(c); err != nil {
+			return nil, err
+		}
+		s.names = append(s.names, b.r.entries[i].Name)
+		s.factories = append(s.factories, f)
+		s.free = s.free || f.Free()
+	}
+	if s.free && len(idx) > 1 {
+		return nil, fmt.Errorf("--oracle %s: %s runs a workload of its own; choose it alone", list, s.freeName())
+	}
+	return s, nil
+}
+
+func (s *Selection) freeName() string {
+	for i, f := range s.factories {
+		if f.Free() {
+			return s.names[i]
+		}
+	}
+	return ""
+}
+
+// parse turns an --oracle value into entry indexes.
+func (b *Bound) parse(list string) ([]int, error) {
+	list = strings.TrimSpace(list)
+	var names []string
+	switch strings.ToLower(list) {
+	case "":
+		names = b.r.Defaults()
+	case "all":
+		names = b.r.Defaults()
+	case "none":
+		return nil, nil
+	default:
+		names = strings.Split(list, ",")
+	}
+	var idx []int
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		i := slices.IndexFunc(b.r.entries, func(e Entry) bool { return e.Name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown oracle %q: want none, %s (or a comma-separated list, or all)", n, orList(b.r.Names()))
+		}
+		if slices.Contains(idx, i) {
+			continue
+		}
+		idx = append(idx, i)
+	}
+	slices.Sort(idx) // registry order: the order oracles run and are listed
+	return idx, nil
+}
+
+// Names lists the chosen oracles.
+func (s *Selection) Names() []string { return s.names }
+
+// Free reports whether the selection is one free-running workload.
+func (s *Selection) Free() bool { return s.free }
+
+// Build makes the chosen oracles for a target: the case oracles, or the
+// one workload when the selection is Free.
+func (s *Selection) Build(ctx context.Context, env Env) ([]CaseOracle, Workload, error) {
+	var cases []CaseOracle
+	for i, f := range s.factories {
+		o, err := f.New(ctx, env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.names[i], err)
+		}
+		switch o := o.(type) {
+		case Workload:
+			return nil, o, nil
+		case CaseOracle:
+			cases = append(cases, o)
+		default:
+			return nil, nil, fmt.Errorf("%s: the factory built a %T, neither a case oracle nor a workload", s.names[i], o)
+		}
+	}
+	return cases, nil, nil
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
