@@ -167,6 +167,11 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	}
 	res := &Result{Levels: map[int]target.Level{}}
 	if err := runSetup(ctx, t, c, res); err != nil {
+		// What the setup created before it failed is txlab's: record it,
+		// or the next case would refuse to drop it as a stranger's table.
+		if aerr := t.Adopt(ctx); aerr != nil {
+			return res, fmt.Errorf("%w; recording the tables it created: %v", err, aerr)
+		}
 		return res, err
 	}
 	if err := t.Adopt(ctx); err != nil {
@@ -214,6 +219,10 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	// End every session before the dump, so that a transaction the case left
 	// open is rolled back and holds no locks.
 	r.closeAll()
+	// A table the steps created is txlab's too.
+	if err := t.Adopt(ctx); err != nil {
+		return res, err
+	}
 	if res.Final, err = t.Dump(ctx); err != nil {
 		return res, fmt.Errorf("dump final state: %w", err)
 	}

@@ -97,8 +97,8 @@ func (r *Registry) Defaults() []string {
 // Help describes the --oracle flag.
 func (r *Registry) Help() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "comma-separated oracles, all (%s) or none (run only); default %s:",
-		strings.Join(r.Defaults(), ","), strings.Join(r.Defaults(), ","))
+	fmt.Fprintf(&b, "oracles that judge: a comma-separated list, all or none (cases only run); default %s (= all):",
+		strings.Join(r.Defaults(), ","))
 	for _, e := range r.entries {
 		fmt.Fprintf(&b, "\n  %s: %s", e.Name, e.Help)
 	}

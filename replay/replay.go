@@ -160,7 +160,7 @@ func runFile(ctx context.Context, t target.Target, path string, opt Options) (*C
 		return nil, nil, unreadable{err}
 	}
 	if err := c.Validate(); err != nil {
-		return nil, nil, unreadable{fmt.Errorf("%s: %w", path, err)}
+		return nil, nil, unreadable{err} // the message names the file
 	}
 	return RunCase(ctx, t, c, opt.Exec, opt.Oracles)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -44,12 +45,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "txlab:", ee.err)
+			fmt.Fprintln(stderr, "txlab:", oneLine(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "txlab:", err)
+	fmt.Fprintln(stderr, "txlab:", oneLine(err))
 	return 2
+}
+
+// oneLine is an error's message on one line: joined errors (several
+// workers or sessions failing together) are separated by "; ".
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }
 
 func newRoot() *cobra.Command {

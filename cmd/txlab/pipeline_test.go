@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/localdb"
+)
+
+// TestFuzzJudgesByDefault runs the README's main job briefly on each DBMS:
+// without --oracle, every relational oracle judges every case and the JSON
+// summary names them with their counts.
+func TestFuzzJudgesByDefault(t *testing.T) {
+	for _, db := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			if db != "sqlite" {
+				localdb.Require(t, localdb.Kind(db))
+			}
+			s := fuzzSummary(t, "--db", db, "--cases", "6", "--seed", "4", "--out", t.TempDir())
+			if len(s.Oracles) < 2 || s.Oracles[0] != "wss" || s.Oracles[1] != "isorel" {
+				t.Fatalf("oracles %v, want wss and isorel", s.Oracles)
+			}
+			for _, name := range s.Oracles {
+				c := s.ByOracle[name]
+				if c == nil || c.Judged != s.Cases-s.SetupFailures || c.Judged == 0 {
+					t.Errorf("%s judged %+v of %d cases", name, c, s.Cases)
+				}
+			}
+			if s.Cases != 6 || s.Rounds == 0 || s.Statements == 0 {
+				t.Errorf("summary %+v", s)
+			}
+		})
+	}
+	// --oracle none only runs; the summary says no oracle judged.
+	s := fuzzSummary(t, "--oracle", "none", "--cases", "3")
+	if len(s.Oracles) != 0 || s.Cases != 3 {
+		t.Errorf("--oracle none: %+v", s)
+	}
+	code, out, _ := txlab(t, "fuzz", "--oracle", "none", "--cases", "2")
+	if code != 0 || !strings.Contains(out, "oracles       none") {
+		t.Errorf("--oracle none text summary (exit %d):\n%s", code, out)
+	}
+}
+
+// TestRunBatchGoesOn replays a batch with an unparsable case and a case
+// whose setup fails between good ones: the good ones run, each bad one gets
+// its line on stderr, and the exit status is 2.
+func TestRunBatchGoesOn(t *testing.T) {
+	good := "../../examples/sqlite-write-busy.txn"
+	code, out, stderr := txlab(t, "run", "--json", "testdata/unparsable.txn", good, "testdata/setup-fails.txn", good)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2; stderr %s", code, stderr)
+	}
+	var ran, failed int
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("not JSON Lines: %v\n%s", err, out)
+		}
+		if _, ok := obj["error"]; ok {
+			failed++
+		} else if obj["case"] == good {
+			ran++
+		}
+	}
+	if ran != 2 || failed != 2 {
+		t.Errorf("%d good cases ran and %d failed, want 2 and 2:\n%s", ran, failed, out)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "unparsable.txn") || !strings.Contains(lines[1], "setup statement 2") {
+		t.Errorf("stderr:\n%s\nwant one line per failed case, naming it", stderr)
+	}
+}
+
+// TestFuzzServerDies kills the server under a running campaign: txlab must
+// print the summary of what ran, then one line saying what failed, and exit
+// 2 — never an ordinary-looking summary.
+func TestFuzzServerDies(t *testing.T) {
+	for _, tt := range []struct {
+		kind localdb.Kind
+		args []string
+	}{
+		{localdb.Postgres, nil},
+		{localdb.MariaDB, []string{"--oracle", "mt"}},
+		{localdb.Postgres, []string{"--oracle", "isorel", "--mode", "stress"}},
+	} {
+		t.Run(string(tt.kind)+strings.Join(tt.args, ""), func(t *testing.T) {
+			srv := killable(t, tt.kind)
+			done := make(chan [3]any, 1)
+			go func() {
+				args := append([]string{"fuzz", "--db", srv.DSN(), "--duration", "60s", "--out", t.TempDir()}, tt.args...)
+				code, out, stderr := txlab(t, args...)
+				done <- [3]any{code, out, stderr}
+			}()
+			time.Sleep(3 * time.Second)
+			if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed := time.Now()
+			var r [3]any
+			select {
+			case r = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("fuzz did not end 30 s after the server died")
+			}
+			code, out, stderr := r[0].(int), r[1].(string), r[2].(string)
+			if el := time.Since(killed); el > 10*time.Second {
+				t.Errorf("fuzz took %v to notice the dead server", el)
+			}
+			if code != 2 {
+				t.Errorf("exit %d, want 2\nstdout %s\nstderr %s", code, out, stderr)
+			}
+			if !strings.Contains(out, "txlab fuzz on") || !strings.Contains(out, "(stopped by an error)") {
+				t.Errorf("no summary saying the run stopped:\n%s", out)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "txlab: ") {
+				t.Errorf("last stderr line %q does not say what failed", last)
+			}
+		})
+	}
+}
+
+// killable starts a server of the test's own, which the test may kill.
+func killable(t *testing.T, kind localdb.Kind) *localdb.Server {
+	localdb.Require(t, kind)
+	srv, err := localdb.Start(t.Context(), kind, localdb.Options{Log: t.Output()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() }) // it may have been killed: no error to check
+	return srv
+}
+
+// TestFuzzJSONError: with --json the summary of a failed run carries the
+// error, so a script sees it as well as the exit status.
+func TestFuzzJSONError(t *testing.T) {
+	srv := killable(t, localdb.Postgres)
+	done := make(chan string, 1)
+	go func() {
+		_, out, _ := txlab(t, "fuzz", "--json", "--db", srv.DSN(), "--duration", "60s", "--oracle", "none")
+		done <- out
+	}()
+	time.Sleep(2 * time.Second)
+	if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	select {
+	case out = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("fuzz did not end after the server died")
+	}
+	var s fuzz.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	if s.Error == "" || s.Interrupted {
+		t.Errorf("summary of a failed run: error %q, interrupted %v", s.Error, s.Interrupted)
+	}
+}

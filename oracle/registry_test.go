@@ -1,0 +1,106 @@
+package oracle_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/txlab/txlab/oracle"
+)
+
+// fake is a registered oracle that records how it was configured.
+type fake struct {
+	free     bool
+	depth    int
+	validate func(c *oracle.Common) error
+}
+
+func (f *fake) Validate(c *oracle.Common) error {
+	if f.validate != nil {
+		return f.validate(c)
+	}
+	return nil
+}
+func (f *fake) Free() bool { return f.free }
+func (f *fake) New(context.Context, oracle.Env) (any, error) {
+	return nil, nil
+}
+
+func registry() *oracle.Registry {
+	return oracle.NewRegistry(
+		oracle.Entry{Name: "a", Default: true, Flags: func(fs *pflag.FlagSet, gen bool) oracle.Factory {
+			f := &fake{}
+			fs.IntVar(&f.depth, "depth", 3, "a: depth")
+			return f
+		}},
+		oracle.Entry{Name: "b", Default: true, Judges: true, Flags: func(*pflag.FlagSet, bool) oracle.Factory { return &fake{} }},
+		oracle.Entry{Name: "w", Judges: true, Flags: func(fs *pflag.FlagSet, gen bool) oracle.Factory {
+			if !gen {
+				return nil
+			}
+			f := &fake{free: true}
+			fs.Bool("lwt", false, "w: lwt")
+			return f
+		}},
+	)
+}
+
+func TestSelect(t *testing.T) {
+	tests := []struct {
+		list    string
+		args    []string
+		model   string
+		run     bool // bound for `txlab run` (not generating)
+		want    []string
+		free    bool
+		wantErr string
+	}{
+		{list: "", want: []string{"a", "b"}},
+		{list: "all", want: []string{"a", "b"}},
+		{list: "none", want: nil},
+		{list: "b,a", want: []string{"a", "b"}},
+		{list: " B , a,a", want: []string{"a", "b"}},
+		{list: "w", want: []string{"w"}, free: true},
+		{list: "c", wantErr: `unknown oracle "c": want none, a, b or w`},
+		{list: "a,w", wantErr: "w runs a workload of its own; choose it alone"},
+		{list: "b", args: []string{"--depth", "4"}, wantErr: "--depth applies to --oracle a"},
+		{list: "a", args: []string{"--lwt"}, wantErr: "--lwt applies to --oracle w"},
+		{list: "a", args: []string{"--depth", "4"}, want: []string{"a"}},
+		{list: "a", model: "serializable", wantErr: "--model and --strict apply to --oracle b or w"},
+		{list: "", model: "serializable", want: []string{"a", "b"}},
+		{list: "w", run: true, wantErr: "--oracle w does not apply to this command"},
+	}
+	for _, tt := range tests {
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		b := registry().Bind(fs, !tt.run)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		sel, err := b.Select(tt.list, &oracle.Common{Model: tt.model})
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Select(%q, %v): error %v, want %q", tt.list, tt.args, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Select(%q, %v): %v", tt.list, tt.args, err)
+			continue
+		}
+		if !slices.Equal(sel.Names(), tt.want) || sel.Free() != tt.free {
+			t.Errorf("Select(%q): %v free %v, want %v free %v", tt.list, sel.Names(), sel.Free(), tt.want, tt.free)
+		}
+	}
+}
+
+func TestHelpNamesEveryOracle(t *testing.T) {
+	h := registry().Help()
+	for _, want := range []string{"default a,b", "\n  w:"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("help lacks %q:\n%s", want, h)
+		}
+	}
+}
