@@ -28,6 +28,16 @@ type Catalog interface {
 	TableRows(ctx context.Context, table string) ([]Row, error)
 }
 
+// DependentsLister is implemented by catalogs of DBMSs where objects outside
+// txlab's schema can depend on its tables (a user's view over one, a foreign
+// key referencing one). Reset refuses while any exists, rather than drop
+// through it or let a cascade take it along.
+type DependentsLister interface {
+	// Dependents describes, one string each, the objects outside txlab's
+	// schema that depend on a table or view in it.
+	Dependents(ctx context.Context) ([]string, error)
+}
+
 // Owned is the one place that decides which tables txlab may drop: those
 // listed in RegistryTable. Adapters embed it to implement Target.Adopt, Reset
 // and Dump, so every DBMS follows the same policy.
@@ -131,6 +141,16 @@ func (o Owned) Reset(ctx context.Context) error {
 		return fmt.Errorf("%s holds tables txlab did not create (%s); refusing to drop anything: "+
 			"%s, or drop them yourself",
 			o.Where, strings.Join(foreign, ", "), hint)
+	}
+	if dl, ok := o.Cat.(DependentsLister); ok && len(owned) > 0 {
+		deps, err := dl.Dependents(ctx)
+		if err != nil {
+			return fmt.Errorf("look for objects outside %s that depend on txlab's tables: %w", o.Where, err)
+		}
+		if len(deps) > 0 {
+			return fmt.Errorf("objects outside %s depend on txlab's tables (%s); refusing to drop anything: "+
+				"drop them yourself, or choose another schema with --schema", o.Where, strings.Join(deps, ", "))
+		}
 	}
 	if len(owned) > 0 {
 		if err := o.Cat.DropTables(ctx, owned); err != nil {

@@ -376,6 +376,24 @@ func (c catalog) QueryColumn(ctx context.Context, q string) ([]string, error) {
 	return out, nil
 }
 
+// Dependents implements target.DependentsLister: foreign keys of tables in
+// other databases that reference a table here (dropping it would fail, or
+// with FOREIGN_KEY_CHECKS off leave them dangling), and views in other
+// databases whose definition names this database (they would break).
+func (c catalog) Dependents(ctx context.Context) ([]string, error) {
+	fks, err := c.QueryColumn(ctx, "SELECT DISTINCT CONCAT('foreign key ', CONSTRAINT_NAME, ' on table ', CONSTRAINT_SCHEMA, '.', TABLE_NAME) "+
+		"FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE UNIQUE_CONSTRAINT_SCHEMA = DATABASE() AND CONSTRAINT_SCHEMA <> DATABASE() ORDER BY 1")
+	if err != nil {
+		return nil, err
+	}
+	views, err := c.QueryColumn(ctx, "SELECT CONCAT('view ', TABLE_SCHEMA, '.', TABLE_NAME) FROM information_schema.VIEWS "+
+		"WHERE TABLE_SCHEMA <> DATABASE() AND LOCATE(CONCAT('`', DATABASE(), '`.'), VIEW_DEFINITION) > 0 ORDER BY 1")
+	if err != nil {
+		return nil, err
+	}
+	return append(fks, views...), nil
+}
+
 func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
 	return c.TableRowsQuery(ctx, "SELECT * FROM "+quoteIdent(table))
 }

@@ -381,6 +381,34 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 	return nil
 }
 
+// Dependents implements target.DependentsLister: every object outside the
+// schema that pg_depend records as depending on one of its relations or on a
+// relation's row type — a view (through its rewrite rule), a foreign key, a
+// function taking the row type. These are exactly what DROP … CASCADE
+// would take along, so Reset refuses while any exists.
+func (c catalog) Dependents(ctx context.Context) ([]string, error) {
+	s := quoteString(c.t.schema)
+	rows, err := c.t.adminQuery(ctx, `SELECT DISTINCT
+  CASE WHEN d.classid = 'pg_rewrite'::regclass
+    THEN (SELECT pg_describe_object('pg_class'::regclass, r.ev_class, 0) FROM pg_rewrite r WHERE r.oid = d.objid)
+    ELSE pg_describe_object(d.classid, d.objid, d.objsubid) END
+FROM pg_depend d
+JOIN pg_class t ON (d.refclassid = 'pg_class'::regclass AND d.refobjid = t.oid)
+  OR (d.refclassid = 'pg_type'::regclass AND d.refobjid = t.reltype)
+JOIN pg_namespace tn ON tn.oid = t.relnamespace
+CROSS JOIN LATERAL (SELECT COALESCE(
+  (pg_identify_object(d.classid, d.objid, d.objsubid)).schema,
+  (SELECT n.nspname FROM pg_rewrite r JOIN pg_class v ON v.oid = r.ev_class
+     JOIN pg_namespace n ON n.oid = v.relnamespace
+   WHERE d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid)) AS schema) o
+WHERE tn.nspname = `+s+` AND d.deptype IN ('n', 'a') AND o.schema IS DISTINCT FROM `+s+`
+ORDER BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	return column(rows), nil
+}
+
 func (c catalog) ExecAdmin(ctx context.Context, q string) error {
 	_, err := c.t.adminQuery(ctx, q)
 	return err
