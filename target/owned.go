@@ -125,6 +125,29 @@ func (o Owned) Adopt(ctx context.Context) error {
 	return nil
 }
 
+// Check refuses, touching nothing, a schema that holds tables txlab did not
+// create.
+func (o Owned) Check(ctx context.Context) error {
+	_, foreign, _, err := o.classify(ctx)
+	if err != nil {
+		return err
+	}
+	return o.refuse(foreign)
+}
+
+func (o Owned) refuse(foreign []string) error {
+	if len(foreign) == 0 {
+		return nil
+	}
+	hint := o.Elsewhere
+	if hint == "" {
+		hint = "choose another schema with --schema"
+	}
+	return fmt.Errorf("%s holds tables txlab did not create (%s); refusing to drop anything: "+
+		"%s, or drop them yourself",
+		o.Where, strings.Join(foreign, ", "), hint)
+}
+
 // Reset drops every registered table and empties the registry. When the
 // schema holds a table txlab did not create it refuses, touching nothing (not
 // even creating the registry).
@@ -133,14 +156,8 @@ func (o Owned) Reset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(foreign) > 0 {
-		hint := o.Elsewhere
-		if hint == "" {
-			hint = "choose another schema with --schema"
-		}
-		return fmt.Errorf("%s holds tables txlab did not create (%s); refusing to drop anything: "+
-			"%s, or drop them yourself",
-			o.Where, strings.Join(foreign, ", "), hint)
+	if err := o.refuse(foreign); err != nil {
+		return err
 	}
 	if dl, ok := o.Cat.(DependentsLister); ok && len(owned) > 0 {
 		deps, err := dl.Dependents(ctx)

@@ -274,6 +274,10 @@ func TestRefusesForeignTables(t *testing.T) {
 	if extra != 0 {
 		t.Errorf("txlab created %d tables in a file it refused", extra)
 	}
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {
+		t.Errorf("journal mode of a refused file: %q (%v), want it left at delete", mode, err)
+	}
 }
 
 func TestCheckCommand(t *testing.T) {

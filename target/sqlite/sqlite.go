@@ -52,6 +52,8 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		}
 		t.tempDir = dir
 		t.path = filepath.Join(dir, "txlab.db")
+	} else if err := checkExisting(ctx, path); err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", dsn(t.path))
 	if err != nil {
@@ -68,13 +70,38 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
 	t.admin = admin
-	t.Owned = target.Owned{Cat: catalog{admin}, Where: fmt.Sprintf("SQLite file %s", t.path),
-		Elsewhere: "use a file of txlab's own with --db sqlite:PATH"}
+	t.Owned = owned(admin, t.path)
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
 	return t, nil
+}
+
+// checkExisting refuses a user's existing file that holds tables txlab did
+// not create before anything changes it: opening it for txlab would switch
+// it to WAL mode for good.
+func checkExisting(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return nil // a new file: txlab's own
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	defer conn.Close()
+	return owned(conn, path).Check(ctx)
+}
+
+// owned is the ownership policy over one connection to the file at path.
+func owned(conn *sql.Conn, path string) target.Owned {
+	return target.Owned{Cat: catalog{conn}, Where: fmt.Sprintf("SQLite file %s", path),
+		Elsewhere: "use a file of txlab's own with --db sqlite:PATH"}
 }
 
 // dsn sets the pragmas on every connection: WAL so readers and one writer
