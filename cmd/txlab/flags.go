@@ -20,8 +20,9 @@ type globalFlags struct {
 	json         bool
 	verbose      bool
 	settings     []string
-	blockTimeout time.Duration
-	hangTimeout  time.Duration
+	blockTimeout   time.Duration
+	hangTimeout    time.Duration
+	connectTimeout time.Duration
 }
 
 func (g *globalFlags) register(root *cobra.Command) {
@@ -32,6 +33,7 @@ func (g *globalFlags) register(root *cobra.Command) {
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log server start-up and notable events on stderr (e.g. -v)")
 	f.StringArrayVar(&g.settings, "set", nil, "server setting for a throwaway mariadb/postgres, repeatable\n(e.g. --set innodb_snapshot_isolation=ON --set max_connections=200)")
 	f.DurationVar(&g.blockTimeout, "block-timeout", time.Second, "fallback: a statement still running this long, while the server does not report\na lock wait, counts as blocked (e.g. --block-timeout 500ms)")
+	f.DurationVar(&g.connectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "give up connecting to a server (--db URL) that has not answered after this long\n(e.g. --connect-timeout 30s)")
 	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
 }
 
@@ -44,11 +46,42 @@ func (g *globalFlags) log(cmd *cobra.Command) io.Writer {
 
 // open connects to the target named by --db.
 func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
-	t, err := connect.Open(cmd.Context(), g.db, connect.Options{Schema: g.schema, Settings: g.settings, Log: g.log(cmd)})
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	t, err := connect.Open(cmd.Context(), g.db, g.connectOptions(cmd, g.schema))
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
 	return t, nil
+}
+
+// connectOptions are the connect options for schema; settings apply to a
+// server txlab starts, so only to the first worker's.
+func (g *globalFlags) connectOptions(cmd *cobra.Command, schema string) connect.Options {
+	o := connect.Options{Schema: schema, Log: g.log(cmd), ConnectTimeout: g.connectTimeout}
+	if schema == g.schema {
+		o.Settings = g.settings
+	}
+	return o
+}
+
+// validate rejects out-of-range global flags.
+func (g *globalFlags) validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"block-timeout", g.blockTimeout}, {"hang-timeout", g.hangTimeout}, {"connect-timeout", g.connectTimeout}} {
+		if d.v <= 0 {
+			return usageErr(fmt.Errorf("--%s %v: want a positive duration (e.g. 10s)", d.name, d.v))
+		}
+	}
+	for _, kv := range g.settings {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return usageErr(fmt.Errorf("--set %q: want name=value (e.g. --set innodb_snapshot_isolation=ON)", kv))
+		}
+	}
+	return nil
 }
 
 func (g *globalFlags) execOptions(level target.Level) executor.Options {
@@ -74,7 +107,7 @@ func (g *globalFlags) openWorkers(cmd *cobra.Command, n int) ([]target.Target, e
 		return nil, usageErr(fmt.Errorf("--workers %d needs a database per worker: use --db sqlite (fresh files) instead of %s", n, spec))
 	}
 	for w := 2; w <= n; w++ {
-		t, err := connect.Open(cmd.Context(), spec, connect.Options{Schema: fmt.Sprintf("%s_w%d", g.schema, w), Log: g.log(cmd)})
+		t, err := connect.Open(cmd.Context(), spec, g.connectOptions(cmd, fmt.Sprintf("%s_w%d", g.schema, w)))
 		if err != nil {
 			for _, t := range targets {
 				t.Close()

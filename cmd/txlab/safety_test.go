@@ -1,9 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"database/sql"
+	"io"
+	"net"
+	"net/url"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -67,5 +76,104 @@ func TestDependentsOutsideSurvive(t *testing.T) {
 				t.Errorf("the user's view over txlab.t: %d rows, %v", n, err)
 			}
 		})
+	}
+}
+
+// TestConnectTimeout points txlab at a port that accepts TCP connections
+// and never answers: it must give up after --connect-timeout with a clear
+// message, for both protocol families.
+func TestConnectTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		var held []net.Conn // accepted and never answered
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	addr := l.Addr().String()
+	for _, db := range []string{"mysql://root@" + addr + "/", "postgres://u@" + addr + "/postgres"} {
+		start := time.Now()
+		code, _, stderr := txlab(t, "run", "--db", db, "--connect-timeout", "1s", "../../examples/sqlite-write-busy.txn")
+		if el := time.Since(start); el > 6*time.Second {
+			t.Errorf("%s: gave up after %v, want about 1s", db, el)
+		}
+		if code != 2 || !strings.Contains(stderr, "did not answer within 1s") {
+			t.Errorf("%s: exit %d, stderr %q", db, code, stderr)
+		}
+	}
+}
+
+// TestServerDied kills the database process under `txlab server`: the
+// command must say so and exit 2 instead of waiting silently.
+func TestServerDied(t *testing.T) {
+	localdb.Require(t, localdb.Postgres)
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(t.Context(), []string{"server", "postgres"}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no DSN: %v (%s)", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	u, err := url.Parse(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The postmaster is the process listening on the DSN's port.
+	out, err := exec.Command("sh", "-c", "pgrep -f 'port="+u.Port()+"|-p "+u.Port()+"' | head -1").Output()
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil {
+		t.Fatalf("no postmaster found for port %s: %v %v", u.Port(), err, perr)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 2 || !strings.Contains(stderr.String(), "server process died") {
+			t.Errorf("exit %d, stderr %q; want 2 and a line saying the server died", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("txlab server still waiting 15 s after its server died")
+	}
+}
+
+// TestFlagRanges: out-of-range values are refused with one line naming the
+// range, before anything runs.
+func TestFlagRanges(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fuzz", "--duration", "-5s"}, "must not be negative"},
+		{[]string{"fuzz", "--cases", "-1"}, "must not be negative"},
+		{[]string{"fuzz", "--hang-timeout", "-1s"}, "--hang-timeout -1s: want a positive duration"},
+		{[]string{"run", "--block-timeout", "0s", "x.txn"}, "--block-timeout 0s: want a positive duration"},
+		{[]string{"fuzz", "--connect-timeout", "0s"}, "--connect-timeout 0s"},
+		{[]string{"fuzz", "--max-txns", "9"}, "--max-txns 9: want 2 to 5"},
+		{[]string{"fuzz", "--max-stmts", "0"}, "--max-stmts 0: want 1 to 10"},
+		{[]string{"fuzz", "--orders", "0"}, "--orders 0: want 1 to 20"},
+		{[]string{"server", "mariadb", "--set", "novalue"}, `--set "novalue": want name=value`},
+		{[]string{"fuzz", "--db", "mariadb", "--set", "=1"}, `--set "=1": want name=value`},
+	} {
+		code, _, stderr := txlab(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("txlab %v: exit %d, stderr %q; want exit 2 and one line with %q", tt.args, code, stderr, tt.want)
+		}
 	}
 }

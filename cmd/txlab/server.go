@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,13 +19,18 @@ directory on a free loopback port. It prints the server's DSN on stdout — a UR
 that --db accepts — and keeps the server until interrupted (Ctrl-C), then stops
 it and deletes its directory.`,
 		Example: `  txlab server mariadb --set innodb_snapshot_isolation=ON
-  DSN=$(txlab server postgres | head -1) &   # then: txlab run --db "$DSN" case.txn`,
+  # in the background, for other commands (a script):
+  txlab server postgres > dsn.txt & until [ -s dsn.txt ]; do sleep 0.2; done
+  txlab run --db "$(cat dsn.txt)" case.txn; kill %1`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"mariadb", "postgres"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind := localdb.Kind(args[0])
 			if kind != localdb.MariaDB && kind != localdb.Postgres {
 				return usageErr(fmt.Errorf("unknown server kind %q: want mariadb or postgres", args[0]))
+			}
+			if err := g.validate(); err != nil {
+				return err
 			}
 			if err := localdb.Available(kind); err != nil {
 				return &exitError{code: 2, err: err}
@@ -36,9 +42,14 @@ it and deletes its directory.`,
 			defer srv.Stop()
 			fmt.Fprintln(cmd.OutOrStdout(), srv.DSN())
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab server: %s ready; press Ctrl-C to stop and delete it\n", kind)
-			<-cmd.Context().Done()
-			fmt.Fprintf(cmd.ErrOrStderr(), "txlab server: stopping %s\n", kind)
-			return nil
+			select {
+			case <-cmd.Context().Done():
+				fmt.Fprintf(cmd.ErrOrStderr(), "txlab server: stopping %s\n", kind)
+				return nil
+			case <-srv.Done():
+				why, _, _ := strings.Cut(fmt.Sprint(srv.Stop()), "\n")
+				return &exitError{code: 2, err: fmt.Errorf("the %s server process died: %s", kind, why)}
+			}
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/target"
@@ -30,7 +31,14 @@ type Options struct {
 	Settings []string
 	// Log receives diagnostics (server start and stop); nil discards them.
 	Log io.Writer
+	// ConnectTimeout bounds connecting to a server named by a URL, the
+	// handshake included (a port that accepts TCP but never answers);
+	// default DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 }
+
+// DefaultConnectTimeout is Options.ConnectTimeout's default.
+const DefaultConnectTimeout = 10 * time.Second
 
 // DefaultSchema is where txlab works unless told otherwise.
 const DefaultSchema = "txlab"
@@ -107,15 +115,21 @@ func Open(ctx context.Context, spec string, opt Options) (target.Target, error) 
 	if len(opt.Settings) > 0 && k != kindLocalMariaDB && k != kindLocalPostgres {
 		return nil, fmt.Errorf("server settings %v apply only to throwaway servers (--db mariadb or postgres)", opt.Settings)
 	}
+	timeout := opt.ConnectTimeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
 	switch k {
 	case kindSQLite:
 		return sqlite.Open(ctx, arg)
 	case kindMySQLURL:
-		return mysql.OpenURL(ctx, arg, schema)
+		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, arg, schema) })
 	case kindPostgresURL:
-		return postgres.Open(ctx, arg, "", schema)
+		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return postgres.Open(ctx, arg, "", schema) })
 	case kindCockroachURL:
-		return postgres.Open(ctx, arg, postgres.Cockroach, schema)
+		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) {
+			return postgres.Open(ctx, arg, postgres.Cockroach, schema)
+		})
 	case kindLocalMariaDB:
 		return startLocal(ctx, localdb.MariaDB, opt, func(dsn string) (target.Target, error) {
 			return mysql.OpenURL(ctx, dsn, schema)
@@ -126,6 +140,18 @@ func Open(ctx context.Context, spec string, opt Options) (target.Target, error) 
 		})
 	}
 	return nil, fmt.Errorf("--db %q: unsupported", spec)
+}
+
+// bounded connects with open within timeout, and says so plainly when the
+// server did not answer in time.
+func bounded(ctx context.Context, timeout time.Duration, open func(context.Context) (target.Target, error)) (target.Target, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tg, err := open(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return nil, fmt.Errorf("the server did not answer within %v (--connect-timeout): %w", timeout, err)
+	}
+	return tg, err
 }
 
 // startLocal starts a throwaway server and connects to it; the returned
