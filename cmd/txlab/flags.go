@@ -15,11 +15,11 @@ import (
 
 // globalFlags are the flags every command shares.
 type globalFlags struct {
-	db           string
-	schema       string
-	json         bool
-	verbose      bool
-	settings     []string
+	db             string
+	schema         string
+	json           bool
+	verbose        bool
+	settings       []string
 	blockTimeout   time.Duration
 	hangTimeout    time.Duration
 	connectTimeout time.Duration
