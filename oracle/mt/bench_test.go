@@ -154,3 +154,15 @@ func BenchmarkVsPorcupine(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHugeTransaction: 10k transactions after an initial transaction
+// that writes 1M keys (fuzz --oracle mt --keys 1000000 makes such rounds).
+func BenchmarkHugeTransaction(b *testing.B) {
+	h := synth(10_000, 1_000_000, 64, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := Check(h, Serializable); err != nil || !res.Valid {
+			b.Fatalf("valid=%v err=%v", res != nil && res.Valid, err)
+		}
+	}
+}

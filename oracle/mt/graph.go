@@ -87,6 +87,10 @@ scan:
 				break
 			}
 		}
+		var last map[int64]int
+		if len(t.Ops) > smallTxn {
+			last = lastWrites(t.Ops)
+		}
 		for j, o := range t.Ops {
 			if initKeys != nil && !initKeys[o.Key] {
 				shapeErr = badInput("T%d uses key %d, which the initial transaction does not write", t.ID, o.Key)
@@ -96,13 +100,7 @@ scan:
 				rocc = append(rocc, occ{kv{o.Key, o.Value}, ix.opOff[i] + int32(j)})
 				continue
 			}
-			final := true
-			for _, p := range t.Ops[j+1:] {
-				if p.Kind == history.W && p.Key == o.Key {
-					final = false
-				}
-			}
-			ix.wrefs = append(ix.wrefs, wref{int32(i), int32(j), final})
+			ix.wrefs = append(ix.wrefs, wref{int32(i), int32(j), isFinal(t.Ops, j, last)})
 			wkv = append(wkv, kv{o.Key, o.Value})
 		}
 		ix.included[i] = t.Status == history.OK
@@ -135,6 +133,38 @@ scan:
 	return ix, nil
 }
 
+// smallTxn is the most operations a mini-transaction has; up to it, a
+// nested loop over the operations is cheapest.
+const smallTxn = 4
+
+// lastWrites maps each key of a large transaction (the initial one writes
+// every key, maybe millions) to the index of its last write, so that
+// isFinal stays linear.
+func lastWrites(ops []history.Op) map[int64]int {
+	last := make(map[int64]int, len(ops))
+	for j, o := range ops {
+		if o.Kind == history.W {
+			last[o.Key] = j
+		}
+	}
+	return last
+}
+
+// isFinal reports whether the write ops[j] is its transaction's last write
+// of its key (a later one makes its value intermediate). last is
+// lastWrites(ops) for a transaction larger than smallTxn, else nil.
+func isFinal(ops []history.Op, j int, last map[int64]int) bool {
+	if last != nil {
+		return last[ops[j].Key] == j
+	}
+	for _, p := range ops[j+1:] {
+		if p.Kind == history.W && p.Key == ops[j].Key {
+			return false
+		}
+	}
+	return true
+}
+
 // writer returns the write that op j of transaction i (a read) observed,
 // if any.
 func (ix *indexed) writer(i int32, j int) (wref, bool) {
@@ -152,12 +182,21 @@ func checkShape(t *history.Txn) error {
 		return nil
 	}
 	reads, writes := 0, 0
-	for j, o := range t.Ops {
+	for _, o := range t.Ops {
 		if o.Kind == history.R {
 			reads++
+		} else {
+			writes++
+		}
+	}
+	// Counted first, so that a huge transaction is refused in linear time.
+	if reads < 1 || reads > 2 || writes > 2 {
+		return badInput("T%d is not a mini-transaction: %d reads and %d writes (want 1–2 reads, at most 2 writes)", t.ID, reads, writes)
+	}
+	for j, o := range t.Ops {
+		if o.Kind == history.R {
 			continue
 		}
-		writes++
 		readBefore := false
 		for _, p := range t.Ops[:j] {
 			readBefore = readBefore || p.Kind == history.R && p.Key == o.Key
@@ -165,9 +204,6 @@ func checkShape(t *history.Txn) error {
 		if !readBefore {
 			return badInput("T%d is not a mini-transaction: %v is not preceded by a read of key %d", t.ID, o, o.Key)
 		}
-	}
-	if reads < 1 || reads > 2 || writes > 2 {
-		return badInput("T%d is not a mini-transaction: %d reads and %d writes (want 1–2 reads, at most 2 writes)", t.ID, reads, writes)
 	}
 	return nil
 }
