@@ -180,6 +180,7 @@ const (
 	ClassDuplicateKey  ErrorClass = "duplicate-key" // unique or primary key violation
 	ClassConstraint    ErrorClass = "constraint"    // NOT NULL, CHECK, foreign key, ...
 	ClassSyntax        ErrorClass = "syntax"        // syntax or semantic error: the statement is invalid
+	ClassNoSuchTable   ErrorClass = "no-such-table" // the table does not exist (now): a state, not an invalid statement
 	ClassAborted       ErrorClass = "aborted"       // the transaction is already aborted (PostgreSQL 25P02)
 	ClassBusy          ErrorClass = "busy"          // SQLite busy: the statement would have to wait for a lock
 	ClassData          ErrorClass = "data"          // data exception: overflow, division by zero, bad cast

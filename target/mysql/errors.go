@@ -51,7 +51,6 @@ var (
 		1109: true, // unknown table
 		1111: true, // invalid use of group function
 		1136: true, // column count does not match value count
-		1146: true, // table does not exist
 		1222: true, // different number of columns in UNION
 		1235: true, // not supported yet
 		1241: true, // operand should contain N columns
@@ -98,6 +97,8 @@ func (t *Target) classOf(e *drv.MySQLError) (target.ErrorClass, bool) {
 		return target.ClassDuplicateKey, false
 	case constraintCodes[n]:
 		return target.ClassConstraint, false
+	case n == 1146: // table does not exist
+		return target.ClassNoSuchTable, false
 	case syntaxCodes[n]:
 		return target.ClassSyntax, false
 	case dataCodes[n]:

@@ -24,6 +24,8 @@ func classOf(code string) target.ErrorClass {
 		return target.ClassDuplicateKey
 	case "25P02":
 		return target.ClassAborted
+	case "42P01": // undefined_table
+		return target.ClassNoSuchTable
 	case "0A000": // feature_not_supported: the statement cannot run
 		return target.ClassSyntax
 	case "57P01", "57P02", "57P03": // admin/crash shutdown, cannot connect now

@@ -245,6 +245,8 @@ func classOf(code int, msg string) (target.ErrorClass, bool) {
 		switch {
 		case strings.Contains(m, "overflow"):
 			return target.ClassData, false
+		case strings.Contains(m, "no such table"):
+			return target.ClassNoSuchTable, false
 		case strings.Contains(m, "within a transaction"), strings.Contains(m, "no transaction is active"):
 			// BEGIN inside a transaction, COMMIT outside one: valid
 			// statements in the wrong state, not invalid statements.
