@@ -170,7 +170,7 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		if spec.Level != "" {
 			tc.Isolation = spec.Level
 		}
-		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec)
+		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec, false)
 		if ctx.Err() != nil {
 			return nil // interrupted or out of time mid-case: not counted
 		}

@@ -117,12 +117,13 @@ type Outcome struct {
 }
 
 // CheckCase runs case c through the pipeline: one plain execution when an
-// oracle judges it (or when there is no oracle, so the case still runs),
-// then every oracle in turn. A setup failure is returned as the executor's
-// *SetupError with what ran so far; any other error ends the case.
-func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles []CaseOracle, opt executor.Options) (*Outcome, error) {
+// oracle judges it, when show is set (the caller shows the case as it ran:
+// `txlab run`) or when there is no oracle, then every oracle in turn. A
+// setup failure is returned as the executor's *SetupError with what ran so
+// far; any other error ends the case.
+func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles []CaseOracle, opt executor.Options, show bool) (*Outcome, error) {
 	out := &Outcome{}
-	plain := len(oracles) == 0
+	plain := show || len(oracles) == 0
 	for _, o := range oracles {
 		plain = plain || o.JudgesPlain()
 	}

@@ -57,7 +57,9 @@ type CaseResult struct {
 // result.
 func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, oracles []oracle.CaseOracle) (*CaseResult, *executor.Result, error) {
 	start := time.Now()
-	o, err := oracle.CheckCase(ctx, t, c, oracles, opt)
+	// The plain execution is what the user sees: the statements as written,
+	// without an oracle's rewriting or its own connections.
+	o, err := oracle.CheckCase(ctx, t, c, oracles, opt, true)
 	if err != nil {
 		return nil, o.Result, fmt.Errorf("%s: %w", c.Name, err)
 	}

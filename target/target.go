@@ -8,11 +8,13 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
@@ -137,7 +139,10 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 // Row is one result row.
 type Row []Value
 
-// Compare orders rows column by column, NULL first, then by text.
+// Compare orders rows column by column: NULL first, then numbers by value
+// (so 2 comes before 10), then other values by text. Numbers equal in value
+// but spelled differently (1 and 1.0) are ordered by text, so the order
+// stays total.
 func (r Row) Compare(o Row) int {
 	for i := 0; i < len(r) && i < len(o); i++ {
 		a, b := r[i], o[i]
@@ -149,11 +154,27 @@ func (r Row) Compare(o Row) int {
 		case b.Null:
 			return 1
 		}
-		if c := strings.Compare(a.S, b.S); c != 0 {
+		if c := compareValues(a.S, b.S); c != 0 {
 			return c
 		}
 	}
 	return len(r) - len(o)
+}
+
+func compareValues(a, b string) int {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	switch {
+	case errA == nil && errB == nil:
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+	case errA == nil:
+		return -1
+	case errB == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // SortRows sorts rows into the canonical order used for state dumps.

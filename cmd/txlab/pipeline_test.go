@@ -163,3 +163,19 @@ func TestFuzzJSONError(t *testing.T) {
 		t.Errorf("summary of a failed run: error %q, interrupted %v", s.Error, s.Interrupted)
 	}
 }
+
+// TestRunShowsStatementsAsWritten: `txlab run` shows the plain execution,
+// also when IsoRel judges an instrumented one of its own: no rewritten SQL,
+// no hidden columns, no connection of txlab's own.
+func TestRunShowsStatementsAsWritten(t *testing.T) {
+	code, out, stderr := txlab(t, "run", "--oracle", "isorel", "--out", t.TempDir(), "../../oracle/isorel/testdata/write-skew.txn")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(out, "txlab_") || strings.Contains(out, "0>") {
+		t.Errorf("the schedule shows txlab's instrumentation:\n%s", out)
+	}
+	if !strings.Contains(out, "1>  BEGIN;") {
+		t.Errorf("the schedule lacks the case's statements:\n%s", out)
+	}
+}
