@@ -179,3 +179,14 @@ func TestRunShowsStatementsAsWritten(t *testing.T) {
 		t.Errorf("the schedule lacks the case's statements:\n%s", out)
 	}
 }
+
+func TestVersionJSON(t *testing.T) {
+	code, out, stderr := txlab(t, "version", "--json", "--db", "sqlite")
+	var v struct {
+		Version string
+		Target  struct{ DBMS string }
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Version == "" || v.Target.DBMS != "sqlite" {
+		t.Errorf("version --json: exit %d, %v, %+v\n%s%s", code, err, v, out, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -11,29 +12,50 @@ import (
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
+// targetVersion is the server part of `txlab version --json`.
+type targetVersion struct {
+	DBMS    string `json:"dbms"`
+	Version string `json:"version"`
+}
+
 func newVersionCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print txlab's version, and the server's when --db is given",
 		Example: `  txlab version
-  txlab version --db postgres://me@localhost/postgres`,
+  txlab version --db postgres://me@localhost/postgres
+  txlab version --json --db sqlite`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := version
 			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 				v = bi.Main.Version
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "txlab %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if !cmd.Flags().Changed("db") {
-				return nil
+			out := struct {
+				Version string         `json:"version"`
+				Go      string         `json:"go"`
+				OS      string         `json:"os"`
+				Arch    string         `json:"arch"`
+				Target  *targetVersion `json:"target,omitempty"`
+			}{Version: v, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+			if cmd.Flags().Changed("db") {
+				t, err := g.open(cmd)
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				info := t.Info()
+				out.Target = &targetVersion{info.DBMS, info.Version}
 			}
-			t, err := g.open(cmd)
-			if err != nil {
-				return err
+			if g.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
 			}
-			defer t.Close()
-			info := t.Info()
-			fmt.Fprintf(cmd.OutOrStdout(), "target %s %s\n", info.DBMS, info.Version)
+			fmt.Fprintf(cmd.OutOrStdout(), "txlab %s (%s %s/%s)\n", out.Version, out.Go, out.OS, out.Arch)
+			if out.Target != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "target %s %s\n", out.Target.DBMS, out.Target.Version)
+			}
 			return nil
 		},
 	}
