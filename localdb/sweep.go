@@ -17,13 +17,18 @@ const orphanGrace = 2 * time.Minute
 // is gone (killed with SIGKILL, or crashed before Stop), first killing a
 // server still running from such a directory. Best effort: problems are logged.
 func sweepStale(bases []string, log io.Writer) {
+	sweepPrefix(bases, dirPrefix, log)
+}
+
+// sweepPrefix is sweepStale for the directories whose names start with prefix.
+func sweepPrefix(bases []string, prefix string, log io.Writer) {
 	for _, base := range bases {
 		entries, err := os.ReadDir(base)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
-			if !e.IsDir() || !strings.HasPrefix(e.Name(), dirPrefix) {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 				continue
 			}
 			dir := filepath.Join(base, e.Name())
@@ -38,6 +43,25 @@ func sweepStale(bases []string, log io.Writer) {
 			}
 		}
 	}
+}
+
+// ScratchDir creates a temporary directory for an embedded database (an
+// SQLite file), named prefix followed by random characters and marked with
+// this process as its owner, after removing the directories of that prefix
+// whose owner is gone: a txlab killed with SIGKILL cannot clean up after
+// itself, the next one does.
+func ScratchDir(prefix string) (string, error) {
+	base := os.TempDir()
+	sweepPrefix([]string{base}, prefix, io.Discard)
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(selfIdentity().String()+"\n"), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
 }
 
 // isStale reports whether dir's owner is no longer alive.

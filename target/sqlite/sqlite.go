@@ -19,6 +19,7 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 )
@@ -41,12 +42,16 @@ type Target struct {
 
 var _ target.Target = (*Target)(nil)
 
+// ScratchPrefix names the temporary directories of fresh databases; those
+// of a txlab process that died are removed by the next Open.
+const ScratchPrefix = "txlab-sqlite-"
+
 // Open opens (creating if needed) the database file at path. An empty path
 // means a fresh database in a new temporary directory, removed on Close.
 func Open(ctx context.Context, path string) (*Target, error) {
 	t := &Target{path: path}
 	if path == "" {
-		dir, err := os.MkdirTemp("", "txlab-sqlite-")
+		dir, err := localdb.ScratchDir(ScratchPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: temp dir: %w", err)
 		}

@@ -1,8 +1,12 @@
 package sqlite
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/txlab/txlab/localdb"
 
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/targettest"
@@ -80,4 +84,35 @@ func TestBusySnapshot(t *testing.T) {
 		t.Errorf("stale writer: %#v, want serialization 517, rolled back", err)
 	}
 	targettest.MustExec(t, s1, "ROLLBACK")
+}
+
+// TestSweepsDeadScratchDirs: a fresh database's temporary directory left by
+// a txlab that was killed is removed by the next Open; one whose owner is
+// alive (this process) stays.
+func TestSweepsDeadScratchDirs(t *testing.T) {
+	dead, err := os.MkdirTemp("", ScratchPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dead)
+	// No process has pid 2^22+1 (above Linux's pid_max).
+	if err := os.WriteFile(filepath.Join(dead, "owner.pid"), []byte("4194305 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := localdb.ScratchDir(ScratchPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(mine)
+	tg, err := Open(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Close()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead process's %s is still there (%v)", dead, err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a live process's %s was removed: %v", mine, err)
+	}
 }
