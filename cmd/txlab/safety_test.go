@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,5 +176,31 @@ func TestFlagRanges(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("txlab %v: exit %d, stderr %q; want exit 2 and one line with %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestFailedSetupDoesNotPoison: a case whose setup fails halfway leaves a
+// table txlab created; the next case, in the same and in a new txlab run,
+// must still run on that schema.
+func TestFailedSetupDoesNotPoison(t *testing.T) {
+	for _, db := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			spec := "sqlite:" + filepath.Join(t.TempDir(), "own.db")
+			if db != "sqlite" {
+				spec = localdb.ForTest(t, localdb.Kind(db)).DSN()
+			}
+			code, out, stderr := txlab(t, "run", "--db", spec, "--oracle", "none", "testdata/setup-fails.txn", "testdata/good.txn")
+			if code != 2 || !strings.Contains(out, "case testdata/good.txn") || !strings.Contains(stderr, "setup statement 2") {
+				t.Fatalf("same run: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+			}
+			code, out, stderr = txlab(t, "run", "--db", spec, "--oracle", "none", "testdata/setup-fails.txn")
+			if code != 2 {
+				t.Fatalf("failing case alone: exit %d, %s", code, stderr)
+			}
+			code, out, stderr = txlab(t, "run", "--db", spec, "--oracle", "none", "testdata/good.txn")
+			if code != 0 || !strings.Contains(out, "(1, 11)") {
+				t.Errorf("new run after a failed setup: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+			}
+		})
 	}
 }
