@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // BenchmarkBlocking replays the same statements twice per DBMS: ordered so
@@ -15,7 +15,7 @@ import (
 func BenchmarkBlocking(b *testing.B) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := connect.ForTest(b, dbms)
+			tg := connecttest.Target(b, dbms)
 			for _, name := range []string{"write-nobusy", "write-busy"} {
 				c := loadCase(b, name)
 				b.Run(name, func(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -61,7 +61,7 @@ func TestSchedules(t *testing.T) {
 			if len(golden) == 0 {
 				t.Fatalf("no expected schedules for %s", dbms)
 			}
-			tg := connect.ForTest(t, dbms, scheduleSettings[dbms]...)
+			tg := connecttest.Target(t, dbms, scheduleSettings[dbms]...)
 			for _, path := range golden {
 				name := strings.TrimSuffix(filepath.Base(path), "."+dbms+".schedule")
 				t.Run(name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // TestInvalidRatio runs a short campaign at every isolation level of each
@@ -16,7 +16,7 @@ import (
 func TestInvalidRatio(t *testing.T) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
-			tg := connect.ForTest(t, dbms)
+			tg := connecttest.Target(t, dbms)
 			s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 3, Cases: 60, Levels: tg.Levels()})
 			if err != nil {
 				t.Fatal(err)
@@ -37,7 +37,7 @@ func TestInvalidRatio(t *testing.T) {
 
 // TestInterrupt cancels a campaign without limits and expects a summary.
 func TestInterrupt(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 1})
@@ -51,7 +51,7 @@ func TestInterrupt(t *testing.T) {
 
 // TestDuration stops on its own after --duration and is not "interrupted".
 func TestDuration(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +64,11 @@ func TestDuration(t *testing.T) {
 // TestWorkers runs the same groups on two workers, each with its own
 // database, and gets the same generated work as one worker does.
 func TestWorkers(t *testing.T) {
-	one, err := fuzz.Run(context.Background(), []target.Target{connect.ForTest(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
+	one, err := fuzz.Run(context.Background(), []target.Target{connecttest.Target(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := fuzz.Run(context.Background(), []target.Target{connect.ForTest(t, "sqlite"), connect.ForTest(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
+	two, err := fuzz.Run(context.Background(), []target.Target{connecttest.Target(t, "sqlite"), connecttest.Target(t, "sqlite")}, fuzz.Options{Seed: 5, Cases: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

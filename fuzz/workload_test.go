@@ -12,7 +12,7 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // counter is a tiny free-running workload on a real SQLite database: each
@@ -63,7 +63,7 @@ func (c *counter) Round(ctx context.Context, t target.Target, spec oracle.RoundS
 }
 
 func TestRunWorkloadRounds(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	w := &counter{rows: 20}
 	levels := []target.Level{target.Serializable, ""}
 	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 9, Cases: 5, Levels: levels, Workload: w})
@@ -90,7 +90,7 @@ func TestRunWorkloadRounds(t *testing.T) {
 }
 
 func TestRunWorkloadDeadline(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	w := &counter{rows: 1 << 30}
 	start := time.Now()
 	s, err := fuzz.Run(context.Background(), []target.Target{tg}, fuzz.Options{Seed: 1, Duration: 300 * time.Millisecond, Workload: w})

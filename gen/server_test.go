@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/mysql"
@@ -21,7 +22,7 @@ func serverCases() int { return numCases(150) }
 // that times out on a lock has been parsed and analysed already.
 
 func TestValidityMariaDB(t *testing.T) {
-	srv := localdb.ForTest(t, localdb.MariaDB)
+	srv := localdbtest.Server(t, localdb.MariaDB)
 	tg, err := mysql.OpenURL(t.Context(), srv.DSN(), "txlab")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestValidityMariaDB(t *testing.T) {
 }
 
 func TestValidityPostgres(t *testing.T) {
-	srv := localdb.ForTest(t, localdb.Postgres)
+	srv := localdbtest.Server(t, localdb.Postgres)
 	tg, err := postgres.Open(t.Context(), srv.DSN(), "", "txlab")
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,9 @@
 // that starts many servers (a test package, a campaign) can call
 // CacheTemplates to copy a cached initialised directory instead.
 //
-// Tests use ForTest, which skips when the binaries are missing (fails instead
-// when CI=true) and registers Stop with t.Cleanup.
+// Tests use localdbtest.Server, which skips when the binaries are missing
+// (fails instead when CI=true, the rule Unavailable holds) and registers Stop
+// with t.Cleanup.
 //
 // When the process runs as root, MariaDB runs with --user=root, while
 // PostgreSQL, which refuses to run as root, runs as the user "nobody".

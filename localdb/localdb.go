@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	// The readiness probe uses the same drivers as txlab's targets. pgx is used
@@ -407,35 +406,15 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "localdb: "+format+"\n", args...)
 }
 
-// ForTest starts a server for a test and stops it in t.Cleanup. When the
-// binaries are missing it skips the test, or fails it when the environment
-// variable CI is "true" (a missing server in CI is a setup bug, not a reason to
-// silently test less).
-func ForTest(t testing.TB, kind Kind, settings ...string) *Server {
-	t.Helper()
-	Require(t, kind)
-	s, err := Start(t.Context(), kind, Options{Settings: settings, Log: t.Output()})
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Errorf("%v", err)
-		}
-	})
-	return s
-}
-
-// Require skips the test when kind's binaries are not installed, or fails it
-// when the environment has CI=true: in CI a missing server is a failure.
-func Require(t testing.TB, kind Kind) {
-	t.Helper()
+// Unavailable reports why kind's binaries cannot be used (nil when they can)
+// and whether a test that needs them must fail rather than skip: it must
+// under CI=true, where a missing server is a setup bug. This is the one place
+// that rule lives; localdbtest applies it.
+func Unavailable(kind Kind) (reason error, fail bool) {
 	if err := Available(kind); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: a missing server is a failure)", err)
-		}
-		t.Skipf("skipping: %v", err)
+		return err, os.Getenv("CI") == "true"
 	}
+	return nil, false
 }
 
 // startError carries the tail of a server or init log with the failure.
@@ -577,48 +556,3 @@ func untraversable(dir string) string {
 
 // dataDir is where the DBMS keeps its files.
 func (s *Server) dataDir() string { return filepath.Join(s.dir, "data") }
-
-// Shared is one server for a whole test binary, started in TestMain, so that
-// a package's tests do not each pay a server start.
-type Shared struct {
-	kind   Kind
-	server *Server
-	err    error // why there is no server
-}
-
-// StartShared starts a server of kind for a test binary. It never fails
-// itself: a missing binary or a failed start is reported by Server to each
-// test that asks for it, with Require's policy.
-func StartShared(kind Kind, settings ...string) *Shared {
-	sh := &Shared{kind: kind}
-	if sh.err = Available(kind); sh.err != nil {
-		return sh
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sh.server, sh.err = Start(ctx, kind, Options{Settings: settings})
-	return sh
-}
-
-// Server returns the shared server, skipping the test when the binaries are
-// missing (failing it under CI=true) and failing it when the start failed.
-func (sh *Shared) Server(t testing.TB) *Server {
-	t.Helper()
-	if sh.server != nil {
-		return sh.server
-	}
-	if Available(sh.kind) != nil {
-		Require(t, sh.kind)
-	}
-	t.Fatalf("start %s: %v", sh.kind, sh.err)
-	return nil
-}
-
-// Stop stops the shared server, if it started.
-func (sh *Shared) Stop() {
-	if sh.server != nil {
-		if err := sh.server.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop %s: %v\n", sh.kind, err)
-		}
-	}
-}

@@ -75,7 +75,7 @@ func TestStartStop(t *testing.T) {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			t.Parallel()
 			began := time.Now()
-			s := ForTest(t, tc.kind, tc.setting)
+			s := forTest(t, tc.kind, tc.setting)
 			t.Logf("%s started in %v", tc.kind, time.Since(began))
 
 			if s.Kind() != tc.kind {
@@ -122,7 +122,7 @@ func TestStartStop(t *testing.T) {
 }
 
 func TestConcurrentStop(t *testing.T) {
-	s := ForTest(t, Postgres)
+	s := forTest(t, Postgres)
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() { errs <- s.Stop() }()
@@ -149,12 +149,7 @@ func TestInvalidSettingFails(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			t.Parallel()
-			if err := Available(tc.kind); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatal(err)
-				}
-				t.Skip(err)
-			}
+			require(t, tc.kind)
 			s, err := Start(t.Context(), tc.kind, Options{Settings: []string{tc.setting}})
 			if err == nil {
 				s.Stop()
@@ -376,7 +371,7 @@ func TestTemplateCache(t *testing.T) {
 	var tmplDir string
 	for i := range 2 {
 		began := time.Now()
-		s := ForTest(t, Postgres, "max_connections=41")
+		s := forTest(t, Postgres, "max_connections=41")
 		t.Logf("start %d took %v", i+1, time.Since(began))
 		if v := query(t, s, "SHOW max_connections"); v != "41" {
 			t.Errorf("start %d: max_connections = %q, want 41", i+1, v)
@@ -403,7 +398,7 @@ func TestTemplateCache(t *testing.T) {
 		t.Errorf("template %s still exists after release (stat: %v)", tmplDir, err)
 	}
 	// Without the cache nothing but the server's own directory is created.
-	s := ForTest(t, Postgres)
+	s := forTest(t, Postgres)
 	cache.Lock()
 	n := len(cache.tmpls)
 	cache.Unlock()
@@ -428,12 +423,7 @@ func TestParentDeath(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	if err := Available(Postgres); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	require(t, Postgres)
 	child := exec.Command(os.Args[0], "-test.run=^TestParentDeath$")
 	child.Env = append(os.Environ(), "LOCALDB_TEST_HELPER=1")
 	out, err := child.StdoutPipe()
@@ -508,4 +498,31 @@ func benchStart(b *testing.B, kind Kind) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// require and forTest apply localdbtest's rule, which these in-package tests
+// cannot import (localdbtest imports localdb).
+func require(t testing.TB, kind Kind) {
+	t.Helper()
+	if err, fail := Unavailable(kind); err != nil {
+		if fail {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+func forTest(t testing.TB, kind Kind, settings ...string) *Server {
+	t.Helper()
+	require(t, kind)
+	s, err := Start(t.Context(), kind, Options{Settings: settings, Log: t.Output()})
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("%v", err)
+		}
+	})
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
@@ -16,7 +17,7 @@ import (
 // --set override still wins over what the server says.
 func TestServerSettings(t *testing.T) {
 	ctx := context.Background()
-	srv := localdb.ForTest(t, localdb.MariaDB, "innodb_snapshot_isolation=ON")
+	srv := localdbtest.Server(t, localdb.MariaDB, "innodb_snapshot_isolation=ON")
 	tg, err := connect.Open(ctx, srv.DSN(), connect.Options{})
 	if err != nil {
 		t.Fatal(err)

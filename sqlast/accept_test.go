@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 )
 
 // goldenStmts reads testdata/format_<dialect>.golden as name → statement.
@@ -98,7 +99,7 @@ func TestServersAcceptGolden(t *testing.T) {
 	})
 
 	t.Run("mariadb", func(t *testing.T) {
-		srv := localdb.ForTest(t, localdb.MariaDB)
+		srv := localdbtest.Server(t, localdb.MariaDB)
 		db, err := sql.Open("mysql", srv.DriverDSN())
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +119,7 @@ func TestServersAcceptGolden(t *testing.T) {
 	})
 
 	t.Run("postgres", func(t *testing.T) {
-		srv := localdb.ForTest(t, localdb.Postgres)
+		srv := localdbtest.Server(t, localdb.Postgres)
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, srv.DriverDSN())
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/testcase"
 
@@ -179,7 +180,7 @@ func TestThrowawayServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.db, func(t *testing.T) {
-			localdb.Require(t, localdb.Kind(tt.db))
+			localdbtest.Require(t, localdb.Kind(tt.db))
 			code, out, stderr := txlab(t, "run", "--db", tt.db, "--json", "../../examples/"+tt.file)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
@@ -198,7 +199,7 @@ func TestThrowawayServers(t *testing.T) {
 // TestServerCommand starts `txlab server postgres`, uses its DSN from
 // another command, interrupts it and checks the server is gone.
 func TestServerCommand(t *testing.T) {
-	localdb.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.Postgres)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -318,7 +319,7 @@ func TestRunWSS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.db, func(t *testing.T) {
-			localdb.Require(t, localdb.Kind(tt.db))
+			localdbtest.Require(t, localdb.Kind(tt.db))
 			out := t.TempDir()
 			code, stdout, stderr := txlab(t, "run", "--db", tt.db, "--oracle", "wss", "--out", out, "--json", "../../examples/design-read-committed.txn")
 			if code != tt.code {
@@ -348,7 +349,7 @@ func TestFuzzMT(t *testing.T) {
 	if !s.Free || s.Cases != 1 || s.Transactions < 250 || len(s.Findings) != 0 {
 		t.Errorf("sqlite: summary %+v, want one clean round", s)
 	}
-	localdb.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.Postgres)
 	out := t.TempDir()
 	code, stdout, stderr := txlab(t, "fuzz", "--db", "postgres", "--oracle", "mt", "--isolation", "rc", "--model", "serializable",
 		"--cases", "3", "--txns", "2000", "--out", out, "--json")
@@ -377,7 +378,7 @@ func TestFuzzMT(t *testing.T) {
 // holding graph.dot; at serializable one transaction aborts and there is no
 // finding.
 func TestRunIsoRel(t *testing.T) {
-	localdb.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.Postgres)
 	out := t.TempDir()
 	code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--isolation", "rr", "--out", out, "--json", "../../oracle/isorel/testdata/write-skew.txn")
 	if code != 0 {
@@ -421,7 +422,7 @@ func TestRunIsoRel(t *testing.T) {
 // free-running sessions at PostgreSQL read committed, judged as
 // serializable, show anti-dependency (G2-class) cycles as bugs.
 func TestFuzzIsoRelStress(t *testing.T) {
-	localdb.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.Postgres)
 	code, stdout, stderr := txlab(t, "fuzz", "--db", "postgres", "--oracle", "isorel", "--mode", "stress", "--isolation", "rc",
 		"--model", "serializable", "--duration", "8s", "--seed", "3", "--out", t.TempDir(), "--json")
 	if code != 1 {

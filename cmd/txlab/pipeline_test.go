@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	osexec "os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 )
 
 // TestFuzzJudgesByDefault runs the README's main job briefly on each DBMS:
@@ -18,7 +20,7 @@ func TestFuzzJudgesByDefault(t *testing.T) {
 	for _, db := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(db, func(t *testing.T) {
 			if db != "sqlite" {
-				localdb.Require(t, localdb.Kind(db))
+				localdbtest.Require(t, localdb.Kind(db))
 			}
 			s := fuzzSummary(t, "--db", db, "--cases", "6", "--seed", "4", "--out", t.TempDir())
 			if len(s.Oracles) < 2 || s.Oracles[0] != "wss" || s.Oracles[1] != "isorel" {
@@ -127,7 +129,7 @@ func TestFuzzServerDies(t *testing.T) {
 
 // killable starts a server of the test's own, which the test may kill.
 func killable(t *testing.T, kind localdb.Kind) *localdb.Server {
-	localdb.Require(t, kind)
+	localdbtest.Require(t, kind)
 	srv, err := localdb.Start(t.Context(), kind, localdb.Options{Log: t.Output()})
 	if err != nil {
 		t.Fatal(err)
@@ -188,5 +190,19 @@ func TestVersionJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Version == "" || v.Target.DBMS != "sqlite" {
 		t.Errorf("version --json: exit %d, %v, %+v\n%s%s", code, err, v, out, stderr)
+	}
+}
+
+// TestBinaryDoesNotLinkTesting keeps test helpers out of the txlab binary:
+// they live in test-only packages (localdbtest, connecttest, targettest).
+func TestBinaryDoesNotLinkTesting(t *testing.T) {
+	out, err := osexec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "testing" || strings.HasSuffix(pkg, "test") && strings.HasPrefix(pkg, "github.com/txlab/") {
+			t.Errorf("the txlab binary links %s", pkg)
+		}
 	}
 }

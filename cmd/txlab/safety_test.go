@@ -19,6 +19,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 )
 
 // TestDependentsOutsideSurvive puts a user's view and foreign key, outside
@@ -43,7 +44,7 @@ func TestDependentsOutsideSurvive(t *testing.T) {
 		}, "SELECT count(*) FROM userdb.user_view", []string{"view userdb.user_view", "foreign key fk_user on table userdb.user_child"}},
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {
-			srv := localdb.ForTest(t, tt.kind)
+			srv := localdbtest.Server(t, tt.kind)
 			c := "../../examples/mariadb-rc-update-delete.txn"
 			if code, _, stderr := txlab(t, "run", "--db", srv.DSN(), "--oracle", "none", c); code != 0 {
 				t.Fatalf("first run: exit %d: %s", code, stderr)
@@ -118,7 +119,7 @@ func TestConnectTimeout(t *testing.T) {
 // TestServerDied kills the database process under `txlab server`: the
 // command must say so and exit 2 instead of waiting silently.
 func TestServerDied(t *testing.T) {
-	localdb.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.Postgres)
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	var stderr bytes.Buffer
@@ -187,7 +188,7 @@ func TestFailedSetupDoesNotPoison(t *testing.T) {
 		t.Run(db, func(t *testing.T) {
 			spec := "sqlite:" + filepath.Join(t.TempDir(), "own.db")
 			if db != "sqlite" {
-				spec = localdb.ForTest(t, localdb.Kind(db)).DSN()
+				spec = localdbtest.Server(t, localdb.Kind(db)).DSN()
 			}
 			code, out, stderr := txlab(t, "run", "--db", spec, "--oracle", "none", "testdata/setup-fails.txn", "testdata/good.txn")
 			if code != 2 || !strings.Contains(out, "case testdata/good.txn") || !strings.Contains(stderr, "setup statement 2") {

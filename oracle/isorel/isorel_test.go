@@ -12,11 +12,13 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -70,9 +72,9 @@ func TestKnownCases(t *testing.T) {
 		}
 		var tg target.Target
 		if setting == "-" {
-			tg = connect.ForTest(t, dbms)
+			tg = connecttest.Target(t, dbms)
 		} else {
-			srv := localdb.ForTest(t, localdb.Kind(dbms), setting)
+			srv := localdbtest.Server(t, localdb.Kind(dbms), setting)
 			var err error
 			if tg, err = connect.Open(ctx, srv.DSN(), connect.Options{}); err != nil {
 				t.Fatal(err)

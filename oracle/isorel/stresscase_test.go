@@ -11,7 +11,7 @@ import (
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/oracle/isorel/infer"
 	"github.com/txlab/txlab/sqlast"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -88,7 +88,7 @@ func TestStressCutouts(t *testing.T) {
 	}
 
 	// The snapshot setup runs, and the case starts from the read's rows.
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	res, err := executor.Run(context.Background(), tg, c, executor.Options{})
 	if err != nil {
 		t.Fatal(err)

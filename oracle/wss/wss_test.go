@@ -13,7 +13,7 @@ import (
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -65,7 +65,7 @@ func TestKnownCases(t *testing.T) {
 	exps := readExpectations(t)
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
-			tg := connect.ForTest(t, dbms)
+			tg := connecttest.Target(t, dbms)
 			for _, e := range exps {
 				if e.dbms != dbms {
 					continue
@@ -109,7 +109,7 @@ func TestKnownCases(t *testing.T) {
 // replays to the same verdict, and that a second identical finding is
 // counted, not written again.
 func TestBundle(t *testing.T) {
-	tg := connect.ForTest(t, "mariadb")
+	tg := connecttest.Target(t, "mariadb")
 	c, err := testcase.ParseFile(filepath.Join("testdata", "mdev-30835-rc.txn"))
 	if err != nil {
 		t.Fatal(err)
@@ -192,11 +192,11 @@ func checkGroups(t *testing.T, tg target.Target, level target.Level, n int) {
 }
 
 func TestPrecisionSQLite(t *testing.T) {
-	checkGroups(t, connect.ForTest(t, "sqlite"), target.Serializable, 50)
+	checkGroups(t, connecttest.Target(t, "sqlite"), target.Serializable, 50)
 }
 
 func TestPrecisionPostgresSerializable(t *testing.T) {
-	checkGroups(t, connect.ForTest(t, "postgres"), target.Serializable, 50)
+	checkGroups(t, connecttest.Target(t, "postgres"), target.Serializable, 50)
 }
 
 // BenchmarkGroup measures checked groups per second: each group is three
@@ -205,7 +205,7 @@ func TestPrecisionPostgresSerializable(t *testing.T) {
 func BenchmarkGroup(b *testing.B) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := connect.ForTest(b, dbms)
+			tg := connecttest.Target(b, dbms)
 			ctx := context.Background()
 			seed := uint64(0)
 			runs := 0

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/target"
 )
 
@@ -109,12 +110,7 @@ func TestOpenLocal(t *testing.T) {
 		{"postgres", "postgres", localdb.Postgres},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			if err := localdb.Available(tc.kind); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatal(err)
-				}
-				t.Skip(err)
-			}
+			localdbtest.Require(t, tc.kind)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			tg, err := Open(ctx, tc.spec, Options{Schema: "txlab_connect"})

@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/targettest"
 )
 
 // One MariaDB server for the whole package: starting one takes seconds.
-var shared *localdb.Shared
+var shared *localdbtest.Shared
 
 func TestMain(m *testing.M) {
-	shared = localdb.StartShared(localdb.MariaDB)
+	shared = localdbtest.StartShared(localdb.MariaDB)
 	code := m.Run()
 	shared.Stop()
 	os.Exit(code)

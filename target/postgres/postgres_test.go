@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/targettest"
 )
 
 // One PostgreSQL server for the whole package: starting one takes seconds.
 // deadlock_timeout is short so that TestDeadlock does not wait a second.
-var shared *localdb.Shared
+var shared *localdbtest.Shared
 
 func TestMain(m *testing.M) {
-	shared = localdb.StartShared(localdb.Postgres, "deadlock_timeout=100ms")
+	shared = localdbtest.StartShared(localdb.Postgres, "deadlock_timeout=100ms")
 	code := m.Run()
 	shared.Stop()
 	os.Exit(code)

@@ -307,7 +307,7 @@ func Deadlock(t *testing.T, tg target.Target) {
 }
 
 // ResetAndDump checks the ownership policy and Dump: names sorted, rows in
-// canonical order, the registry hidden; Reset refusing (and dropping nothing)
+// typed order ((1) (2) (10), not as text), the registry hidden; Reset refusing (and dropping nothing)
 // while a table txlab did not create exists, and dropping txlab's tables
 // otherwise.
 func ResetAndDump(t *testing.T, tg target.Target) {
@@ -322,10 +322,10 @@ func ResetAndDump(t *testing.T, tg target.Target) {
 		t.Fatal(err)
 	}
 	want := target.State{
-		"alpha": {{target.Str("1")}, {target.Str("10")}, {target.Str("2")}},
+		"alpha": {{target.Str("1")}, {target.Str("2")}, {target.Str("10")}},
 		"zeta": {
 			{target.Str("a"), target.NullValue}, {target.Str("a"), target.Str("1")},
-			{target.Str("b"), target.Str("10")}, {target.Str("b"), target.Str("2")},
+			{target.Str("b"), target.Str("2")}, {target.Str("b"), target.Str("10")},
 		},
 	}
 	if !reflect.DeepEqual(st, want) {

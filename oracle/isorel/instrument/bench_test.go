@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/history"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // BenchmarkStress measures the stress mode's sustained rate on real
@@ -19,7 +19,7 @@ import (
 func BenchmarkStress(b *testing.B) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := connect.ForTest(b, dbms)
+			tg := connecttest.Target(b, dbms)
 			level := tg.DefaultLevel()
 			if dbms != "sqlite" {
 				level = "read-committed"

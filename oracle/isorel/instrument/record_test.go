@@ -8,7 +8,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -83,7 +83,7 @@ func TestRecordOnServers(t *testing.T) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
 			t.Parallel()
-			tg := connect.ForTest(t, dbms)
+			tg := connecttest.Target(t, dbms)
 			ctx := context.Background()
 			c, err := testcase.ParseString("record", recordCase)
 			if err != nil {

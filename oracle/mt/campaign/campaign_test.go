@@ -8,6 +8,7 @@ import (
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/oracle/mt/campaign"
 	"github.com/txlab/txlab/oracle/mt/workload"
@@ -15,6 +16,7 @@ import (
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // run runs rounds of the MT campaign on tg at level and returns the
@@ -53,7 +55,7 @@ func find(fs []report.Finding, kind string) *report.Finding {
 // MariaDB documents (allowed); the bundle's history reproduces the anomaly
 // offline. With innodb_snapshot_isolation=ON there is none.
 func TestMariaDBLostUpdate(t *testing.T) {
-	tg := connect.ForTest(t, "mariadb")
+	tg := connecttest.Target(t, "mariadb")
 	fs, _ := run(t, tg, target.RepeatableRead, "", 1, 3000)
 	f := find(fs, "lost-update")
 	if f == nil {
@@ -75,7 +77,7 @@ func TestMariaDBLostUpdate(t *testing.T) {
 		}
 	}
 
-	srv := localdb.ForTest(t, localdb.MariaDB, "innodb_snapshot_isolation=ON")
+	srv := localdbtest.Server(t, localdb.MariaDB, "innodb_snapshot_isolation=ON")
 	si, err := connect.Open(context.Background(), srv.DSN(), connect.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func TestMariaDBLostUpdate(t *testing.T) {
 // TestPostgres: serializable gives no finding; read committed checked
 // against --model serializable is a bug.
 func TestPostgres(t *testing.T) {
-	tg := connect.ForTest(t, "postgres")
+	tg := connecttest.Target(t, "postgres")
 	if fs, _ := run(t, tg, target.Serializable, "", 1, 2000); len(fs) != 0 {
 		t.Errorf("postgres serializable: findings %+v, want none", fs)
 	}
@@ -107,7 +109,7 @@ func TestPostgres(t *testing.T) {
 }
 
 func TestSQLite(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	if fs, _ := run(t, tg, "", "", 2, 1000); len(fs) != 0 {
 		t.Errorf("sqlite: findings %+v, want none", fs)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // BenchmarkRun runs b.N MTs (8 sessions, 10 keys, 20% read-only) per DBMS
@@ -22,7 +22,7 @@ func BenchmarkRun(b *testing.B) {
 		lwt   bool
 		model mt.Model
 	}{
-		{"sqlite/serializable", func(tb testing.TB) target.Target { return connect.ForTest(tb, "sqlite") }, target.Serializable, false, mt.Serializable},
+		{"sqlite/serializable", func(tb testing.TB) target.Target { return connecttest.Target(tb, "sqlite") }, target.Serializable, false, mt.Serializable},
 		{"postgres/serializable", func(tb testing.TB) target.Target { return server(tb, localdb.Postgres) }, target.Serializable, false, mt.Serializable},
 		{"postgres/read-committed", func(tb testing.TB) target.Target { return server(tb, localdb.Postgres) }, target.ReadCommitted, false, mt.Serializable},
 		{"postgres/lwt", func(tb testing.TB) target.Target { return server(tb, localdb.Postgres) }, target.ReadCommitted, true, mt.Linearizable},

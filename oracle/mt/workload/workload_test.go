@@ -15,16 +15,18 @@ import (
 
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
+	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // Servers are shared by the package's tests and started on first use, so
 // that running one test starts only what it needs.
 var (
 	sharedMu sync.Mutex
-	shared   = map[string]*localdb.Shared{}
+	shared   = map[string]*localdbtest.Shared{}
 )
 
 func TestMain(m *testing.M) {
@@ -43,7 +45,7 @@ func server(t testing.TB, kind localdb.Kind, settings ...string) target.Target {
 	sharedMu.Lock()
 	sh, ok := shared[key]
 	if !ok {
-		sh = localdb.StartShared(kind, settings...)
+		sh = localdbtest.StartShared(kind, settings...)
 		shared[key] = sh
 	}
 	sharedMu.Unlock()
@@ -280,7 +282,7 @@ func wantAnomaly(t *testing.T, h *history.History, model mt.Model, names ...stri
 }
 
 func TestSQLite(t *testing.T) {
-	tg := connect.ForTest(t, "sqlite")
+	tg := connecttest.Target(t, "sqlite")
 	t.Run("serializable", func(t *testing.T) {
 		h, _ := run(t, tg, Config{Sessions: 4, Txns: 2000, Keys: 10, ReadOnlyRatio: 0.2, Seed: 1})
 		wantValid(t, h, mt.Serializable)
