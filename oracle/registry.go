@@ -9,14 +9,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
 )
 
 // Common holds the settings every oracle may honour; the command line owns
 // their flags.
 type Common struct {
-	// Model judges against a stronger model than the DBMS documents
-	// (--model); "" = the DBMS's documented semantics.
-	Model string
+	// Model judges against a textbook model instead of what the DBMS
+	// documents (--model, parsed once by semantics.ParseModel); "" = the
+	// DBMS's documented semantics.
+	Model semantics.Model
 	// Strict makes every violation of the level's textbook definition a bug
 	// (--strict).
 	Strict bool

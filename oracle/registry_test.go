@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/semantics"
 )
 
 // fake is a registered oracle that records how it was configured.
@@ -79,7 +80,7 @@ func TestSelect(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		sel, err := b.Select(tt.list, &oracle.Common{Model: tt.model})
+		sel, err := b.Select(tt.list, &oracle.Common{Model: semantics.Model(tt.model)})
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Select(%q, %v): error %v, want %q", tt.list, tt.args, err, tt.wantErr)

@@ -11,13 +11,13 @@ import (
 // outside this list is no finding at all at that level; one inside it but
 // not in the DBMS's own Promise.Forbidden is "allowed".
 var adya = map[target.Level][]Anomaly{
-	target.ReadUncommitted: {"G0"},
-	target.ReadCommitted:   {"G0", "G1a", "G1b", "G1c"},
+	target.ReadUncommitted: {G0},
+	target.ReadCommitted:   {G0, G1a, G1b, G1c},
 	// PL-2.99: item anti-dependency cycles are forbidden, predicate ones not.
-	target.RepeatableRead: {"G0", "G1a", "G1b", "G1c", "G2-item"},
+	target.RepeatableRead: {G0, G1a, G1b, G1c, G2Item},
 	// Adya PL-SI forbids G-SI; Elle checks it as G-single and G-nonadjacent.
-	target.Snapshot:     {"G0", "G1a", "G1b", "G1c", "G-single", "G-nonadjacent", "lost-update"},
-	target.Serializable: {"G0", "G1a", "G1b", "G1c", "G2"},
+	target.Snapshot:     {G0, G1a, G1b, G1c, GSingle, GNonadjacent},
+	target.Serializable: {G0, G1a, G1b, G1c, G2},
 }
 
 // Adya returns the anomaly classes the textbook definition of level's name
@@ -33,29 +33,27 @@ func AdyaPromise(level target.Level) Promise {
 	return Promise{DBMS: "adya", Level: level, Serializable: level == target.Serializable, Forbidden: Adya(level)}
 }
 
-// broader lists, for each class, the classes that contain it: a level that
-// forbids G2 forbids every anti-dependency cycle, one that forbids G1 every
-// G1 part.
-var broader = map[Anomaly][]Anomaly{
-	"G1a":           {"G1"},
-	"G1b":           {"G1"},
-	"G1c":           {"G1"},
-	"G2-item":       {"G2"},
-	"G-single":      {"G2", "G2-item"},
-	"G-nonadjacent": {"G2", "G2-item"},
-	"lost-update":   {"G-single", "G2-item", "G2"},
+// Forbids reports whether the promise forbids an anomaly of class c, listed
+// directly or through a broader class it lists. A cycle that needs a
+// real-time edge is forbidden only by a promise of real-time order.
+func (p Promise) Forbids(c Anomaly) bool {
+	_, ok := p.forbidding(c)
+	return ok
 }
 
-// Forbids reports whether the promise forbids an anomaly of class c, listed
-// directly or through a broader class it lists.
-func (p Promise) Forbids(c Anomaly) bool {
-	if slices.Contains(p.Forbidden, c) {
-		return true
+// forbidding returns the entry of p.Forbidden that covers c, the most
+// specific first.
+func (p Promise) forbidding(c Anomaly) (Anomaly, bool) {
+	if slices.Contains(always, c) {
+		return c, true
 	}
-	for _, b := range broader[c] {
-		if slices.Contains(p.Forbidden, b) {
-			return true
+	if c.RealTime() && !p.RealTime {
+		return "", false
+	}
+	for a := c; a != ""; a = a.Parent() {
+		if slices.Contains(p.Forbidden, a) {
+			return a, true
 		}
 	}
-	return false
+	return "", false
 }

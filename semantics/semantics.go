@@ -1,8 +1,11 @@
-// Package semantics is txlab's one table of what each DBMS family promises at
-// each isolation level (and, where it matters, under which server setting):
-// the documented mechanisms that explain a difference from a serial
-// execution, and which anomaly classes the level forbids. Oracles ask this
-// package with the target's DBMS name and the level instead of switching on
+// Package semantics is txlab's one statement of what each DBMS family
+// promises at each isolation level (and, where it matters, under which server
+// setting), and its one judge. The table holds the documented mechanisms that
+// explain a difference from a serial execution and the anomaly classes each
+// level forbids; Judge turns (DBMS, level, settings, --model, --strict, an
+// anomaly) into a verdict and the rule behind it (a stable slug, one line of
+// text and a source); anomaly names and their one hierarchy are the typed
+// constants of anomaly.go. Oracles ask this package instead of switching on
 // the DBMS themselves, so that a new DBMS or a newly documented behaviour is
 // one more row of data here, not a code change in every oracle.
 package semantics
@@ -71,10 +74,6 @@ type Mechanism struct {
 	Statement bool `json:"statement,omitempty"`
 }
 
-// Anomaly names a class of anomaly in Adya/Elle terms (G0, G1a, G1b, G1c,
-// G-single, G2, lost-update). IsoRel fills these in; WSS does not need them.
-type Anomaly string
-
 // Promise is what one DBMS promises at one level under the given settings.
 type Promise struct {
 	DBMS  string       `json:"dbms"`
@@ -94,6 +93,10 @@ type Promise struct {
 	WSS []Mechanism `json:"wss,omitempty"`
 	// Forbidden lists the anomaly classes the level forbids (for IsoRel).
 	Forbidden []Anomaly `json:"forbidden,omitempty"`
+	// RealTime is set when the promise includes real-time order (strict
+	// serializability): only then are cycles through real-time edges
+	// forbidden.
+	RealTime bool `json:"real_time,omitempty"`
 }
 
 // row is one line of the table: it applies to the listed DBMS names (empty:
@@ -167,19 +170,30 @@ const (
 	anyPostgres = "postgres"
 )
 
+// docs says where each DBMS family documents its isolation levels; a rule
+// that cites a DBMS's promise cites this.
+var docs = map[string]string{
+	"postgres":  "PostgreSQL docs 13.2 Transaction Isolation (Table 13.1)",
+	"mariadb":   "MariaDB docs: SET TRANSACTION; InnoDB transaction isolation levels",
+	"mysql":     "MySQL docs 17.7.2.1 Transaction Isolation Levels",
+	"sqlite":    "SQLite docs: Isolation In SQLite",
+	"tidb":      "TiDB docs: TiDB Transaction Isolation Levels",
+	"cockroach": "CockroachDB docs: Transactions (isolation levels)",
+}
+
 // table is the semantics table. DBMS names are target.Info().DBMS values.
 var table = []row{
-	{levels: []target.Level{target.ReadUncommitted}, apply: forbid("G0")},
-	{levels: []target.Level{target.ReadCommitted}, apply: forbid("G0", "G1a", "G1b", "G1c")},
-	{dbms: []string{"mysql", "mariadb", "tidb"}, levels: []target.Level{target.RepeatableRead}, apply: forbid("G0", "G1a", "G1b", "G1c")},
-	{dbms: []string{"mariadb"}, levels: []target.Level{target.RepeatableRead}, setting: "innodb_snapshot_isolation=ON", apply: forbid("lost-update")},
-	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: forbid("G0", "G1a", "G1b", "G1c", "lost-update", "G-single", "G-nonadjacent")},
-	{levels: []target.Level{target.Snapshot}, apply: forbid("G0", "G1a", "G1b", "G1c", "lost-update", "G-single", "G-nonadjacent")},
+	{levels: []target.Level{target.ReadUncommitted}, apply: forbid(G0)},
+	{levels: []target.Level{target.ReadCommitted}, apply: forbid(G0, G1a, G1b, G1c)},
+	{dbms: []string{"mysql", "mariadb", "tidb"}, levels: []target.Level{target.RepeatableRead}, apply: forbid(G0, G1a, G1b, G1c)},
+	{dbms: []string{"mariadb"}, levels: []target.Level{target.RepeatableRead}, setting: "innodb_snapshot_isolation=ON", apply: forbid(LostUpdate)},
+	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent)},
+	{levels: []target.Level{target.Snapshot}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent)},
 	{levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
 		p.Serializable = true
 		r := anySerialOrder
 		p.AnySerialOrder = &r
-		p.Forbidden = append(p.Forbidden, "G0", "G1a", "G1b", "G1c", "G-single", "G2")
+		p.Forbidden = append(p.Forbidden, G0, G1a, G1b, G1c, GSingle, G2)
 	}},
 	{dbms: []string{anyPostgres, "cockroach"}, levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
 		r := pgSSIReads

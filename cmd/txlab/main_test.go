@@ -117,7 +117,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"fuzz", "--oracle", "wss", "--model", "serializable"}, "apply to --oracle isorel or mt"},
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "chaos"}, "want interleaved or stress"},
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "stress", "--sessions", "9"}, "2 to 5 sessions"},
-		{[]string{"fuzz", "--oracle", "isorel", "--model", "causal"}, "unknown isolation level"},
+		{[]string{"fuzz", "--oracle", "isorel", "--model", "causal"}, "unknown model"},
 		{[]string{"fuzz", "--oracle", "mt", "--model", "causal"}, "unknown model"},
 		{[]string{"fuzz", "--oracle", "mt", "--distribution", "pareto"}, "unknown key distribution"},
 		{[]string{"fuzz", "--oracle", "mt", "--sessions", "-1"}, "sessions -1"},
@@ -361,7 +361,7 @@ func TestFuzzMT(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range sum.Findings {
-		if f.Oracle != "mt" || f.Verdict != "bug" || f.Rule != "model-serializable" || f.Isolation != "read-committed" || f.Dir == "" {
+		if f.Oracle != "mt" || f.Verdict != "bug" || !strings.HasPrefix(f.Rule, "model-serializable-forbids-") || f.Isolation != "read-committed" || f.Dir == "" {
 			t.Errorf("finding %+v", f)
 		}
 		if _, err := os.Stat(filepath.Join(f.Dir, "history.jsonl")); err != nil {

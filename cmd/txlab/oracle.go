@@ -22,6 +22,7 @@ var oracles = oracle.NewRegistry(wss.Entry, isorel.Entry, campaign.Entry)
 // registered oracle's own flags.
 type oracleFlags struct {
 	list   string
+	model  string
 	out    string
 	common oracle.Common
 	bound  *oracle.Bound
@@ -33,7 +34,7 @@ func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	f := cmd.Flags()
 	f.StringVar(&o.list, "oracle", "", oracles.Help())
 	f.StringVar(&o.out, "out", report.DefaultDir, "directory for finding bundles (case.txn, report.txt, report.json) (e.g. --out /tmp/findings)")
-	f.StringVar(&o.common.Model, "model", "", "judge against a stronger model than the DBMS documents: an isolation level, or for mt also\nstrict-serializable; every anomaly it forbids is a bug (e.g. --model serializable)")
+	f.StringVar(&o.model, "model", "", "judge against a textbook model instead of what the DBMS documents: an isolation level or\nstrict-serializable; every anomaly it forbids is a bug, nothing else is a finding (e.g. --model serializable)")
 	f.BoolVar(&o.common.Strict, "strict", false, "every violation of the level's textbook (Adya) definition is a bug, even where the DBMS\ndocuments it (e.g. --strict)")
 	if generating {
 		f.IntVar(&o.common.Sessions, "sessions", 0, "concurrent sessions of a free-running oracle: mt (default 8), isorel --mode stress (2–5, default 4)\n(e.g. --sessions 16)")
@@ -44,6 +45,11 @@ func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 // validate resolves --oracle and checks every oracle flag before any server
 // is started.
 func (o *oracleFlags) validate() error {
+	m, err := semantics.ParseModel(o.model)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	o.common.Model = m
 	sel, err := o.bound.Select(o.list, &o.common)
 	if err != nil {
 		return err

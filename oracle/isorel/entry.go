@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/semantics"
 )
 
 // Entry registers IsoRel with the command line.
@@ -30,19 +30,13 @@ const defaultStressSessions = 4
 
 type factory struct {
 	mode     string
-	model    string
+	model    semantics.Model
 	strict   bool
 	sessions int
 }
 
 func (f *factory) Validate(c *oracle.Common) error {
-	if c.Model != "" {
-		l, err := target.ParseLevel(c.Model)
-		if err != nil {
-			return fmt.Errorf("--model: %w", err)
-		}
-		f.model = string(l)
-	}
+	f.model = c.Model
 	f.strict = c.Strict
 	switch f.mode {
 	case Interleaved, "":

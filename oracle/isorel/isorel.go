@@ -44,8 +44,8 @@ const (
 type Options struct {
 	// Settings are the server settings the semantics table depends on.
 	Settings map[string]string
-	// Model judges against what the DBMS promises at this stronger level.
-	Model string
+	// Model judges against a textbook model instead of the DBMS's promise.
+	Model semantics.Model
 	// Strict makes every textbook (Adya) violation a bug.
 	Strict bool
 	// Writer writes finding bundles; nil = findings are only returned.
@@ -157,7 +157,7 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 	out := *c
 	out.Isolation = level
 	out.Comments = append(append([]string(nil), c.Comments...),
-		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
+		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule.Name),
 		"Replay with: "+replayCommand)
 	return &out
 }
@@ -170,15 +170,10 @@ func (o *Options) judge(t target.Target, h *history.History, level target.Level,
 	if err != nil {
 		return nil, fmt.Errorf("isorel: %w", err)
 	}
-	textbook := semantics.AdyaPromise(level)
 	var out []report.Finding
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		if f.Verdict != report.Bug && !textbook.Forbids(semantics.Anomaly(f.Class)) &&
-			!textbook.Forbids(semantics.Anomaly(strings.TrimSuffix(f.Adya, "-process"))) {
-			continue // within even the textbook definition of the level: no finding
-		}
-		rf := report.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule, Isolation: string(level), Summary: firstLine(f.Text)}
+		rf := report.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule.Name, Isolation: string(level), Summary: firstLine(f.Text)}
 		for _, id := range f.Txns {
 			rf.Transactions = append(rf.Transactions, int(id))
 		}
@@ -223,7 +218,7 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "IsoRel %s (Adya %s) at %s: verdict %s\n  %s\n\n", f.Class, f.Adya, rf.Isolation, f.Verdict, f.Rule)
+	fmt.Fprintf(&b, "IsoRel %s (Adya %s) at %s: verdict %s\n  rule %s: %s\n  source: %s\n\n", f.Class, f.Adya, rf.Isolation, f.Verdict, f.Rule.Name, f.Rule.Text, f.Rule.Source)
 	b.WriteString(f.Text)
 	if !strings.HasSuffix(f.Text, "\n") {
 		b.WriteString("\n")

@@ -293,7 +293,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 		}
 	}
 	c.Comments = []string{
-		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule),
+		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule.Name),
 		fmt.Sprintf("From the stress round of the seed header: %s, in the order their statements started.", strings.Join(mine, ", ")),
 		fmt.Sprintf("The setup is %s.", kept.from),
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/semantics"
 )
 
 type kv struct{ k, v int64 }
@@ -212,7 +213,7 @@ func checkShape(t *history.Txn) error {
 // a–g), which must be ruled out before the graph means anything (INT).
 func (ix *indexed) readChecks(res *Result) {
 	h := ix.h
-	add := func(name, class string, ts []int32, format string, a ...any) {
+	add := func(name, class semantics.Anomaly, ts []int32, format string, a ...any) {
 		if len(res.Anomalies) < maxAnomalies {
 			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Class: class, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
 		}
@@ -238,30 +239,30 @@ func (ix *indexed) readChecks(res *Result) {
 					continue ops
 				}
 				if q.Kind == history.R {
-					add("non-repeatable-reads", "", []int32{me}, "T%d read key %d twice and got %d, then %d", t.ID, o.Key, q.Value, o.Value)
+					add(semantics.NonRepeatableReads, "", []int32{me}, "T%d read key %d twice and got %d, then %d", t.ID, o.Key, q.Value, o.Value)
 					continue ops
 				}
 				w, ok := ix.writer(me, j)
 				switch {
 				case ok && w.txn == me && w.op < int32(j):
-					add("not-my-last-write", "", []int32{me}, "T%d read key %d = %d, its own earlier write, not its last write %d", t.ID, o.Key, o.Value, q.Value)
+					add(semantics.NotMyLastWrite, "", []int32{me}, "T%d read key %d = %d, its own earlier write, not its last write %d", t.ID, o.Key, o.Value, q.Value)
 				case ok && w.txn == me:
-					add("future-read", "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
+					add(semantics.FutureRead, "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
 				default:
-					add("not-my-own-write", "", []int32{me}, "T%d wrote %d to key %d but then read %d", t.ID, q.Value, o.Key, o.Value)
+					add(semantics.NotMyOwnWrite, "", []int32{me}, "T%d wrote %d to key %d but then read %d", t.ID, q.Value, o.Key, o.Value)
 				}
 				continue ops
 			}
 			w, ok := ix.writer(me, j)
 			switch {
 			case !ok:
-				add("thin-air-read", "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
+				add(semantics.ThinAirRead, "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
 			case w.txn == me:
-				add("future-read", "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
+				add(semantics.FutureRead, "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
 			case h.Txns[w.txn].Status == history.Fail:
-				add("aborted-read", "G1a", []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+				add(semantics.AbortedRead, semantics.G1a, []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
 			case !w.final:
-				add("intermediate-read", "G1b", []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+				add(semantics.IntermediateRead, semantics.G1b, []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
 			}
 		}
 	}
@@ -471,7 +472,7 @@ func (ix *indexed) lostUpdate(res *Result, r readRec, u int32) {
 		a, b := &h.Txns[u], &h.Txns[r.reader]
 		val := ix.readValue(r.reader, r.key)
 		res.Anomalies = append(res.Anomalies, Anomaly{
-			Name: "lost-update", Class: "G-single",
+			Name: semantics.LostUpdate, Class: semantics.GSingle,
 			Txns: ix.refs(r.writer, u, r.reader),
 			Cycle: []Step{
 				{From: a.ID, To: b.ID, Kind: "rw", Key: r.key},
@@ -675,14 +676,14 @@ func (ix *indexed) explain(steps []step) Anomaly {
 			sent = append(sent, fmt.Sprintf("%s ended before %s started", fn, tn))
 		}
 	}
-	a.Class = depgraph.Classify(kinds)
+	a.Class = semantics.Anomaly(depgraph.Classify(kinds))
 	a.Name = ix.nameCycle(steps, kinds)
 	a.Txns = ix.refs(ts...)
 	a.Explanation = strings.Join(sent, "; ") + ": each must come before the next, around a cycle, so no order of the transactions explains what they saw"
 	return a
 }
 
-func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) string {
+func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) semantics.Anomaly {
 	var rw int
 	var so, rt, adjacent bool
 	for i, k := range kinds {
@@ -698,14 +699,14 @@ func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) string {
 	}
 	switch {
 	case rt:
-		return "real-time-violation"
+		return semantics.RealTimeViolation
 	case so && rw < 2:
 		// A session that does not see its own earlier transaction. With two
 		// or more anti-dependencies the session edge only orders the two
 		// halves of a write skew or long fork, and is named as that.
-		return "session-guarantee-violation"
+		return semantics.SessionGuaranteeViolation
 	case rw == 0:
-		return "circular-information-flow"
+		return semantics.CircularInformationFlow
 	case rw == 1 && len(steps) == 2:
 		// T →wr/ww S →rw T: S saw one of T's writes but not another.
 		i := 0
@@ -714,17 +715,17 @@ func (ix *indexed) nameCycle(steps []step, kinds []depgraph.Kind) string {
 		}
 		seen, missed := steps[i], steps[1-i]
 		if ix.readPos(seen.to, seen.key) < ix.readPos(missed.from, missed.key) {
-			return "non-monotonic-read"
+			return semantics.NonMonotonicRead
 		}
-		return "fractured-read"
+		return semantics.FracturedRead
 	case rw == 1:
-		return "causality-violation"
+		return semantics.CausalityViolation
 	case !adjacent:
-		return "long-fork"
+		return semantics.LongFork
 	case len(steps) == 2 && steps[0].key == steps[1].key:
-		return "lost-update"
+		return semantics.LostUpdate
 	}
-	return "write-skew"
+	return semantics.WriteSkew
 }
 
 func (ix *indexed) readPos(t int32, key int64) int {

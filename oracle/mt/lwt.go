@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/semantics"
 )
 
 // vtable is an open-addressing hash table from (key, value) to a
@@ -58,7 +59,7 @@ func (t *vtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
 func checkLWT(h *history.History) (*Result, error) {
 	res := &Result{Model: Linearizable, Txns: len(h.Txns)}
 	ix := &indexed{h: h}
-	add := func(name string, ts []int32, format string, a ...any) {
+	add := func(name semantics.Anomaly, ts []int32, format string, a ...any) {
 		if len(res.Anomalies) < maxAnomalies {
 			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
 		}
@@ -102,7 +103,7 @@ func checkLWT(h *history.History) (*Result, error) {
 			k := t.Ops[0].Key
 			if p, ok := insertOf[k]; ok {
 				if t.Status == history.OK && h.Txns[p].Status == history.OK {
-					add("lost-update", []int32{p, int32(i)}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", h.Txns[p].ID, t.ID, k)
+					add(semantics.LostUpdate, []int32{p, int32(i)}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", h.Txns[p].ID, t.ID, k)
 				}
 				if h.Txns[p].Status == history.OK {
 					continue // the unknown one did not take effect
@@ -116,13 +117,13 @@ func checkLWT(h *history.History) (*Result, error) {
 		p := written.get(kv{r.Key, r.Value})
 		if p < 0 || h.Txns[p].Status == history.Fail {
 			if t.Status == history.OK {
-				add("thin-air-read", []int32{int32(i)}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
+				add(semantics.ThinAirRead, []int32{int32(i)}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
 			}
 			continue
 		}
 		if q := succ[p]; q >= 0 {
 			if t.Status == history.OK && h.Txns[q].Status == history.OK {
-				add("lost-update", []int32{p, q, int32(i)}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
+				add(semantics.LostUpdate, []int32{p, q, int32(i)}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
 					h.Txns[q].ID, t.ID, r.Key, r.Value, h.Txns[p].ID)
 				continue
 			}
@@ -151,7 +152,7 @@ func checkLWT(h *history.History) (*Result, error) {
 			t := &h.Txns[chain[i]]
 			if t.Start > minEnd {
 				after := &h.Txns[minAt]
-				add("real-time-violation", []int32{chain[i], minAt}, "on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
+				add(semantics.RealTimeViolation, []int32{chain[i], minAt}, "on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
 					t.Ops[0].Key, t.ID, t.Ops, after.ID, after.Ops, after.ID, after.End, t.ID, t.Start)
 				break
 			}
@@ -165,7 +166,7 @@ func checkLWT(h *history.History) (*Result, error) {
 	for i := 0; i < n && chainedCAS < committedCAS; i++ {
 		t := &h.Txns[i]
 		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
-			add("thin-air-read", []int32{int32(i)}, "T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)
+			add(semantics.ThinAirRead, []int32{int32(i)}, "T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)
 		}
 	}
 	res.Valid = len(res.Anomalies) == 0

@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/semantics"
 )
 
 // Model is the isolation model a history is checked against.
@@ -81,11 +82,11 @@ type Step struct {
 
 // Anomaly is one counterexample.
 type Anomaly struct {
-	Name        string   `json:"name"`            // Table I name, kebab-case
-	Class       string   `json:"class,omitempty"` // Adya/Elle class (G1a, G-single, …)
-	Txns        []TxnRef `json:"transactions"`
-	Cycle       []Step   `json:"cycle,omitempty"`
-	Explanation string   `json:"explanation"`
+	Name        semantics.Anomaly `json:"name"`            // Table I name, kebab-case
+	Class       semantics.Anomaly `json:"class,omitempty"` // Adya/Elle class (G1a, G-single, …)
+	Txns        []TxnRef          `json:"transactions"`
+	Cycle       []Step            `json:"cycle,omitempty"`
+	Explanation string            `json:"explanation"`
 }
 
 // Result is the outcome of a check.

@@ -62,7 +62,7 @@ func TestFigure5(t *testing.T) {
 				if res.Valid || len(res.Anomalies) == 0 {
 					t.Fatalf("want %s, got valid", want)
 				}
-				if got := res.Anomalies[0].Name; got != want {
+				if got := string(res.Anomalies[0].Name); got != want {
 					t.Errorf("anomaly = %s, want %s\n%s", got, want, Format(path, res))
 				}
 				if len(res.Anomalies[0].Txns) == 0 || res.Anomalies[0].Explanation == "" {

@@ -22,9 +22,10 @@ type Options struct {
 	// Settings are the server settings that change the promise (e.g.
 	// innodb_snapshot_isolation=ON); nil for defaults.
 	Settings map[string]string
-	// Model, when set, judges against what the DBMS promises at this
-	// (stronger) level instead, e.g. "serializable" on a read-committed run.
-	Model string
+	// Model, when set, judges against this textbook model instead of what
+	// the DBMS documents (semantics.Judge), e.g. "serializable" on a
+	// read-committed run.
+	Model semantics.Model
 	// Strict makes every violation of Adya's definition of the level's name
 	// a bug, whatever the DBMS documents.
 	Strict bool
@@ -41,8 +42,8 @@ type Finding struct {
 	// refined).
 	Adya    string         `json:"adya"`
 	Verdict report.Verdict `json:"verdict"`
-	// Rule is the sentence that decided the verdict.
-	Rule string `json:"rule"`
+	// Rule decided the verdict.
+	Rule semantics.Rule `json:"rule"`
 	// Txns are the transactions involved, in cycle order.
 	Txns []int64 `json:"transactions"`
 	// Cycle is the witness (empty for G1a, G1b, version-fork: their evidence
@@ -67,27 +68,9 @@ type Result struct {
 	Level target.Level
 }
 
-// names lists, most specific first, the anomaly names under which a class
-// may appear in a forbidden list. Refined classes fall back to their Adya
-// class: lost-update and read-write-skew are G-single cycles (one
-// anti-dependency), write-skew is G2-item; every cycle with an
-// anti-dependency is Adya's G2, so a level forbidding G2 forbids them all.
-func names(class, adya string) []string {
-	out := []string{class}
-	b := base(adya)
-	if b != class {
-		out = append(out, b)
-	}
-	switch b {
-	case "G1a", "G1b", "G1c":
-		out = append(out, "G1")
-	case "G-single", "G-nonadjacent", "G2-item":
-		out = append(out, "G2")
-	}
-	return out
-}
-
-// Check infers the dependencies of h, finds its anomalies and judges them.
+// Check infers the dependencies of h, finds its anomalies and judges them
+// with semantics.Judge; anomalies that are no finding at all (permitted even
+// by the textbook definition of the level) are left out.
 func Check(h *history.History, o Options) (*Result, error) {
 	level, err := resolveLevel(h, o.Level)
 	if err != nil {
@@ -98,36 +81,42 @@ func Check(h *history.History, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Deps: d, Level: level}
-	j, err := newJudge(o, level)
-	if err != nil {
-		return nil, err
+	j := semantics.Judge{DBMS: o.DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict}
+	add := func(f Finding) {
+		classes := []semantics.Anomaly{semantics.Anomaly(f.Class)}
+		if f.Adya != f.Class {
+			classes = append(classes, semantics.Anomaly(f.Adya))
+		}
+		d, ok := j.Decide(classes...)
+		if !ok {
+			return
+		}
+		f.Verdict, f.Rule = d.Verdict, d.Rule
+		res.Findings = append(res.Findings, f)
 	}
 	for _, f := range d.Forks {
-		res.Findings = append(res.Findings, Finding{
-			Class: "version-fork", Adya: "version-fork", Verdict: report.Bug,
-			Rule:      "every level forbids a lost write: a row's versions must form one order",
+		add(Finding{
+			Class: string(semantics.VersionFork), Adya: string(semantics.VersionFork),
 			Txns:      uniq(f.AStmt.Txn, f.BStmt.Txn),
 			Text:      f.Reason + ".",
 			StmtKinds: d.kinds(nil, []Read{f.AStmt, f.BStmt}),
 		})
 	}
 	for _, r := range d.AbortedReads {
-		f := Finding{Class: "G1a", Adya: "G1a", Txns: uniq(r.Writer, r.Txn),
+		f := Finding{Class: string(semantics.G1a), Adya: string(semantics.G1a), Txns: uniq(r.Writer, r.Txn),
 			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d aborted: an aborted read.", r.Txn, r.Row, r.Writer, r.WList, r.Writer)}
 		f.StmtKinds = d.kinds(nil, []Read{r})
-		j.judge(&f)
 		f.Dot = d.dot(f.Txns, []Edge{{From: r.Writer, To: r.Txn, Kind: depgraph.WR, Row: r.Row, FromStmt: -1, ToStmt: r.Stmt, WList: r.WList}})
-		res.Findings = append(res.Findings, f)
+		add(f)
 	}
 	intermediate := make(map[key]bool)
 	for _, r := range d.IntermediateReads {
 		intermediate[key{r.Writer, r.Txn, depgraph.WR, r.Row}] = true
-		f := Finding{Class: "G1b", Adya: "G1b", Txns: uniq(r.Writer, r.Txn),
+		f := Finding{Class: string(semantics.G1b), Adya: string(semantics.G1b), Txns: uniq(r.Writer, r.Txn),
 			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d wrote %s again afterwards: an intermediate read.", r.Txn, r.Row, r.Writer, r.WList, r.Writer, r.Row)}
 		f.StmtKinds = d.kinds(nil, []Read{r})
-		j.judge(&f)
 		f.Dot = d.dot(f.Txns, []Edge{{From: r.Writer, To: r.Txn, Kind: depgraph.WR, Row: r.Row, FromStmt: -1, ToStmt: r.Stmt, WList: r.WList}})
-		res.Findings = append(res.Findings, f)
+		add(f)
 	}
 	gr, excuses := d.buildGraph()
 	res.Excused = excuses
@@ -139,8 +128,7 @@ func Check(h *history.History, o Options) (*Result, error) {
 		f.Text = d.explain(c.Edges)
 		f.Dot = d.dot(f.Txns, c.Edges)
 		f.StmtKinds = d.kinds(c.Edges, nil)
-		j.judge(&f)
-		res.Findings = append(res.Findings, f)
+		add(f)
 	}
 	return res, nil
 }
@@ -164,68 +152,6 @@ func resolveLevel(h *history.History, l target.Level) (target.Level, error) {
 		return "", fmt.Errorf("no isolation level in the history or the options")
 	}
 	return target.ParseLevel(seen)
-}
-
-// judge holds the forbidden lists a finding is checked against.
-type judge struct {
-	o         Options
-	level     target.Level
-	promise   []string          // documented (or the model's) forbidden classes
-	promiseBy string            // who promises it, for the rule text
-	adya      semantics.Promise // the textbook definition of the level, for Strict
-}
-
-func newJudge(o Options, level target.Level) (*judge, error) {
-	j := &judge{o: o, level: level, adya: semantics.AdyaPromise(level)}
-	at := level
-	j.promiseBy = fmt.Sprintf("%s %s", o.DBMS, level)
-	if o.Model != "" {
-		m, err := target.ParseLevel(o.Model)
-		if err != nil {
-			return nil, fmt.Errorf("model: %w", err)
-		}
-		at = m
-		j.promiseBy = fmt.Sprintf("model %s (%s %s)", m, o.DBMS, m)
-	}
-	for _, a := range semantics.Lookup(o.DBMS, at, o.Settings).Forbidden {
-		j.promise = append(j.promise, string(a))
-	}
-	if len(o.Settings) > 0 {
-		var kv []string
-		for k, v := range o.Settings {
-			kv = append(kv, k+"="+v)
-		}
-		slices.Sort(kv)
-		j.promiseBy += " with " + strings.Join(kv, ", ")
-	}
-	return j, nil
-}
-
-func (j *judge) judge(f *Finding) {
-	ns := names(f.Class, f.Adya)
-	for _, n := range ns {
-		if slices.Contains(j.promise, n) {
-			f.Verdict, f.Rule = report.Bug, fmt.Sprintf("%s forbids %s", j.promiseBy, n)
-			return
-		}
-	}
-	if j.o.Strict {
-		for _, n := range ns {
-			if j.adya.Forbids(semantics.Anomaly(n)) {
-				f.Verdict, f.Rule = report.Bug, fmt.Sprintf("strict: Adya's %s forbids %s", j.level, n)
-				return
-			}
-		}
-	}
-	f.Verdict = report.Allowed
-	f.Rule = fmt.Sprintf("allowed: %s permits %s (it forbids only %s)", j.promiseBy, f.Class, orNothing(j.promise))
-}
-
-func orNothing(s []string) string {
-	if len(s) == 0 {
-		return "nothing"
-	}
-	return strings.Join(s, ", ")
 }
 
 func uniq(ids ...int64) []int64 {

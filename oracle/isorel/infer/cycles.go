@@ -5,6 +5,7 @@ import (
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/semantics"
 )
 
 // Cycle is one witness cycle: edges in order, each To the next one's From.
@@ -259,11 +260,11 @@ func refine(c Cycle) string {
 	case other > 0 || rw == 0:
 		return c.Adya
 	case ww == 0 && rw >= 2:
-		return "write-skew"
+		return string(semantics.WriteSkew)
 	case ww > 0 && len(rows) == 1:
-		return "lost-update"
+		return string(semantics.LostUpdate)
 	case ww > 0:
-		return "read-write-skew"
+		return string(semantics.ReadWriteSkew)
 	}
 	return c.Adya
 }

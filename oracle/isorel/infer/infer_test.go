@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 )
 
@@ -47,7 +48,7 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Check(h, Options{DBMS: c.DBMS, Level: target.Level(c.Level), Settings: c.Settings, Model: c.Model, Strict: c.Strict})
+			res, err := Check(h, Options{DBMS: c.DBMS, Level: target.Level(c.Level), Settings: c.Settings, Model: semantics.Model(c.Model), Strict: c.Strict})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,10 +57,10 @@ func TestCheck(t *testing.T) {
 				txns := slices.Clone(f.Txns)
 				slices.Sort(txns)
 				got = append(got, wantFinding{f.Class, string(f.Verdict), slices.Compact(txns)})
-				if f.Rule == "" || f.Text == "" {
+				if f.Rule.Name == "" || f.Rule.Text == "" || f.Text == "" {
 					t.Errorf("%s: empty rule or text: %+v", f.Class, f)
 				}
-				t.Logf("%s %s: %s\n  %s", f.Class, f.Verdict, f.Rule, f.Text)
+				t.Logf("%s %s: %s\n  %s", f.Class, f.Verdict, f.Rule.Name, f.Text)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.Want) {
 				t.Errorf("findings = %v, want %v", got, c.Want)
@@ -90,8 +91,9 @@ func TestExplain(t *testing.T) {
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
 	}
-	if f.Rule != "allowed: postgres repeatable-read permits write-skew (it forbids only G0, G1a, G1b, G1c, lost-update, G-single, G-nonadjacent)" {
-		t.Errorf("rule: %s", f.Rule)
+	if f.Rule.Name != "postgres-repeatable-read-permits-write-skew" || f.Rule.Source == "" ||
+		f.Rule.Text != "write-skew is outside the textbook repeatable-read, but postgres repeatable-read permits it: it forbids only G0, G1a, G1b, G1c, lost-update, G-single, G-nonadjacent" {
+		t.Errorf("rule: %+v", f.Rule)
 	}
 	for _, s := range []string{`T1 -> T2 [label="rw r2"]`, `T2 -> T1 [label="rw r1"]`, `UPDATE t SET v = v - 100 WHERE id = 1`} {
 		if !bytes.Contains(f.Dot, []byte(s)) {

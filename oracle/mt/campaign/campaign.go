@@ -28,10 +28,10 @@ type Oracle struct {
 	// Workload is the per-round workload; Level, Seed and Duration are set
 	// by each round.
 	Workload workload.Config
-	// Model checks against a stronger model than the DBMS documents (every
-	// anomaly is then a bug); "" checks the model of the level's name and
-	// judges each anomaly with the semantics table.
-	Model mt.Model
+	// Model judges against a textbook model instead of what the DBMS
+	// documents (semantics.Judge); "" judges with the semantics table. The
+	// history is checked with the MT checker closest to the model judged.
+	Model semantics.Model
 	// Strict makes every anomaly the level's textbook definition forbids a
 	// bug, whatever the DBMS documents.
 	Strict bool
@@ -41,14 +41,15 @@ type Oracle struct {
 	Writer *report.Writer
 }
 
-// levelModel is the MT model closest to the textbook definition of a level's
-// name. Read committed has no MT model of its own: the serializable check
+// checkerModel is the MT model closest to a textbook model. Read committed has no MT model of its own: the serializable check
 // runs and only G0/G1 anomalies count there. Repeatable read is checked as
 // snapshot isolation, the model MT histories can decide (item write skew is
 // invisible to it, as on every snapshot-based repeatable read).
-func levelModel(l target.Level) mt.Model {
-	switch l {
-	case target.RepeatableRead, target.Snapshot:
+func checkerModel(m semantics.Model) mt.Model {
+	switch m {
+	case semantics.StrictSerializable:
+		return mt.StrictSerializable
+	case semantics.Model(target.RepeatableRead), semantics.Model(target.Snapshot):
 		return mt.Snapshot
 	}
 	return mt.Serializable
@@ -83,7 +84,7 @@ func (o *Oracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSp
 	if err != nil {
 		return nil, fmt.Errorf("checking the recorded history: %w", err)
 	}
-	seen := map[string]bool{}
+	seen := map[semantics.Anomaly]bool{}
 	for _, a := range chk.Anomalies {
 		f, ok := j.finding(a)
 		if !ok || seen[a.Name] {
@@ -107,67 +108,41 @@ func (o *Oracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSp
 
 // judge decides what counts as a finding and its verdict for one level.
 type judge struct {
-	model    mt.Model
-	explicit bool // --model given: everything it finds is a bug
-	strict   bool
-	lwt      bool
-	dbms     string
-	level    target.Level
-	textbook semantics.Promise
-	promise  semantics.Promise
+	model mt.Model // the MT checker run on the history
+	lwt   bool
+	j     semantics.Judge
 }
 
 func (o *Oracle) judge(dbms string, level target.Level, lwt bool) *judge {
-	j := &judge{model: o.Model, explicit: o.Model != "", strict: o.Strict, lwt: lwt, dbms: dbms, level: level,
-		textbook: semantics.AdyaPromise(level), promise: semantics.Lookup(dbms, level, o.Settings)}
+	j := &judge{lwt: lwt, j: semantics.Judge{DBMS: dbms, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
 	switch {
 	case lwt:
 		j.model = mt.Linearizable
-	case !j.explicit:
-		j.model = levelModel(level)
+	case o.Model != "":
+		j.model = checkerModel(o.Model)
+	default:
+		j.model = checkerModel(semantics.Model(level))
 	}
 	return j
 }
 
-// finding judges one anomaly; ok is false when the anomaly is outside the
-// textbook definition of the level (no finding at all).
+// finding judges one anomaly; ok is false when it is no finding at all.
 func (j *judge) finding(a mt.Anomaly) (report.Finding, bool) {
-	f := report.Finding{Oracle: Name, Kind: a.Name, Verdict: report.Bug, Summary: a.Explanation}
+	f := report.Finding{Oracle: Name, Kind: string(a.Name), Summary: a.Explanation}
 	for _, t := range a.Txns {
 		f.Transactions = append(f.Transactions, int(t.ID))
 	}
-	classes := []semantics.Anomaly{semantics.Anomaly(a.Name)}
+	if j.lwt {
+		f.Verdict, f.Rule = report.Bug, semantics.SingleStatementAtomic.Name
+		return f, true
+	}
+	classes := []semantics.Anomaly{a.Name}
 	if a.Class != "" {
-		classes = append(classes, semantics.Anomaly(a.Class))
+		classes = append(classes, a.Class)
 	}
-	forbids := func(p semantics.Promise) bool {
-		for _, c := range classes {
-			if p.Forbids(c) {
-				return true
-			}
-		}
-		return false
-	}
-	who := j.dbms + "-" + string(j.level)
-	switch {
-	case j.lwt:
-		f.Rule = "single-statement-cas-linearizable"
-	case a.Class == "":
-		// Thin-air, future and own-write reads: no level permits them.
-		f.Rule = "reads-must-see-written-values"
-	case forbids(j.promise):
-		f.Rule = who + "-forbids-" + a.Name
-	case j.explicit:
-		f.Rule = "model-" + string(j.model)
-	case !forbids(j.textbook):
-		return f, false
-	case j.strict:
-		f.Rule = "strict-" + string(j.level)
-	default:
-		f.Verdict = report.Allowed
-		f.Rule = who + "-permits-" + a.Name
-	}
-	return f, true
+	d, ok := j.j.Decide(classes...)
+	f.Verdict, f.Rule = d.Verdict, d.Rule.Name
+	return f, ok
 }
 
 // bundle builds the finding's report directory contents.

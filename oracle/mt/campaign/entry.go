@@ -2,13 +2,12 @@ package campaign
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/oracle/mt/workload"
+	"github.com/txlab/txlab/semantics"
 )
 
 // Entry registers the MT oracle with the command line. It runs its own
@@ -35,21 +34,12 @@ var Entry = oracle.Entry{
 type factory struct {
 	cfg    workload.Config
 	dist   string
-	model  mt.Model
+	model  semantics.Model
 	strict bool
 }
 
 func (f *factory) Validate(c *oracle.Common) error {
-	if c.Model != "" {
-		m, err := mt.ParseModel(c.Model)
-		if err != nil {
-			return err
-		}
-		if m == mt.Linearizable {
-			return fmt.Errorf("--model linearizable: use --lwt, which checks lightweight transactions for linearizability")
-		}
-		f.model = m
-	}
+	f.model = c.Model
 	f.strict = c.Strict
 	if c.Sessions != 0 {
 		f.cfg.Sessions = c.Sessions

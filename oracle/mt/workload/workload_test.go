@@ -268,7 +268,7 @@ func wantAnomaly(t *testing.T, h *history.History, model mt.Model, names ...stri
 	}
 	for _, a := range res.Anomalies {
 		for _, n := range names {
-			if a.Name == n {
+			if string(a.Name) == n {
 				t.Logf("found %s: %s", a.Name, a.Explanation)
 				return
 			}
@@ -276,7 +276,7 @@ func wantAnomaly(t *testing.T, h *history.History, model mt.Model, names ...stri
 	}
 	got := make([]string, len(res.Anomalies))
 	for i, a := range res.Anomalies {
-		got[i] = a.Name
+		got[i] = string(a.Name)
 	}
 	t.Fatalf("%s: anomalies %v, want one of %v", model, got, names)
 }
