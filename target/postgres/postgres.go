@@ -385,7 +385,9 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 // schema that pg_depend records as depending on one of its relations or on a
 // relation's row type — a view (through its rewrite rule), a foreign key, a
 // function taking the row type. These are exactly what DROP … CASCADE
-// would take along, so Reset refuses while any exists.
+// would take along, so Reset refuses while any exists. Parts of a relation
+// that pg_identify_object gives no schema (a column default, a trigger, a
+// policy, a view's rule) belong to the schema of their relation.
 func (c catalog) Dependents(ctx context.Context) ([]string, error) {
 	s := quoteString(c.t.schema)
 	rows, err := c.t.adminQuery(ctx, `SELECT DISTINCT
@@ -398,9 +400,12 @@ JOIN pg_class t ON (d.refclassid = 'pg_class'::regclass AND d.refobjid = t.oid)
 JOIN pg_namespace tn ON tn.oid = t.relnamespace
 CROSS JOIN LATERAL (SELECT COALESCE(
   (pg_identify_object(d.classid, d.objid, d.objsubid)).schema,
-  (SELECT n.nspname FROM pg_rewrite r JOIN pg_class v ON v.oid = r.ev_class
-     JOIN pg_namespace n ON n.oid = v.relnamespace
-   WHERE d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid)) AS schema) o
+  (SELECT v.relnamespace::regnamespace::text FROM pg_class v WHERE v.oid = CASE d.classid
+     WHEN 'pg_rewrite'::regclass THEN (SELECT r.ev_class FROM pg_rewrite r WHERE r.oid = d.objid)
+     WHEN 'pg_attrdef'::regclass THEN (SELECT a.adrelid FROM pg_attrdef a WHERE a.oid = d.objid)
+     WHEN 'pg_trigger'::regclass THEN (SELECT g.tgrelid FROM pg_trigger g WHERE g.oid = d.objid)
+     WHEN 'pg_policy'::regclass THEN (SELECT p.polrelid FROM pg_policy p WHERE p.oid = d.objid)
+   END)) AS schema) o
 WHERE tn.nspname = `+s+` AND d.deptype IN ('n', 'a') AND o.schema IS DISTINCT FROM `+s+`
 ORDER BY 1`)
 	if err != nil {
