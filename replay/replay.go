@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/txlab/txlab/executor"
@@ -115,7 +116,7 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 	enc := json.NewEncoder(opt.Out)
 	shown := 0
 	for _, path := range paths {
-		cr, res, err := runFile(ctx, t, path, opt)
+		cr, res, err := runFile(ctx, t, path, opt, func(msg string) { fmt.Fprintf(errs, "txlab: warning: %s\n", msg) })
 		var setup *executor.SetupError
 		var unread unreadable
 		switch {
@@ -155,11 +156,18 @@ type unreadable struct{ error }
 
 func (u unreadable) Unwrap() error { return u.error }
 
-// runFile reads, checks and replays one case file.
-func runFile(ctx context.Context, t target.Target, path string, opt Options) (*CaseResult, *executor.Result, error) {
+// runFile reads, checks and replays one case file; what the parser forgave,
+// and a dbms header that names another DBMS than the target, go to warn.
+func runFile(ctx context.Context, t target.Target, path string, opt Options, warn func(string)) (*CaseResult, *executor.Result, error) {
 	c, err := testcase.ParseFile(path)
 	if err != nil {
 		return nil, nil, unreadable{err}
+	}
+	for _, w := range c.Warnings {
+		warn(w.Error())
+	}
+	if dbms := t.Info().DBMS; c.DBMS != "" && !strings.EqualFold(c.DBMS, dbms) {
+		warn(fmt.Sprintf("%s: the case says dbms %s; it runs on %s", path, c.DBMS, dbms))
 	}
 	if err := c.Validate(); err != nil {
 		return nil, nil, unreadable{err} // the message names the file

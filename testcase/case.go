@@ -27,6 +27,9 @@ type Case struct {
 	Setup []string
 	// Steps is the submitted order.
 	Steps []Step
+	// Warnings are what the parser forgave (an unknown header, kept as a
+	// comment); they are not printed back.
+	Warnings []*Error `json:",omitempty"`
 }
 
 // Step is one statement submitted on one connection.

@@ -34,7 +34,10 @@ func (e *Error) Error() string {
 // bom is the byte order mark some editors write at the start of a file.
 const bom = "\ufeff"
 
-// knownHeaders is listed in the error for an unknown header key.
+// headers are the known header keys (isolation.N aside); knownHeaders lists
+// them in the warning for an unknown key.
+var headers = []string{"isolation", "dbms", "mode", "seed", "expect"}
+
 const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect"
 
 var (
@@ -211,9 +214,17 @@ func (p *parser) comment(ln int, t string) error {
 		case p.started:
 			return nil // a comment among the statements
 		case !known:
-			return p.errorf(ln, "unknown header %q (known: %s)", m[1], knownHeaders)
+			// Forgiven: a typo should not stop a batch. The line stays a
+			// comment, so the case prints back as it was written.
+			hint := ""
+			if near := nearest(key, headers); near != "" {
+				hint = fmt.Sprintf("did you mean %q? ", near)
+			}
+			p.c.Warnings = append(p.c.Warnings, &Error{Name: p.name, Line: ln,
+				Msg: fmt.Sprintf("unknown header %q ignored (%sknown: %s)", m[1], hint, knownHeaders)})
+		default:
+			return p.header(ln, key, trim(m[2]))
 		}
-		return p.header(ln, key, trim(m[2]))
 	}
 	if p.started {
 		return nil
@@ -279,4 +290,47 @@ func (p *parser) header(ln int, key, val string) error {
 		c.ConnIsolation[conn] = l
 	}
 	return nil
+}
+
+// nearest returns the candidate closest to s, a likely typo of it: within
+// one edit (a swap of neighbours counts as one) for a word of up to four
+// letters, two for a longer one; "" when none is that close.
+func nearest(s string, candidates []string) string {
+	limit := 1
+	if len(s) > 4 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance of two short
+// strings: insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

@@ -104,6 +104,54 @@ func TestParseInvalid(t *testing.T) {
 	}
 }
 
+// TestParseWarnings: an unknown header is forgiven with a warning naming
+// the known ones (and the nearest, for a typo); the case still parses, keeps
+// the line as a comment and prints back unchanged.
+func TestParseWarnings(t *testing.T) {
+	for _, file := range caseFiles(t, "warn") {
+		name := filepath.Base(file)
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(file, ".case") + ".warn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(name, strings.NewReader(string(src)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range c.Warnings {
+				got = append(got, w.Error())
+			}
+			if g, w := strings.Join(got, "\n"), strings.TrimSpace(string(want)); g != w {
+				t.Errorf("warnings:\n got %s\nwant %s", g, w)
+			}
+			if len(c.Steps) == 0 || c.Isolation == "" {
+				t.Errorf("the case lost its steps or headers: %+v", c)
+			}
+			if err := c.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+			if printed := c.String(); !strings.Contains(printed, "-- expct: bug") {
+				t.Errorf("the unknown header is not kept as a comment:\n%s", printed)
+			}
+			parseRoundTrip(t, c)
+		})
+	}
+}
+
+func TestNearest(t *testing.T) {
+	for in, want := range map[string]string{"expct": "expect", "isolaton": "isolation", "dmbs": "dbms", "note": "", "seeds": "seed"} {
+		if got := nearest(in, headers); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestExamples keeps the example cases (used by the README and the executor
 // tests) parseable, valid and in printed form.
 func TestExamples(t *testing.T) {

@@ -206,3 +206,23 @@ func TestBinaryDoesNotLinkTesting(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWarnsAndRuns: an unknown header (a typo) and a dbms header naming
+// another DBMS are warnings on stderr; the case runs and the exit is 0.
+func TestRunWarnsAndRuns(t *testing.T) {
+	code, out, stderr := txlab(t, "run", "--oracle", "none", "testdata/unknown-header.txn")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr %s", code, stderr)
+	}
+	if !strings.Contains(out, "final state:") {
+		t.Errorf("the case did not run:\n%s", out)
+	}
+	for _, want := range []string{
+		`unknown-header.txn:4: unknown header "isolaton" ignored (did you mean "isolation"?`,
+		"the case says dbms mariadb; it runs on sqlite",
+	} {
+		if !strings.Contains(stderr, "txlab: warning: ") || !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
