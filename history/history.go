@@ -1,6 +1,9 @@
 // Package history holds recorded transaction histories: transactions with an
 // id, the session (connection) that ran them, a commit status, monotonic start
-// and end times and an ordered list of micro-operations r(k, v) / w(k, v).
+// and end times, and either an ordered list of micro-operations r(k, v) /
+// w(k, v) (key/value histories, MT's) or the SQL statements they ran with the
+// row versions each observed (relational histories, IsoRel's: isolation and
+// stmts, see sql.go and README.md).
 //
 // Histories are stored as JSON Lines, one transaction per line:
 //

@@ -1,6 +1,6 @@
 // Package report holds what an oracle found and how it is shown: findings
-// with their verdict (bug or allowed) and, in later oracle work, the finding
-// bundles written under --out.
+// with their verdict (bug or allowed) and the finding bundles written under
+// --out, one per new signature, with the repeats counted.
 package report
 
 // Verdict says whether a finding breaks the DBMS's documented guarantee.
