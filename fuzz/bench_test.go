@@ -1,0 +1,57 @@
+package fuzz_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/oracle/isorel"
+	"github.com/txlab/txlab/oracle/wss"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// BenchmarkOracles measures the campaign loop on embedded SQLite with each
+// oracle selection, built through the registry as `txlab fuzz --oracle`
+// builds them: the same seeded cases each time, so ns/case compares the
+// selections directly. wss,isorel shares one plain execution per case, so it
+// should cost less than wss and isorel run apart (minus the "none" baseline
+// that both would pay twice).
+//
+//	go test -run '^$' -bench BenchmarkOracles -benchtime 3x ./fuzz/
+func BenchmarkOracles(b *testing.B) {
+	const cases = 40
+	registry := oracle.NewRegistry(wss.Entry, isorel.Entry)
+	for _, list := range []string{"none", "wss", "isorel", "wss,isorel"} {
+		b.Run(list, func(b *testing.B) {
+			tg := connecttest.Target(b, "sqlite")
+			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+			bound := registry.Bind(fs, true)
+			sel, err := bound.Select(list, &oracle.Common{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			total := 0
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += s.Cases
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
+		})
+	}
+}
