@@ -1,9 +1,6 @@
 package semantics_test
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,23 +12,10 @@ import (
 // line is a run (DBMS, level, setting, model, strict), the classes of an
 // anomaly, and the verdict and rule slug it must get ("none": no finding).
 func TestJudge(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "judge.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	n := 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		in, out, ok := strings.Cut(line, "|")
-		a, b := strings.Fields(in), strings.Fields(out)
-		if !ok || len(a) != 6 || len(b) != 2 {
-			t.Fatalf("bad line %q", line)
-		}
+	for _, row := range readTable(t, "judge.txt", 6, 2) {
+		in, a, b := row.line, row.in, row.out
+		var err error
 		j := semantics.Judge{DBMS: a[0], Level: target.Level(a[1]), Strict: a[4] == "strict"}
 		if a[2] != "-" {
 			k, v, _ := strings.Cut(a[2], "=")

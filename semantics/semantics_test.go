@@ -1,7 +1,6 @@
 package semantics_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,26 +12,9 @@ import (
 
 // TestLookup checks the table row by row against testdata/lookup.txt.
 func TestLookup(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "lookup.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	n := 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		in, out, ok := strings.Cut(line, "|")
-		if !ok {
-			t.Fatalf("bad line %q", line)
-		}
-		a, b := strings.Fields(in), strings.Fields(out)
-		if len(a) != 3 || len(b) != 4 {
-			t.Fatalf("bad line %q", line)
-		}
+	for _, row := range readTable(t, "lookup.txt", 3, 4) {
+		in, a, b := row.line, row.in, row.out
 		var settings map[string]string
 		if a[2] != "-" {
 			k, v, _ := strings.Cut(a[2], "=")
@@ -75,4 +57,33 @@ func TestLookup(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rows in testdata/lookup.txt")
 	}
+}
+
+// tableRow is one line of a testdata table: "in fields | out fields".
+type tableRow struct {
+	line    string
+	in, out []string
+}
+
+// readTable reads testdata/name, skipping blank lines and # comments, and
+// checks each line has nIn fields before the "|" and nOut after it.
+func readTable(t *testing.T, name string, nIn, nOut int) []tableRow {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []tableRow
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		in, out, ok := strings.Cut(line, "|")
+		r := tableRow{line: in, in: strings.Fields(in), out: strings.Fields(out)}
+		if !ok || len(r.in) != nIn || len(r.out) != nOut {
+			t.Fatalf("%s: bad line %q", name, line)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
