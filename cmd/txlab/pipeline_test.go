@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/testcase"
 )
 
 // TestFuzzJudgesByDefault runs the README's main job briefly on each DBMS:
@@ -93,8 +96,9 @@ func TestFuzzServerDies(t *testing.T) {
 		t.Run(string(tt.kind)+strings.Join(tt.args, ""), func(t *testing.T) {
 			srv := killable(t, tt.kind)
 			done := make(chan [3]any, 1)
+			reports := t.TempDir()
 			go func() {
-				args := append([]string{"fuzz", "--db", srv.DSN(), "--duration", "60s", "--out", t.TempDir()}, tt.args...)
+				args := append([]string{"fuzz", "--db", srv.DSN(), "--duration", "60s", "--out", reports}, tt.args...)
 				code, out, stderr := txlab(t, args...)
 				done <- [3]any{code, out, stderr}
 			}()
@@ -123,8 +127,42 @@ func TestFuzzServerDies(t *testing.T) {
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "txlab: ") {
 				t.Errorf("last stderr line %q does not say what failed", last)
 			}
+			t.Logf("%d bundles written before the server died", bundlesIntact(t, reports))
 		})
 	}
+}
+
+// bundlesIntact checks every finding bundle under dir: report.json is valid
+// JSON and case.txn, where there is one, parses. It returns how many there
+// are.
+func bundlesIntact(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		n++
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "report.json"))
+		if err != nil || !json.Valid(b) {
+			t.Errorf("bundle %s: report.json unreadable or not JSON (%v)", e.Name(), err)
+		}
+		if c := filepath.Join(dir, e.Name(), "case.txn"); fileExists(c) {
+			if _, err := testcase.ParseFile(c); err != nil {
+				t.Errorf("bundle %s: case.txn does not parse: %v", e.Name(), err)
+			}
+		}
+	}
+	return n
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // killable starts a server of the test's own, which the test may kill.
