@@ -114,6 +114,15 @@ type Outcome struct {
 	Judged   []string
 	Findings []report.Finding
 	Notes    []string
+	// Own are the oracles' own executions other than Result (IsoRel's
+	// instrumented run), for a user who asks to see the rewritten statements.
+	Own []OwnRun
+}
+
+// OwnRun is an oracle's own execution of a case.
+type OwnRun struct {
+	Oracle string
+	Result *executor.Result
 }
 
 // CheckCase runs case c through the pipeline: one plain execution when an
@@ -143,8 +152,12 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 			given = out.Result
 		}
 		j, err := o.Check(ctx, t, c, given, opt)
-		if j != nil && out.Result == nil {
-			out.Result = j.Execution
+		if j != nil && j.Execution != nil {
+			if out.Result == nil {
+				out.Result = j.Execution
+			} else {
+				out.Own = append(out.Own, OwnRun{Oracle: o.Name(), Result: j.Execution})
+			}
 		}
 		if err != nil {
 			var setup *executor.SetupError

@@ -30,6 +30,9 @@ type Options struct {
 	// Errs receives one line per case that could not be read or set up;
 	// nil = Out.
 	Errs io.Writer
+	// Verbose also prints each oracle's own execution (IsoRel's rewritten
+	// statements) after the plain one.
+	Verbose bool
 }
 
 // TargetInfo names the DBMS a case ran on.
@@ -52,6 +55,8 @@ type CaseResult struct {
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
 	ElapsedMS       float64           `json:"elapsed_ms"`
+
+	own []oracle.OwnRun // shown with Options.Verbose
 }
 
 // RunCase replays one case through the oracle pipeline and packages its
@@ -77,6 +82,7 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		Notes:      append(res.Notes, o.Notes...),
 		Hang:       res.Hang,
 		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
+		own:        o.Own,
 	}
 	if out.FinalState == nil {
 		out.FinalState = target.State{}
@@ -147,6 +153,12 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 		}
 		shown++
 		WriteText(opt.Out, cr, res)
+		if opt.Verbose {
+			for _, r := range cr.own {
+				fmt.Fprintf(opt.Out, "%s's own execution (the statements it sent):\n", r.Oracle)
+				r.Result.WriteSchedule(opt.Out)
+			}
+		}
 	}
 	return st, nil
 }

@@ -218,6 +218,15 @@ func TestRunShowsStatementsAsWritten(t *testing.T) {
 	if !strings.Contains(out, "1>  BEGIN;") {
 		t.Errorf("the schedule lacks the case's statements:\n%s", out)
 	}
+	// -v adds IsoRel's own execution, with the statements it really sent.
+	code, out, stderr = txlab(t, "run", "-v", "--oracle", "isorel", "--out", t.TempDir(), "../../oracle/isorel/testdata/write-skew.txn")
+	if code != 0 && code != 1 {
+		t.Fatalf("-v: exit %d: %s", code, stderr)
+	}
+	plain, own, ok := strings.Cut(out, "isorel's own execution (the statements it sent):")
+	if !ok || strings.Contains(plain, "txlab_") || !strings.Contains(own, "txlab_wlist") {
+		t.Errorf("-v: want the plain schedule, then IsoRel's rewritten statements:\n%s", out)
+	}
 }
 
 func TestVersionJSON(t *testing.T) {

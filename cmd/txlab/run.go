@@ -60,7 +60,7 @@ that did not run.`,
 			}
 			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, JSON: g.json,
-				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(),
+				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
 			})
 			switch {
 			case err != nil:
