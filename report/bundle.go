@@ -37,13 +37,20 @@ type Bundle struct {
 	Extra map[string][]byte
 }
 
-// Signature identifies findings that are most likely the same problem.
+// Signature identifies findings that are most likely the same problem. It
+// holds the rule that decided the verdict, so that a finding a different
+// rule decides (a real bug beside a documented behaviour of the same shape)
+// never hides behind another's bundle.
 func (b *Bundle) Signature() string {
 	kinds := slices.Clone(b.StmtKinds)
 	sort.Strings(kinds)
 	kinds = slices.Compact(kinds)
 	f := b.Finding
-	return strings.Join([]string{f.Oracle, f.Kind, strings.Join(kinds, "+"), f.Isolation, string(f.Verdict)}, " ")
+	sig := []string{f.Oracle, f.Kind, strings.Join(kinds, "+"), f.Isolation, string(f.Verdict)}
+	if f.Rule != "" {
+		sig = append(sig, "["+f.Rule+"]")
+	}
+	return strings.Join(sig, " ")
 }
 
 // reserved are the file names the writer itself produces.
@@ -208,10 +215,6 @@ func (w *Writer) WriteSummary(out io.Writer) {
 		return
 	}
 	for _, s := range sum {
-		rule := ""
-		if s.Rule != "" {
-			rule = " [" + s.Rule + "]"
-		}
-		fmt.Fprintf(out, "%5d× %s%s → %s\n", s.Count, s.Signature, rule, s.Dir)
+		fmt.Fprintf(out, "%5d× %s → %s\n", s.Count, s.Signature, s.Dir)
 	}
 }

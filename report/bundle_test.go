@@ -12,13 +12,17 @@ import (
 )
 
 func bundle(t *testing.T, kind string, verdict report.Verdict, kinds ...string) report.Bundle {
+	return ruled(t, kind, verdict, "r", kinds...)
+}
+
+func ruled(t *testing.T, kind string, verdict report.Verdict, rule string, kinds ...string) report.Bundle {
 	t.Helper()
 	c, err := testcase.ParseFile(filepath.Join("testdata", "case.txn"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return report.Bundle{
-		Finding:   report.Finding{Oracle: "wss", Kind: kind, Verdict: verdict, Rule: "r", Isolation: "read-committed"},
+		Finding:   report.Finding{Oracle: "wss", Kind: kind, Verdict: verdict, Rule: rule, Isolation: "read-committed"},
 		Case:      c,
 		StmtKinds: kinds,
 		Text:      "plain text",
@@ -41,6 +45,7 @@ func TestWriterDedup(t *testing.T) {
 		{bundle(t, "stmt-wss", report.Bug, "INSERT", "UPDATE"), false},
 		{bundle(t, "tx-wss", report.Allowed, "INSERT", "UPDATE"), false},
 		{bundle(t, "tx-wss", report.Bug, "DELETE"), false},
+		{ruled(t, "tx-wss", report.Bug, "other-rule", "INSERT", "UPDATE"), false}, // another rule: not hidden
 	}
 	var first string
 	for i, s := range steps {
@@ -59,8 +64,8 @@ func TestWriterDedup(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
-		t.Errorf("%d bundle directories, want 4", len(entries))
+	if len(entries) != 5 {
+		t.Errorf("%d bundle directories, want 5", len(entries))
 	}
 	for _, name := range []string{"case.txn", "report.txt", "report.json", "graph.dot"} {
 		if _, err := os.Stat(filepath.Join(first, name)); err != nil {
@@ -78,16 +83,16 @@ func TestWriterDedup(t *testing.T) {
 	if err := json.Unmarshal(data, &js); err != nil {
 		t.Fatal(err)
 	}
-	if js.Finding.Dir != first || js.Signature != "wss tx-wss INSERT+UPDATE read-committed bug" {
+	if js.Finding.Dir != first || js.Signature != "wss tx-wss INSERT+UPDATE read-committed bug [r]" {
 		t.Errorf("report.json: %+v", js)
 	}
 	sum := w.Summary()
-	if len(sum) != 4 || sum[0].Count != 2 || sum[1].Count != 1 {
+	if len(sum) != 5 || sum[0].Count != 2 || sum[1].Count != 1 {
 		t.Errorf("summary %+v", sum)
 	}
 	var b strings.Builder
 	w.WriteSummary(&b)
-	if !strings.Contains(b.String(), "2× wss tx-wss INSERT+UPDATE read-committed bug") {
+	if !strings.Contains(b.String(), "2× wss tx-wss INSERT+UPDATE read-committed bug [r] → ") {
 		t.Errorf("summary text:\n%s", b.String())
 	}
 
@@ -97,8 +102,8 @@ func TestWriterDedup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(filepath.Base(f.Dir), "0005-") {
-		t.Errorf("second run wrote %s, want 0005-…", f.Dir)
+	if !strings.HasPrefix(filepath.Base(f.Dir), "0006-") {
+		t.Errorf("second run wrote %s, want 0006-…", f.Dir)
 	}
 }
 
@@ -125,7 +130,7 @@ func TestWriterChecksCaseReadsBack(t *testing.T) {
 	}
 	bad := bundle(t, "stmt-wss", report.Bug, "UPDATE")
 	c := *bad.Case
-	c.Comments = append(c.Comments, "replay: txlab run case.txn")
+	c.Comments = append(c.Comments, "isolation: sometimes") // reads back as a bad header
 	bad.Case = &c
 	for _, tt := range []struct {
 		b    report.Bundle
