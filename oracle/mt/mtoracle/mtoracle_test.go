@@ -1,4 +1,4 @@
-package campaign_test
+package mtoracle_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/mt"
-	"github.com/txlab/txlab/oracle/mt/campaign"
+	"github.com/txlab/txlab/oracle/mt/mtoracle"
 	"github.com/txlab/txlab/oracle/mt/workload"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
@@ -20,7 +20,7 @@ import (
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
-// run runs rounds of the MT campaign on tg at level and returns the
+// run runs rounds of the MT oracle on tg at level and returns the
 // findings and the bundle writer.
 func run(t *testing.T, tg target.Target, level target.Level, model semantics.Model, rounds, txns int) ([]report.Finding, *report.Writer) {
 	t.Helper()
@@ -32,7 +32,7 @@ func run(t *testing.T, tg target.Target, level target.Level, model semantics.Mod
 	w := &report.Writer{Dir: t.TempDir()}
 	cfg := workload.DefaultConfig()
 	cfg.Txns = txns
-	o := &campaign.Oracle{Workload: cfg, Model: model, Settings: settings, Writer: w}
+	o := &mtoracle.Oracle{Workload: cfg, Model: model, Settings: settings, Writer: w}
 	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 5, Cases: rounds, Levels: []target.Level{level}, Workload: o})
 	if err != nil {
 		t.Fatal(err)

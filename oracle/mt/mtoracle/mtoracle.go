@@ -1,9 +1,9 @@
-// Package campaign plugs mini-transaction workloads into `txlab fuzz
+// Package mtoracle plugs mini-transaction workloads into `txlab fuzz
 // --oracle mt`: each round runs the MT workload on a real target, checks the
 // recorded history with package mt, judges every counterexample against the
-// semantics table (bug or allowed) and writes a finding bundle holding the
+// one judge of package semantics (bug, allowed or no finding) and writes a finding bundle holding the
 // whole round's history, so `txlab check` reproduces the verdict offline.
-package campaign
+package mtoracle
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // Name is the oracle's name in findings and on the command line.
 const Name = "mt"
 
-// Oracle is the MT campaign; it implements oracle.Workload.
+// Oracle is the MT oracle; it implements oracle.Workload.
 type Oracle struct {
 	// Workload is the per-round workload; Level, Seed and Duration are set
 	// by each round.
