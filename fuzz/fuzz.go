@@ -113,6 +113,11 @@ type loop struct {
 	running   []int // transactions of each worker's current workload round
 }
 
+// overdue reports whether the campaign's deadline has passed.
+func (l *loop) overdue() bool {
+	return !l.until.IsZero() && !time.Now().Before(l.until)
+}
+
 // claim takes one case (or round) from the budget.
 func (l *loop) claim() bool {
 	for {
@@ -171,8 +176,11 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 			tc.Isolation = spec.Level
 		}
 		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec, false)
-		if ctx.Err() != nil {
-			return nil // interrupted or out of time mid-case: not counted
+		if ctx.Err() != nil || l.overdue() {
+			// Interrupted or out of time mid-case: not counted. A driver's
+			// own deadline (a dial bounded by the campaign's end) can fire
+			// a moment before ctx reports it, hence the clock check.
+			return nil
 		}
 		var setupErr *executor.SetupError
 		if err != nil && !errors.As(err, &setupErr) {
