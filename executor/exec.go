@@ -162,19 +162,9 @@ type runner struct {
 func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
 	start := time.Now()
-	if err := t.Reset(ctx); err != nil {
-		return nil, err
-	}
 	res := &Result{Levels: map[int]target.Level{}}
-	if err := runSetup(ctx, t, c, res); err != nil {
-		// What the setup created before it failed is txlab's: record it,
-		// or the next case would refuse to drop it as a stranger's table.
-		if aerr := t.Adopt(ctx); aerr != nil {
-			return res, fmt.Errorf("%w; recording the tables it created: %v", err, aerr)
-		}
-		return res, err
-	}
-	if err := t.Adopt(ctx); err != nil {
+	var err error
+	if res.Setup, err = Prepare(ctx, t, c.Setup); err != nil {
 		return res, err
 	}
 
@@ -206,7 +196,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 		}
 	}
 
-	err := r.run(rctx)
+	err = r.run(rctx)
 	res.Events = r.events
 	res.Elapsed = time.Since(start)
 	if errors.Is(err, errHang) {
@@ -228,27 +218,6 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-func runSetup(ctx context.Context, t target.Target, c *testcase.Case, res *Result) error {
-	if len(c.Setup) == 0 {
-		return nil
-	}
-	s, err := t.Open(ctx)
-	if err != nil {
-		return fmt.Errorf("open setup connection: %w", err)
-	}
-	defer s.Close()
-	for i, sql := range c.Setup {
-		out, err := s.Exec(ctx, sql)
-		ev := Event{Conn: 0, SQL: sql, Step: i, Affected: -1}
-		fill(&ev, out, err)
-		res.Setup = append(res.Setup, ev)
-		if err != nil {
-			return &SetupError{Index: i, SQL: sql, Err: err}
-		}
-	}
-	return nil
 }
 
 var errHang = errors.New("case did not finish in time")

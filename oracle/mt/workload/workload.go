@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/target"
 )
@@ -127,112 +128,74 @@ func Run(ctx context.Context, t target.Target, cfg Config) (*history.History, *S
 	if err := setup(ctx, t, &cfg, rec, clock); err != nil {
 		return nil, nil, err
 	}
-
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var stop atomic.Bool
-	if cfg.Duration > 0 {
-		timer := time.AfterFunc(cfg.Duration, func() { stop.Store(true) })
-		defer timer.Stop()
-	}
-	var (
-		claimed   atomic.Int64
-		nextID    atomic.Int64
-		nextSess  atomic.Int64
-		reconnect atomic.Int64
-		wg        sync.WaitGroup
-	)
-	start := time.Now()
-	for i := range cfg.Sessions {
-		w := &worker{
-			t: t, cfg: &cfg, rec: rec, clock: clock,
-			nextID: &nextID, nextSess: &nextSess, reconnects: &reconnect,
-			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
-		}
-		w.keys = newKeyPicker(w.rng, cfg.Keys, cfg.Distribution)
-		wg.Go(func() {
-			defer w.close()
-			for !stop.Load() && runCtx.Err() == nil {
-				if cfg.Txns > 0 && claimed.Add(1) > int64(cfg.Txns) {
-					return
-				}
-				if err := w.one(runCtx); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	rec.stats.Elapsed = time.Since(start)
-	rec.stats.Reconnects = int(reconnect.Load())
+	var nextID atomic.Int64
+	st, err := executor.Free(ctx, t, executor.FreeOptions{
+		Sessions: cfg.Sessions, Level: cfg.Level, Duration: cfg.Duration, Txns: cfg.Txns,
+		Reconnect: true, Seed: cfg.Seed,
+		NewClient: func(i int) executor.Client {
+			w := &worker{cfg: &cfg, rec: rec, clock: clock, nextID: &nextID,
+				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1))}
+			w.keys = newKeyPicker(w.rng, cfg.Keys, cfg.Distribution)
+			return w
+		},
+	})
+	rec.stats.Elapsed = st.Elapsed
+	rec.stats.Reconnects = st.Reconnects
 	if s := rec.stats.Elapsed.Seconds(); s > 0 {
 		rec.stats.TxnsPerSec = float64(rec.stats.Total()) / s
 	}
-	// Cause is nil unless ctx was cancelled or a session hit a fatal error.
-	return &rec.h, &rec.stats, context.Cause(runCtx)
+	// err is nil unless ctx was cancelled or a session hit a fatal error.
+	return &rec.h, &rec.stats, err
 }
 
-// setup creates the table and, outside LWT mode, records the init
-// transaction.
+// setup creates the table and, outside LWT mode, inserts every key and
+// records the init transaction.
 func setup(ctx context.Context, t target.Target, cfg *Config, rec *recorder, clock func() int64) error {
-	if err := t.Reset(ctx); err != nil {
-		return fmt.Errorf("workload: reset: %w", err)
-	}
-	s, err := t.Open(ctx)
-	if err != nil {
-		return fmt.Errorf("workload: open: %w", err)
-	}
-	defer s.Close()
 	// k and v, not key and value: KEY is reserved in MySQL.
-	ddl := "CREATE TABLE " + cfg.Table + " (k INT PRIMARY KEY, v BIGINT NOT NULL)"
-	if _, err := s.Exec(ctx, ddl); err != nil {
-		return fmt.Errorf("workload: %s: %w", ddl, err)
+	stmts := []string{"CREATE TABLE " + cfg.Table + " (k INT PRIMARY KEY, v BIGINT NOT NULL)"}
+	init := history.Txn{ID: 0, Init: true, Status: history.OK, Ops: make([]history.Op, 0, cfg.Keys)}
+	if !cfg.LWT {
+		// Batches keep each statement well under any packet or parameter limit.
+		const batch = 500
+		var sb strings.Builder
+		for lo := 1; lo <= cfg.Keys; lo += batch {
+			sb.Reset()
+			sb.WriteString("INSERT INTO " + cfg.Table + " (k, v) VALUES ")
+			for k := lo; k < lo+batch && k <= cfg.Keys; k++ {
+				if k > lo {
+					sb.WriteString(", ")
+				}
+				fmt.Fprintf(&sb, "(%d, %d)", k, k)
+				init.Ops = append(init.Ops, history.Op{Kind: history.W, Key: int64(k), Value: int64(k)})
+			}
+			stmts = append(stmts, sb.String())
+		}
 	}
-	if err := t.Adopt(ctx); err != nil {
-		return fmt.Errorf("workload: adopt: %w", err)
+	init.Start = clock()
+	if _, err := executor.Prepare(ctx, t, stmts); err != nil {
+		return fmt.Errorf("workload: setup: %w", err)
 	}
 	if cfg.LWT {
 		return nil
-	}
-	init := history.Txn{ID: 0, Init: true, Status: history.OK, Start: clock(), Ops: make([]history.Op, 0, cfg.Keys)}
-	// Batches keep each statement well under any packet or parameter limit.
-	const batch = 500
-	var sb strings.Builder
-	for lo := 1; lo <= cfg.Keys; lo += batch {
-		sb.Reset()
-		sb.WriteString("INSERT INTO " + cfg.Table + " (k, v) VALUES ")
-		for k := lo; k < lo+batch && k <= cfg.Keys; k++ {
-			if k > lo {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "(%d, %d)", k, k)
-			init.Ops = append(init.Ops, history.Op{Kind: history.W, Key: int64(k), Value: int64(k)})
-		}
-		if _, err := s.Exec(ctx, sb.String()); err != nil {
-			return fmt.Errorf("workload: inserting initial values: %w", err)
-		}
 	}
 	init.End = clock()
 	return rec.add(init, "")
 }
 
-// worker is one client session.
+// worker is one client session's transactions; it implements
+// executor.Client.
 type worker struct {
-	t     target.Target
-	cfg   *Config
-	rec   *recorder
-	clock func() int64
-	rng   *rand.Rand
-	keys  *keyPicker
-	steps []step
+	cfg    *Config
+	rec    *recorder
+	clock  func() int64
+	rng    *rand.Rand
+	keys   *keyPicker
+	steps  []step
+	nextID *atomic.Int64
 
-	nextID, nextSess, reconnects *atomic.Int64
-
-	sess    target.Session
-	sessNo  int   // session number in the history; new on every reopen
+	c       *executor.Conn
+	sessNo  int   // the session whose counter runs
 	counter int64 // per-session write counter
-	busy    int   // consecutive contention failures, for backoff
 }
 
 // value returns a fresh globally unique value: the session number in the
@@ -242,48 +205,17 @@ func (w *worker) value() int64 {
 	return int64(w.sessNo)<<32 | w.counter
 }
 
-func (w *worker) close() {
-	if w.sess != nil {
-		w.sess.Close()
-		w.sess = nil
-	}
-}
-
-// open (re)opens the session at the configured level. Session numbers are
-// never reused, so a reconnected client starts a new session order.
-func (w *worker) open(ctx context.Context) error {
-	if w.sess != nil {
-		w.close()
-		w.reconnects.Add(1)
-	}
-	s, err := w.t.Open(ctx)
-	if err != nil {
-		return fmt.Errorf("workload: open session: %w", err)
-	}
-	if err := s.SetIsolation(ctx, w.cfg.Level); err != nil {
-		s.Close()
-		return fmt.Errorf("workload: set isolation %s: %w", w.cfg.Level, err)
-	}
-	w.sess = s
-	w.sessNo = int(w.nextSess.Add(1))
-	if w.sessNo >= 1<<31 {
-		return errors.New("workload: too many sessions (reconnects) for the value encoding")
-	}
-	w.counter = 0
-	return nil
-}
-
-// one runs and records one MT (or LWT operation). Only errors that make the
-// run meaningless (the session cannot be reopened, a read found no row, the
-// history cannot be written) are returned.
-func (w *worker) one(ctx context.Context) error {
-	if w.sess == nil {
-		if err := w.open(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+// Txn implements executor.Client: it runs and records one MT (or LWT
+// operation). Only errors that make the run meaningless (a read found no
+// row, the history cannot be written) are returned.
+func (w *worker) Txn(ctx context.Context, c *executor.Conn, _ int) (string, bool, error) {
+	w.c = c
+	if c.Session() != w.sessNo {
+		// A new session (numbers are never reused) starts a new counter.
+		if c.Session() >= 1<<31 {
+			return "", false, errors.New("workload: too many sessions (reconnects) for the value encoding")
 		}
+		w.sessNo, w.counter = c.Session(), 0
 	}
 	var (
 		t     history.Txn
@@ -296,53 +228,32 @@ func (w *worker) one(ctx context.Context) error {
 		t, class, err = w.mt(ctx)
 	}
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	t.Session = w.sessNo
-	if err := w.rec.add(t, class); err != nil {
-		return err
-	}
-	w.backoff(class)
-	return nil
-}
-
-// backoff sleeps a little after contention so that retries do not spin
-// hot against the session holding the lock (SQLite never waits itself:
-// every lock wait is an immediate busy error).
-func (w *worker) backoff(class string) {
-	switch target.ErrorClass(class) {
-	case target.ClassBusy, target.ClassDeadlock, target.ClassSerialization, target.ClassLockTimeout:
-		w.busy = min(w.busy+1, 6)
-		d := time.Duration(w.rng.Int64N(int64(50*time.Microsecond) << w.busy))
-		time.Sleep(d)
-	default:
-		w.busy = 0
-	}
+	return class, false, w.rec.add(t, class)
 }
 
 // classOf names an error's class; errors without one (a cancelled
 // context) count as connection errors: the session's state is unknown.
-func classOf(err error) (target.ErrorClass, bool) {
-	if e := target.AsError(err); e != nil {
-		return e.Class, e.Class == target.ClassConnection
+func classOf(te *target.Error) (target.ErrorClass, bool) {
+	if te != nil {
+		return te.Class, te.Class == target.ClassConnection
 	}
 	return target.ClassConnection, true
 }
 
-// rollback ends a failed MT; if even that fails, the session is replaced.
-func (w *worker) rollback(ctx context.Context) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, err := w.sess.Exec(rctx, "ROLLBACK"); err != nil {
-		w.close()
-		w.reconnects.Add(1)
+// exec runs one statement; err is set for any error, with its class.
+func (w *worker) exec(ctx context.Context, q string) (*target.Result, target.ErrorClass, bool, error) {
+	res, te, lost := w.c.Exec(ctx, q)
+	if lost == nil && te == nil {
+		return res, "", false, nil
 	}
-}
-
-// broken drops the session after a connection error; the next MT reopens.
-func (w *worker) broken() {
-	w.close()
-	w.reconnects.Add(1)
+	class, conn := classOf(te)
+	if lost != nil {
+		return nil, class, true, lost
+	}
+	return nil, class, conn, te
 }
 
 // mt runs one mini-transaction.
@@ -350,58 +261,53 @@ func (w *worker) mt(ctx context.Context) (history.Txn, string, error) {
 	w.steps = w.keys.plan(w.cfg.ReadOnlyRatio, w.steps)
 	t := history.Txn{ID: w.nextID.Add(1), Status: history.Fail, Ops: make([]history.Op, 0, len(w.steps))}
 	t.Start = w.clock()
-	fail := func(err error) (history.Txn, string, error) {
+	fail := func(class target.ErrorClass, lost bool) (history.Txn, string, error) {
 		t.End = w.clock()
-		class, conn := classOf(err)
-		if conn {
-			w.broken()
-		} else {
-			w.rollback(ctx)
+		if !lost {
+			w.c.Rollback(ctx)
 		}
 		return t, string(class), nil
 	}
-	if _, err := w.sess.Exec(ctx, "BEGIN"); err != nil {
-		return fail(err)
+	if _, class, lost, err := w.exec(ctx, "BEGIN"); err != nil {
+		return fail(class, lost)
 	}
 	for _, s := range w.steps {
 		if !s.write {
-			v, err := w.read(ctx, s.key)
+			v, class, lost, err := w.read(ctx, s.key)
 			if err != nil {
 				if _, ok := err.(*workloadError); ok {
-					w.rollback(ctx)
+					w.c.Rollback(ctx)
 					return t, "", err
 				}
-				return fail(err)
+				return fail(class, lost)
 			}
 			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: s.key, Value: v})
 			continue
 		}
 		v := w.value()
 		q := "UPDATE " + w.cfg.Table + " SET v = " + strconv.FormatInt(v, 10) + " WHERE k = " + strconv.FormatInt(s.key, 10)
-		res, err := w.sess.Exec(ctx, q)
+		res, class, lost, err := w.exec(ctx, q)
 		if err != nil {
-			return fail(err)
+			return fail(class, lost)
 		}
 		if res.Affected == 0 {
-			w.rollback(ctx)
+			w.c.Rollback(ctx)
 			return t, "", &workloadError{fmt.Sprintf("%s changed no row: key %d is missing", q, s.key)}
 		}
 		t.Ops = append(t.Ops, history.Op{Kind: history.W, Key: s.key, Value: v})
 	}
-	_, err := w.sess.Exec(ctx, "COMMIT")
+	_, class, lost, err := w.exec(ctx, "COMMIT")
 	t.End = w.clock()
-	if err == nil {
+	switch {
+	case err == nil:
 		t.Status = history.OK
 		return t, "", nil
-	}
-	class, conn := classOf(err)
-	if conn {
+	case lost:
 		// The COMMIT may or may not have reached the server: never guess.
 		t.Status = history.Unknown
-		w.broken()
 		return t, string(class), nil
 	}
-	w.rollback(ctx)
+	w.c.Rollback(ctx)
 	return t, string(class), nil
 }
 
@@ -412,36 +318,36 @@ type workloadError struct{ msg string }
 func (e *workloadError) Error() string { return "workload: " + e.msg }
 
 // read returns key's value. A missing row is a workloadError in MT mode.
-func (w *worker) read(ctx context.Context, key int64) (int64, error) {
-	v, ok, err := w.lookup(ctx, key)
+func (w *worker) read(ctx context.Context, key int64) (int64, target.ErrorClass, bool, error) {
+	v, ok, class, lost, err := w.lookup(ctx, key)
 	if err == nil && !ok {
-		return 0, &workloadError{fmt.Sprintf("key %d has no row in %s", key, w.cfg.Table)}
+		return 0, "", false, &workloadError{fmt.Sprintf("key %d has no row in %s", key, w.cfg.Table)}
 	}
-	return v, err
+	return v, class, lost, err
 }
 
 // lookup reads key's value; ok is false when the row does not exist.
-func (w *worker) lookup(ctx context.Context, key int64) (v int64, ok bool, err error) {
+func (w *worker) lookup(ctx context.Context, key int64) (v int64, ok bool, class target.ErrorClass, lost bool, err error) {
 	q := "SELECT v FROM " + w.cfg.Table + " WHERE k = " + strconv.FormatInt(key, 10)
-	res, err := w.sess.Exec(ctx, q)
+	res, class, lost, err := w.exec(ctx, q)
 	if err != nil {
-		return 0, false, err
+		return 0, false, class, lost, err
 	}
 	switch len(res.Rows) {
 	case 0:
-		return 0, false, nil
+		return 0, false, "", false, nil
 	case 1:
 	default:
-		return 0, false, &workloadError{fmt.Sprintf("%s returned %d rows", q, len(res.Rows))}
+		return 0, false, "", false, &workloadError{fmt.Sprintf("%s returned %d rows", q, len(res.Rows))}
 	}
 	if len(res.Rows[0]) != 1 || res.Rows[0][0].Null {
-		return 0, false, &workloadError{fmt.Sprintf("%s returned %v", q, res.Rows[0])}
+		return 0, false, "", false, &workloadError{fmt.Sprintf("%s returned %v", q, res.Rows[0])}
 	}
 	v, perr := strconv.ParseInt(res.Rows[0][0].S, 10, 64)
 	if perr != nil {
-		return 0, false, &workloadError{fmt.Sprintf("%s returned %q: %v", q, res.Rows[0][0].S, perr)}
+		return 0, false, "", false, &workloadError{fmt.Sprintf("%s returned %q: %v", q, res.Rows[0][0].S, perr)}
 	}
-	return v, true, nil
+	return v, true, "", false, nil
 }
 
 // lwt runs one lightweight-transaction operation: look the key up (a hint,
@@ -451,17 +357,13 @@ func (w *worker) lwt(ctx context.Context) (history.Txn, string, error) {
 	k := w.keys.pick()
 	t := history.Txn{ID: w.nextID.Add(1), Status: history.Fail}
 	t.Start = w.clock()
-	old, exists, err := w.lookup(ctx, k)
+	old, exists, class, _, err := w.lookup(ctx, k)
 	if err != nil {
 		t.End = w.clock()
 		if _, ok := err.(*workloadError); ok {
 			return t, "", err
 		}
 		// Nothing was attempted: an empty failed transaction.
-		class, conn := classOf(err)
-		if conn {
-			w.broken()
-		}
 		return t, string(class), nil
 	}
 	v := w.value()
@@ -474,15 +376,13 @@ func (w *worker) lwt(ctx context.Context) (history.Txn, string, error) {
 		q = fmt.Sprintf("INSERT INTO %s (k, v) VALUES (%d, %d)", w.cfg.Table, k, v)
 	}
 	t.Start = w.clock()
-	res, err := w.sess.Exec(ctx, q)
+	res, class, lost, err := w.exec(ctx, q)
 	t.End = w.clock()
 	if err != nil {
-		class, conn := classOf(err)
 		switch {
-		case conn:
+		case lost:
 			// An autocommit statement whose reply was lost may have applied.
 			t.Status = history.Unknown
-			w.broken()
 		case class == target.ClassDuplicateKey && !exists:
 			return t, classExists, nil
 		}
