@@ -2,13 +2,13 @@ package instrument
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/sqlast"
@@ -60,41 +60,29 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 	gc.Dialect = d
 	g := gen.New(cfg.Seed, gc)
 	rw := NewRewriter(d)
-	s := &stress{t: t, rw: rw, d: d, base: time.Now(), iso: cfg.Isolation}
+	s := &stress{rw: rw, d: d, base: time.Now()}
 
-	if err := t.Reset(ctx); err != nil {
-		return nil, fmt.Errorf("stress: %w", err)
-	}
 	init := history.Txn{ID: 0, Init: true}
-	setup, err := t.Open(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stress: %w", err)
-	}
+	var sent []string
 	for _, st := range g.Setup() {
 		orig := sqlast.Format(d, st)
 		sql, info := rw.Setup(orig)
-		if _, err := setup.Exec(ctx, sql); err != nil {
-			setup.Close()
-			return nil, fmt.Errorf("stress: setup %s: %w", sql, err)
-		}
+		sent = append(sent, sql)
 		// Every setup statement is kept, DDL too: a finding's case file
 		// is rebuilt from the history.
 		init.Stmts = append(init.Stmts, history.Stmt{SQL: orig, Sent: []string{sql}, Kind: info.Kind, Inserted: info.Inserted})
 	}
-	setup.Close()
-	if err := t.Adopt(ctx); err != nil {
+	if _, err := executor.Prepare(ctx, t, sent); err != nil {
 		return nil, fmt.Errorf("stress: %w", err)
 	}
 	s.add(init)
 
-	deadline := s.base.Add(cfg.Duration)
 	var mu sync.Mutex // the generator is not safe for concurrent use
-	errs := make([]error, cfg.Sessions)
-	var wg sync.WaitGroup
-	for i := range cfg.Sessions {
-		wg.Go(func() {
-			errs[i] = s.session(ctx, i+1, func(n int) (*gen.Txn, bool) {
-				if time.Now().After(deadline) || ctx.Err() != nil || cfg.MaxTxns > 0 && n >= cfg.MaxTxns {
+	_, err := executor.Free(ctx, t, executor.FreeOptions{
+		Sessions: cfg.Sessions, Level: cfg.Isolation, Duration: cfg.Duration, Seed: cfg.Seed,
+		NewClient: func(int) executor.Client {
+			return s.client(func(n int) (*gen.Txn, bool) {
+				if cfg.MaxTxns > 0 && n >= cfg.MaxTxns {
 					return nil, false
 				}
 				if (n+1)%cfg.ReadEvery == 0 {
@@ -104,26 +92,29 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 				defer mu.Unlock()
 				return g.Transaction(), true
 			})
-		})
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stress: %w", err)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	final := cfg.Sessions + 1
-	if err := s.session(ctx, final, func(n int) (*gen.Txn, bool) { return nil, n == 0 }); err != nil {
-		return nil, err
+	// The final full read, on a session of its own after all others.
+	_, err = executor.Free(ctx, t, executor.FreeOptions{
+		Sessions: 1, Level: cfg.Isolation, FirstSession: cfg.Sessions + 1,
+		NewClient: func(int) executor.Client {
+			return s.client(func(n int) (*gen.Txn, bool) { return nil, n == 0 })
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stress: %w", err)
 	}
 	slices.SortFunc(s.h.Txns, func(a, b history.Txn) int { return int(a.ID - b.ID) })
 	return &s.h, nil
 }
 
 type stress struct {
-	t    target.Target
 	rw   *Rewriter
 	d    sqlast.Dialect
 	base time.Time
-	iso  target.Level
 	next atomic.Int64
 
 	mu sync.Mutex
@@ -140,40 +131,32 @@ func (s *stress) add(t history.Txn) {
 	s.mu.Unlock()
 }
 
-// session runs transactions on one connection while next supplies them (a
-// nil transaction is a full read).
-func (s *stress) session(ctx context.Context, conn int, next func(n int) (*gen.Txn, bool)) error {
-	sess, err := s.t.Open(ctx)
+// clientFunc is a session's transactions as an executor.Client: next
+// supplies them (a nil transaction is a full read; false: no more).
+type clientFunc struct {
+	s    *stress
+	next func(n int) (*gen.Txn, bool)
+}
+
+func (s *stress) client(next func(n int) (*gen.Txn, bool)) executor.Client {
+	return &clientFunc{s: s, next: next}
+}
+
+// Txn implements executor.Client: it runs and records one transaction; a
+// lost connection ends the run.
+func (c *clientFunc) Txn(ctx context.Context, conn *executor.Conn, n int) (string, bool, error) {
+	gt, ok := c.next(n)
+	if !ok {
+		return "", true, nil
+	}
+	id := c.s.next.Add(1)
+	txn, class, err := c.s.run(ctx, conn, id, gt)
+	txn.Session, txn.Isolation = conn.Session(), string(conn.Level())
+	c.s.add(txn)
 	if err != nil {
-		return fmt.Errorf("stress: session %d: %w", conn, err)
+		return "", false, fmt.Errorf("session %d: %w", conn.Session(), err)
 	}
-	defer sess.Close()
-	if q, ok := sess.(target.QuickDeadlocks); ok {
-		if err := q.QuickDeadlocks(ctx); err != nil {
-			return fmt.Errorf("stress: session %d: %w", conn, err)
-		}
-	}
-	iso := s.iso
-	if iso != "" {
-		if err := sess.SetIsolation(ctx, iso); err != nil {
-			return fmt.Errorf("stress: session %d: %w", conn, err)
-		}
-	} else {
-		iso = s.t.DefaultLevel()
-	}
-	for n := 0; ; n++ {
-		gt, ok := next(n)
-		if !ok {
-			return nil
-		}
-		id := s.next.Add(1)
-		txn, err := s.run(ctx, sess, id, gt)
-		txn.Session, txn.Isolation = conn, string(iso)
-		s.add(txn)
-		if err != nil {
-			return fmt.Errorf("stress: session %d: %w", conn, err)
-		}
-	}
+	return class, false, nil
 }
 
 // group is one original statement and what the rewriter sends for it.
@@ -185,7 +168,13 @@ type group struct {
 }
 
 // run executes one transaction; only a broken connection is an error.
-func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen.Txn) (history.Txn, error) {
+// class is the error class that ended it, if any.
+func (s *stress) run(ctx context.Context, conn *executor.Conn, id int64, gt *gen.Txn) (txn history.Txn, class string, err error) {
+	txn, err = s.runTxn(ctx, conn, id, gt, &class)
+	return txn, class, err
+}
+
+func (s *stress) runTxn(ctx context.Context, conn *executor.Conn, id int64, gt *gen.Txn, class *string) (history.Txn, error) {
 	txn := history.Txn{ID: id, Start: s.now()}
 	var groups []group
 	explicit, rollback := true, false
@@ -206,15 +195,11 @@ func (s *stress) run(ctx context.Context, sess target.Session, id int64, gt *gen
 		}
 	}
 	exec := func(sql string) (*target.Result, *target.Error, error) {
-		res, err := sess.Exec(ctx, sql)
-		if err == nil {
-			return res, nil, nil
+		res, te, err := conn.Exec(ctx, sql)
+		if te != nil && *class == "" {
+			*class = string(te.Class)
 		}
-		te := target.AsError(err)
-		if te == nil || te.Class == target.ClassConnection {
-			return nil, te, err
-		}
-		return nil, te, nil
+		return res, te, err
 	}
 	finish := func(st history.Status) (history.Txn, error) {
 		txn.Status, txn.End = st, s.now()
