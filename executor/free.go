@@ -230,9 +230,20 @@ func (w *worker) run(ctx context.Context) error {
 	return nil
 }
 
-// open opens the worker's session at the run's level.
+// openPatience bounds the retries of a session open that found the
+// database busy.
+const openPatience = 5 * time.Second
+
+// open opens the worker's session at the run's level. A busy database (an
+// embedded SQLite file that sessions open at the same moment) is retried
+// with backoff, as a busy statement would be.
 func (w *worker) open(ctx context.Context) error {
 	s, err := w.t.Open(ctx)
+	for give := time.Now().Add(openPatience); err != nil && isBusy(err) && time.Now().Before(give) && ctx.Err() == nil; {
+		w.backoff(string(target.ClassBusy))
+		s, err = w.t.Open(ctx)
+	}
+	w.busy = 0
 	if err != nil {
 		return fmt.Errorf("session %d: %w", w.num, err)
 	}
@@ -273,6 +284,11 @@ func (w *worker) backoff(class string) {
 	default:
 		w.busy = 0
 	}
+}
+
+func isBusy(err error) bool {
+	te := target.AsError(err)
+	return te != nil && te.Class == target.ClassBusy
 }
 
 // errNoClient is returned for FreeOptions without a client.
