@@ -79,6 +79,14 @@ type RoundSpec struct {
 	Progress func(done int)
 }
 
+// LevelOn is the round's isolation level on t: its own, or t's default.
+func (s RoundSpec) LevelOn(t target.Target) target.Level {
+	if s.Level == "" {
+		return t.DefaultLevel()
+	}
+	return s.Level
+}
+
 // Limit bounds a round's own duration d (0 = unbounded) by the time left
 // until Until; ok is false when no time is left.
 func (s RoundSpec) Limit(d time.Duration) (limited time.Duration, ok bool) {

@@ -300,10 +300,7 @@ func (o *StressOracle) Name() string { return Name }
 
 // Round implements oracle.Workload.
 func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSpec) (*oracle.RoundResult, error) {
-	level := spec.Level
-	if level == "" {
-		level = t.DefaultLevel()
-	}
+	level := spec.LevelOn(t)
 	d := o.RoundLength
 	if d == 0 {
 		d = 10 * time.Second

@@ -60,10 +60,7 @@ func (o *Oracle) Name() string { return Name }
 
 // Round implements oracle.Workload.
 func (o *Oracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSpec) (*oracle.RoundResult, error) {
-	level := spec.Level
-	if level == "" {
-		level = t.DefaultLevel()
-	}
+	level := spec.LevelOn(t)
 	cfg := o.Workload
 	cfg.Level, cfg.Seed = level, spec.Seed
 	var ok bool
