@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/txlab/txlab/target"
@@ -52,6 +53,11 @@ type Event struct {
 	// ByTimeout marks a blocked event detected by the fallback timeout rather
 	// than by asking the server.
 	ByTimeout bool `json:"by_timeout,omitempty"`
+	// Concurrent, when not 0, groups statements one COMMIT or ROLLBACK
+	// released together: they ran at the same time on the server, so the
+	// order they are recorded in (the order their results came back) is
+	// one of the orders they may have taken effect in, not the order.
+	Concurrent int `json:"concurrent,omitempty"`
 }
 
 // Options tune the protocol.
@@ -108,10 +114,12 @@ func (e *SetupError) Error() string {
 
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// completion is what a statement's goroutine delivers.
+// completion is what a statement's goroutine delivers, with when it
+// returned.
 type completion struct {
 	res *target.Result
 	err error
+	at  time.Time
 }
 
 // conn is the executor's view of one connection.
@@ -155,6 +163,7 @@ type runner struct {
 	order  []*conn
 	events []Event
 	hangAt time.Time
+	groups int // Concurrent groups handed out
 }
 
 // Run resets txlab's tables, runs the case's setup in autocommit, then the
@@ -303,7 +312,7 @@ func (r *runner) start(ctx context.Context, cn *conn, step int, sql string) *inf
 	sess := cn.sess
 	go func() {
 		res, err := sess.Exec(ctx, sql)
-		f.done <- completion{res, err}
+		f.done <- completion{res, err, time.Now()}
 	}()
 	return f
 }
@@ -443,8 +452,17 @@ func (r *runner) complete(ctx context.Context, cn *conn, c completion, first ...
 // awaitResumptions gives every lock-blocked statement of the other
 // connections the chance to resume: it waits until each has completed
 // (and records it) or is seen waiting again, bounded by the block timeout.
+//
+// The resumed statements are recorded in the order their results came back,
+// and when there are several they are marked Concurrent: which of them took
+// effect first is the server's choice.
 func (r *runner) awaitResumptions(ctx context.Context, except *conn) error {
 	deadline := time.Now().Add(r.opt.BlockTimeout)
+	type resumed struct {
+		cn *conn
+		c  completion
+	}
+	var rs []resumed
 	for _, cn := range r.order {
 		f := cn.inflight
 		if cn == except || f == nil || !f.blocked || f.busy {
@@ -455,9 +473,22 @@ func (r *runner) awaitResumptions(ctx context.Context, except *conn) error {
 			return err
 		}
 		if ok {
-			if err := r.record(ctx, cn, c); err != nil {
-				return err
-			}
+			rs = append(rs, resumed{cn, c})
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b resumed) int { return a.c.at.Compare(b.c.at) })
+	group := 0
+	if len(rs) > 1 {
+		r.groups++
+		group = r.groups
+	}
+	for _, x := range rs {
+		at := len(r.events)
+		if err := r.record(ctx, x.cn, x.c); err != nil {
+			return err
+		}
+		if at < len(r.events) {
+			r.events[at].Concurrent = group
 		}
 	}
 	return nil
@@ -589,7 +620,7 @@ func (r *runner) recheck(ctx context.Context, cn *conn) (bool, error) {
 	if f.busy {
 		f.busy = false
 		res, err := cn.sess.Exec(ctx, f.sql)
-		if err := r.complete(ctx, cn, completion{res, err}); err != nil {
+		if err := r.complete(ctx, cn, completion{res, err, time.Now()}); err != nil {
 			return false, err
 		}
 		return cn.inflight != f, nil

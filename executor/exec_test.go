@@ -90,3 +90,30 @@ func TestSchedules(t *testing.T) {
 		})
 	}
 }
+
+// TestReleasedTogetherMarked: the statements one ROLLBACK releases are
+// marked as one Concurrent group, in the order their results came back.
+func TestReleasedTogetherMarked(t *testing.T) {
+	for _, dbms := range []string{"mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) {
+			tg := connecttest.Target(t, dbms)
+			c, err := testcase.ParseFile(filepath.Join("..", "oracle", "wss", "testdata", "released-together.txn"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := executor.Run(context.Background(), tg, c, executor.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var groups []int
+			for _, ev := range res.Events {
+				if ev.Resumed {
+					groups = append(groups, ev.Concurrent)
+				}
+			}
+			if len(groups) != 2 || groups[0] == 0 || groups[0] != groups[1] {
+				t.Errorf("resumed statements' groups %v, want two equal non-zero ones:\n%+v", groups, res.Events)
+			}
+		})
+	}
+}

@@ -12,7 +12,8 @@ import (
 const maxShownRows = 10
 
 // WriteSchedule prints the actual schedule, one event per line, as
-// `N> SQL;  OUTCOME`, in the order the DBMS completed the statements.
+// `N> SQL;  OUTCOME`, in the order the DBMS completed the statements;
+// statements one COMMIT or ROLLBACK released together say so.
 func (r *Result) WriteSchedule(w io.Writer) {
 	width := 0
 	for _, ev := range r.Events {
@@ -22,7 +23,12 @@ func (r *Result) WriteSchedule(w io.Writer) {
 	}
 	for _, ev := range r.Events {
 		prefix := fmt.Sprintf("%d>", ev.Conn)
-		fmt.Fprintf(w, "  %-3s %-*s  %s\n", prefix, width, oneLine(ev.SQL)+";", Outcome(ev))
+		together := ""
+		if ev.Concurrent != 0 {
+			// Released by one COMMIT/ROLLBACK: their order is the server's.
+			together = fmt.Sprintf("  [released together: group %d]", ev.Concurrent)
+		}
+		fmt.Fprintf(w, "  %-3s %-*s  %s%s\n", prefix, width, oneLine(ev.SQL)+";", Outcome(ev), together)
 	}
 	if r.Hang {
 		fmt.Fprintf(w, "  HANG: the case did not finish in time; the statements above are all that completed\n")

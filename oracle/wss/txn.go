@@ -35,6 +35,9 @@ type Txn struct {
 	AbortStep int `json:"abort_step"`
 	// AbortClass is that error's class.
 	AbortClass target.ErrorClass `json:"abort_class,omitempty"`
+	// EndGroup is the executor's Concurrent group of the ending event: the
+	// transactions of one group ended at the same time, in no known order.
+	EndGroup int `json:"end_group,omitempty"`
 }
 
 // Label names the transaction in reports: "T2 (conn 1)".
@@ -121,6 +124,7 @@ func annotate(c *testcase.Case, txns []*Txn, events []executor.Event) {
 		if t.State != "" || ev.Status == executor.StatusBlocked {
 			continue
 		}
+
 		last := ev.Step == t.Steps[len(t.Steps)-1]
 		switch {
 		case ev.Status == executor.StatusError && ev.Error != nil && ev.Error.RolledBack && t.Explicit:
@@ -151,6 +155,50 @@ func annotate(c *testcase.Case, txns []*Txn, events []executor.Event) {
 			t.State, t.End = Unfinished, len(events)+t.ID
 		}
 	}
+	for _, t := range txns {
+		if t.State != "" && t.End >= 0 && t.End < len(events) {
+			t.EndGroup = events[t.End].Concurrent
+		}
+	}
+}
+
+// concurrentOrders returns the orders other than order that the actual
+// schedule cannot tell from it: transactions ended by statements one COMMIT
+// or ROLLBACK released together (adjacent in FCRFS order, one EndGroup) may
+// have taken effect in any order. At most limit orders are returned.
+func concurrentOrders(order []*Txn, limit int) [][]*Txn {
+	out := [][]*Txn{slices.Clone(order)}
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[i].EndGroup != 0 && order[j].EndGroup == order[i].EndGroup {
+			j++
+		}
+		if j-i > 1 {
+			var next [][]*Txn
+			for _, o := range out {
+				idx := make([]int, j-i)
+				for k := range idx {
+					idx[k] = k
+				}
+				for {
+					v := slices.Clone(o)
+					for k, p := range idx {
+						v[i+k] = o[i+p]
+					}
+					next = append(next, v)
+					if len(next) > limit || !nextPerm(idx) {
+						break
+					}
+				}
+			}
+			out = next
+		}
+		i = j
+	}
+	if len(out) > limit+1 {
+		out = out[:limit+1]
+	}
+	return out[1:] // the first is order itself
 }
 
 // FCRFS returns the transactions in first-commit/rollback-first-scheduled
