@@ -273,3 +273,23 @@ func TestRunWarnsAndRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOraclesDoNotImportTheLoop keeps the pipeline one-way: oracles are
+// driven by the campaign loop (fuzz) and `txlab run`, never the reverse.
+func TestOraclesDoNotImportTheLoop(t *testing.T) {
+	out, err := osexec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "../../oracle/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !strings.HasPrefix(fields[0], "github.com/txlab/txlab/oracle") {
+			continue
+		}
+		for _, dep := range fields[1:] {
+			if dep == "github.com/txlab/txlab/fuzz" || dep == "github.com/txlab/txlab/replay" {
+				t.Errorf("%s imports %s", fields[0], dep)
+			}
+		}
+	}
+}
