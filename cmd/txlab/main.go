@@ -34,11 +34,15 @@ func main() {
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot()
+	prof := &profiles{}
+	root := newRoot(prof)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if perr := prof.stop(); perr != nil && err == nil {
+		err = &exitError{code: 2, err: perr}
+	}
 	if err == nil {
 		return 0
 	}
@@ -59,7 +63,7 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }
 
-func newRoot() *cobra.Command {
+func newRoot(prof *profiles) *cobra.Command {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:   "txlab",
@@ -77,6 +81,9 @@ or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:/
 		SilenceErrors: true,
 	}
 	g.register(root)
+	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to FILE, for go tool pprof (e.g. --cpuprofile cpu.out)")
+	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write an allocation profile of the command to FILE when it ends (e.g. --memprofile mem.out)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}

@@ -293,3 +293,24 @@ func TestOraclesDoNotImportTheLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestProfiles: --cpuprofile and --memprofile write pprof files (gzipped
+// protobuf) for a command, an unwritable path is a clear error.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "mem.out")
+	code, _, stderr := txlab(t, "fuzz", "--oracle", "none", "--duration", "1s", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{cpu, mem} {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: not a pprof profile (%d bytes, %v)", p, len(b), err)
+		}
+	}
+	code, _, stderr = txlab(t, "version", "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "cpu.out"))
+	if code != 2 || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("unwritable profile: exit %d, stderr %q; want 2 naming the flag", code, stderr)
+	}
+}
