@@ -116,3 +116,18 @@ func TestSweepsDeadScratchDirs(t *testing.T) {
 		t.Errorf("a live process's %s was removed: %v", mine, err)
 	}
 }
+
+// TestSessionPragmas: every session runs in WAL mode without fsync
+// (synchronous=OFF, 0), with busy_timeout 0 and foreign keys on.
+func TestSessionPragmas(t *testing.T) {
+	s := targettest.Session(t, open(t))
+	for q, want := range map[string]string{
+		"PRAGMA journal_mode": "wal", "PRAGMA synchronous": "0",
+		"PRAGMA busy_timeout": "0", "PRAGMA foreign_keys": "1",
+	} {
+		res := targettest.MustExec(t, s, q)
+		if len(res.Rows) != 1 || res.Rows[0][0].S != want {
+			t.Errorf("%s = %v, want %s", q, res.Rows, want)
+		}
+	}
+}
