@@ -324,3 +324,11 @@ type SettingsReader interface {
 type QuickDeadlocks interface {
 	QuickDeadlocks(ctx context.Context) error
 }
+
+// TempTables is implemented by sessions that can drop temporary tables they
+// created (the model's private copies of a case's tables, which shadow the
+// real ones by name) with a statement that can never reach a permanent
+// table of the same name.
+type TempTables interface {
+	DropTemporary(ctx context.Context, names []string) error
+}

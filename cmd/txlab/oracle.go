@@ -9,6 +9,7 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/oracle/mt/mtoracle"
+	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
@@ -16,7 +17,7 @@ import (
 )
 
 // oracles is every oracle txlab offers, in the order they run.
-var oracles = oracle.NewRegistry(wss.Entry, isorel.Entry, mtoracle.Entry)
+var oracles = oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry, mtoracle.Entry)
 
 // oracleFlags are --oracle, the settings every oracle shares, and each
 // registered oracle's own flags.

@@ -428,3 +428,17 @@ func (t *Target) Settings(ctx context.Context, names []string) (map[string]strin
 	}
 	return out, nil
 }
+
+// DropTemporary implements target.TempTables: DROP TEMPORARY TABLE never
+// drops a permanent table.
+func (s *Session) DropTemporary(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(n)
+	}
+	_, err := s.Exec(ctx, "DROP TEMPORARY TABLE IF EXISTS "+strings.Join(q, ", "))
+	return err
+}

@@ -454,3 +454,13 @@ func (t *Target) Settings(ctx context.Context, names []string) (map[string]strin
 	}
 	return out, nil
 }
+
+// DropTemporary implements target.TempTables: DISCARD TEMP drops the
+// session's temporary tables and nothing else.
+func (s *Session) DropTemporary(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	_, err := s.Exec(ctx, "DISCARD TEMP")
+	return err
+}

@@ -339,3 +339,14 @@ func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, err
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// DropTemporary implements target.TempTables: names are qualified with the
+// connection's temp schema, so a permanent table is never reached.
+func (s *Session) DropTemporary(ctx context.Context, names []string) error {
+	for _, n := range names {
+		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS temp."+quoteIdent(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package troc_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle/troc"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+	"github.com/txlab/txlab/testcase"
+)
+
+type expectation struct{ file, target, want string }
+
+func readExpectations(t *testing.T) []expectation {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "expect.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []expectation
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		if len(fs) != 3 {
+			t.Fatalf("expect.txt: bad line %q", sc.Text())
+		}
+		out = append(out, expectation{fs[0], fs[1], fs[2]})
+	}
+	return out
+}
+
+// TestKnownCases replays published bug cases and documented behaviours on
+// real servers: the bugs must be flagged with the rule of the confirmed
+// defect and the statement kind, the documented behaviours (and the same
+// SQL where the DBMS or setting does not have the bug) not at all.
+func TestKnownCases(t *testing.T) {
+	exps := readExpectations(t)
+	for _, tgt := range []string{"sqlite", "mariadb", "mariadb-si", "postgres"} {
+		t.Run(tgt, func(t *testing.T) {
+			dbms, settings := tgt, []string(nil)
+			if tgt == "mariadb-si" {
+				dbms, settings = "mariadb", []string{"innodb_snapshot_isolation=ON"}
+			}
+			tg := connecttest.Target(t, dbms, settings...)
+			ctx := context.Background()
+			set, err := semantics.ServerSettings(ctx, tg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &troc.Oracle{Settings: set}
+			defer o.Close()
+			for _, e := range exps {
+				if e.target != tgt {
+					continue
+				}
+				t.Run(filepath.Base(e.file), func(t *testing.T) {
+					c, err := testcase.ParseFile(filepath.Join("testdata", e.file))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var opt executor.Options
+					if dbms == "sqlite" {
+						opt.Isolation = target.Serializable
+					}
+					res, err := executor.Run(ctx, tg, c, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					j, err := o.Check(ctx, tg, c, res, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := "none"
+					if len(j.Findings) > 0 {
+						f := j.Findings[0]
+						got = f.Kind + ":" + string(f.Verdict) + ":" + f.Rule
+						if f.Summary == "" || f.Isolation == "" {
+							t.Errorf("incomplete finding %+v", f)
+						}
+					}
+					if got != e.want {
+						var b strings.Builder
+						res.WriteSchedule(&b)
+						t.Errorf("got %s, want %s (notes %v)\n%s", got, e.want, j.Notes, b.String())
+					}
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,474 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Evaluator runs SQL on private copies of the case's tables: temporary
+// tables with the case's names (so the statement text runs unchanged) plus a
+// hidden version column. It is the DBMS itself, so results follow its own
+// comparison, collation and type rules.
+type Evaluator interface {
+	Exec(ctx context.Context, sql string) (*target.Result, error)
+}
+
+// vidColumn is the column that carries a version's id in the evaluator's
+// tables; candPrefix names the constraint-free tables that hold several
+// versions of a row at once.
+const (
+	vidColumn  = "txlab_vid"
+	candPrefix = "txlab_cand_"
+)
+
+// Stmt is one statement of the actual schedule, as the executor recorded it.
+type Stmt struct {
+	Conn int
+	Step int // index in the case's steps
+	SQL  string
+	// Start is the position of the statement's first event (a blocked one
+	// counts), End that of the event that completed it.
+	Start, End int
+	Err        *target.Error
+	Columns    []string
+	Rows       []target.Row
+	Affected   int64
+}
+
+// Blocked reports whether the statement waited.
+func (s *Stmt) Blocked() bool { return s.End > s.Start }
+
+// Deviation is a statement whose outcome the model does not permit (or
+// permits only through a variation).
+type Deviation struct {
+	// Kind: incorrect-result, incorrect-affected, incorrect-blocking,
+	// missing-error, incorrect-final-state.
+	Kind    string
+	Verdict report.Verdict
+	Rule    semantics.Rule
+	Stmt    *Stmt // nil for the final state
+	// StmtKind is the deviating statement's kind (SELECT, UPDATE, …).
+	StmtKind string
+	// Want are the rows the statement must return, May the rows it may
+	// return as well, Got what it returned (incorrect-result; for
+	// incorrect-final-state the table's rows).
+	Want, May, Got []target.Row
+	Table          string
+	Text           string
+}
+
+// troc is the rule of a statement outside its documented view.
+func trocRule(r Rules) semantics.Rule {
+	return semantics.Rule{
+		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-statement-view",
+		Text:   fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level),
+		Source: strings.Join(r.Sources, "; "),
+	}
+}
+
+// Engine replays one case's actual schedule through the rules.
+type Engine struct {
+	rules   Rules
+	dialect sqlast.Dialect
+	ev      Evaluator
+	h       *History
+	schema  map[string]*sqlast.CreateTable
+	txns    []*Txn
+	open    map[int]*Txn // explicit transaction per connection
+	loaded  map[string][]int
+	halted  string
+	unsure  bool
+	nextTxn int
+}
+
+// NewEngine makes an engine for one case.
+func NewEngine(r Rules, d sqlast.Dialect, ev Evaluator) *Engine {
+	return &Engine{rules: r, dialect: d, ev: ev, h: newHistory(), schema: map[string]*sqlast.CreateTable{},
+		open: map[int]*Txn{}, loaded: map[string][]int{}, nextTxn: 1}
+}
+
+// Halted says why the engine stopped judging ("" while it judges): a
+// statement it cannot interpret or an outcome it cannot decide. What
+// follows such a statement is not judged, never guessed.
+func (e *Engine) Halted() string { return e.halted }
+
+// Stop makes the engine stop judging, for a reason the caller knows (the
+// schedule's order is not known from here on).
+func (e *Engine) Stop(reason string) { e.halt("%s", reason) }
+
+func (e *Engine) halt(format string, args ...any) {
+	if e.halted == "" {
+		e.halted = fmt.Sprintf(format, args...)
+	}
+}
+
+// Tables lists the temporary tables the engine created, for cleanup.
+func (e *Engine) Tables() []string {
+	var out []string
+	for _, t := range e.h.tables {
+		out = append(out, t, candPrefix+t)
+	}
+	return out
+}
+
+func (e *Engine) q(name string) string { return sqlast.QuoteIdent(e.dialect, name) }
+
+// Setup runs the case's setup statements on the evaluator and records the
+// rows they leave as the initial versions.
+func (e *Engine) Setup(ctx context.Context, stmts []string) error {
+	for _, s := range stmts {
+		st, err := sqlast.Parse(e.dialect, s)
+		if err != nil {
+			e.halt("setup statement not understood: %s", s)
+			return nil
+		}
+		switch st := st.(type) {
+		case *sqlast.CreateTable:
+			if err := e.createTable(ctx, st); err != nil {
+				return err
+			}
+		case *sqlast.Insert:
+			sql, ok := e.withColumns(st)
+			if !ok {
+				e.halt("setup statement not understood: %s", s)
+				return nil
+			}
+			if _, err := e.ev.Exec(ctx, sql); err != nil {
+				e.halt("setup statement fails on the model's tables: %v", err)
+				return nil
+			}
+		default:
+			if _, err := e.ev.Exec(ctx, s); err != nil {
+				e.halt("setup statement fails on the model's tables: %v", err)
+				return nil
+			}
+		}
+	}
+	setup := &Txn{ID: 0, Snapshot: 0, CommitAt: -1, AbortAt: never}
+	e.txns = append(e.txns, setup)
+	for _, name := range e.h.tables {
+		rows, err := e.readBack(ctx, name)
+		if err != nil {
+			return settle(err)
+		}
+		for _, r := range rows {
+			e.h.insert(name, r.vals, setup)
+		}
+		e.loaded[name] = nil
+		delete(e.loaded, name)
+	}
+	return nil
+}
+
+func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error {
+	main := *ct
+	main.Columns = append(slices.Clone(ct.Columns), sqlast.ColumnDef{Name: vidColumn, Type: sqlast.TypeInt})
+	cand := sqlast.CreateTable{Name: candPrefix + ct.Name}
+	for _, c := range main.Columns {
+		cand.Columns = append(cand.Columns, sqlast.ColumnDef{Name: c.Name, Type: c.Type})
+	}
+	for _, t := range []*sqlast.CreateTable{&main, &cand} {
+		sql := sqlast.Format(e.dialect, t)
+		sql = "CREATE TEMPORARY TABLE" + strings.TrimPrefix(sql, "CREATE TABLE")
+		if _, err := e.ev.Exec(ctx, sql); err != nil {
+			e.halt("the model cannot create table %s: %v", ct.Name, err)
+			return nil
+		}
+	}
+	e.schema[ct.Name] = ct
+	e.h.addTable(ct.Name)
+	return nil
+}
+
+// withColumns renders an INSERT with its column list spelled out, so the
+// version column takes its default.
+func (e *Engine) withColumns(ins *sqlast.Insert) (string, bool) {
+	ct := e.schema[ins.Table]
+	if ct == nil {
+		return "", false
+	}
+	c := *ins
+	if len(c.Columns) == 0 {
+		for _, col := range ct.Columns {
+			c.Columns = append(c.Columns, col.Name)
+		}
+	}
+	if sel, ok := c.Select.(*sqlast.Select); ok && len(sel.Items) == 1 && sel.Items[0].Star && len(sel.From) == 1 {
+		src, ok := sel.From[0].(*sqlast.Table)
+		if !ok || e.schema[src.Name] == nil {
+			return "", false
+		}
+		s := *sel
+		s.Items = nil
+		for _, col := range e.schema[src.Name].Columns {
+			s.Items = append(s.Items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Column: col.Name}})
+		}
+		c.Select = &s
+	}
+	return sqlast.Format(e.dialect, &c), true
+}
+
+type stored struct {
+	vid  int // 0: NULL (a row the evaluator inserted)
+	vals target.Row
+}
+
+// readBack reads the evaluator's copy of a table.
+func (e *Engine) readBack(ctx context.Context, table string) ([]stored, error) {
+	ct := e.schema[table]
+	cols := []string{e.q(vidColumn)}
+	for _, c := range ct.Columns {
+		cols = append(cols, e.q(c.Name))
+	}
+	res, err := e.ev.Exec(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+e.q(table))
+	if err != nil {
+		return nil, e.evalErr(err)
+	}
+	out := make([]stored, 0, len(res.Rows))
+	for _, r := range res.Rows {
+		s := stored{vals: r[1:]}
+		if !r[0].Null {
+			fmt.Sscan(r[0].S, &s.vid)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// errHalted ends the judging of a case without failing it.
+var errHalted = errors.New("model halted")
+
+// evalErr turns a statement the DBMS rejects on the model's tables (a view
+// that breaks a unique key: a snapshot beside the transaction's own writes)
+// into a halt, and a failure of the evaluator session itself into an
+// infrastructure error.
+func (e *Engine) evalErr(err error) error {
+	if te := target.AsError(err); te != nil && te.Class != target.ClassConnection {
+		e.halt("the model cannot hold this view in the DBMS's tables: %v", te)
+		return errHalted
+	}
+	return fmt.Errorf("model evaluator: %w", err)
+}
+
+// settle maps errHalted to no error.
+func settle(err error) error {
+	if errors.Is(err, errHalted) {
+		return nil
+	}
+	return err
+}
+
+// load makes the evaluator's table hold exactly versions vs (nil entries
+// skipped); table may be a candidate table.
+func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
+	ids := make([]int, 0, len(vs))
+	for _, v := range vs {
+		if v != nil {
+			ids = append(ids, v.ID)
+		}
+	}
+	if old, ok := e.loaded[table]; ok && slices.Equal(old, ids) {
+		return nil
+	}
+	delete(e.loaded, table)
+	if _, err := e.ev.Exec(ctx, "DELETE FROM "+e.q(table)); err != nil {
+		return e.evalErr(err)
+	}
+	base := strings.TrimPrefix(table, candPrefix)
+	ct := e.schema[base]
+	if len(ids) > 0 {
+		cols := []string{}
+		for _, c := range ct.Columns {
+			cols = append(cols, e.q(c.Name))
+		}
+		cols = append(cols, e.q(vidColumn))
+		var b strings.Builder
+		b.WriteString("INSERT INTO " + e.q(table) + " (" + strings.Join(cols, ", ") + ") VALUES ")
+		n := 0
+		for _, v := range vs {
+			if v == nil {
+				continue
+			}
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			b.WriteString("(")
+			for _, val := range v.Values {
+				if val.Null {
+					b.WriteString("NULL, ")
+				} else {
+					b.WriteString(sqlast.QuoteString(e.dialect, val.S) + ", ")
+				}
+			}
+			fmt.Fprintf(&b, "%d)", v.ID)
+		}
+		if _, err := e.ev.Exec(ctx, b.String()); err != nil {
+			return e.evalErr(err)
+		}
+	}
+	e.loaded[table] = ids
+	return nil
+}
+
+// txnOf returns the transaction a statement of conn belongs to.
+func (e *Engine) txnOf(conn int) *Txn {
+	if t := e.open[conn]; t != nil {
+		return t
+	}
+	t := &Txn{ID: e.nextTxn, Conn: conn, Snapshot: -1, CommitAt: never, AbortAt: never}
+	e.nextTxn++
+	e.txns = append(e.txns, t)
+	return t
+}
+
+func (e *Engine) end(t *Txn, at int, commit bool) {
+	if commit {
+		t.CommitAt = at
+	} else {
+		t.AbortAt = at
+	}
+	if e.open[t.Conn] == t {
+		delete(e.open, t.Conn)
+	}
+}
+
+// Step judges one statement of the schedule, in completion order. It
+// returns the deviation, if the statement has one; an error only when the
+// evaluator itself fails.
+func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
+	if e.halted != "" {
+		return nil, nil
+	}
+	if !e.rules.RowLocks {
+		// Without row locks a "blocked" statement was refused (busy) and
+		// retried: it ran when it completed.
+		st.Start = st.End
+	}
+	switch testcase.ControlOf(st.SQL) {
+	case testcase.Begin:
+		if st.Err == nil {
+			t := e.txnOf(st.Conn)
+			t.Explicit = true
+			e.open[st.Conn] = t
+		}
+		return nil, nil
+	case testcase.Commit:
+		if t := e.open[st.Conn]; t != nil {
+			e.end(t, st.End, st.Err == nil)
+		}
+		return nil, nil
+	case testcase.Rollback:
+		if t := e.open[st.Conn]; t != nil {
+			e.end(t, st.End, false)
+		}
+		return nil, nil
+	}
+	t := e.txnOf(st.Conn)
+	parsed, err := sqlast.Parse(e.dialect, st.SQL)
+	if err != nil {
+		e.halt("statement not understood: %s", st.SQL)
+		return nil, nil
+	}
+	s, ok := e.classify(parsed, t)
+	if !ok {
+		e.halt("statement kind not modelled: %s", st.SQL)
+		return nil, nil
+	}
+	if t.Snapshot < 0 && (e.rules.SnapshotAt == FirstStatement || s.kind == KindSelect) {
+		t.Snapshot = st.Start
+	}
+	var dev *Deviation
+	if st.Err != nil {
+		dev = e.failed(t, st, s)
+		if st.Err.RolledBack || !t.Explicit {
+			e.end(t, st.End, false)
+		}
+		return dev, nil
+	}
+	dev, err = e.run(ctx, t, st, s)
+	if err != nil {
+		return nil, settle(err)
+	}
+	if !t.Explicit {
+		e.end(t, st.End, true)
+	}
+	return dev, nil
+}
+
+// failed handles a statement that returned an error: it had no effect. The
+// model does not yet judge which errors a statement may return; it only
+// stops where an error leaves the transaction in a state it cannot follow.
+func (e *Engine) failed(t *Txn, st *Stmt, s *stmtInfo) *Deviation {
+	return nil
+}
+
+// Final compares the final state with the model's, once every statement has
+// been judged. want holds the actual final state.
+func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
+	if e.halted != "" {
+		return nil
+	}
+	for _, name := range e.h.tables {
+		var want []target.Row
+		for _, r := range e.h.rows[name] {
+			if v := visible(committed(r, never)); v != nil {
+				want = append(want, v.Values)
+			}
+		}
+		act := got[name]
+		if !sameBag(want, act) {
+			d := &Deviation{Kind: "incorrect-final-state", Verdict: report.Bug, Rule: trocRule(e.rules), Table: name,
+				Want: want, Got: act, StmtKind: "FINAL",
+				Text: "the final state of " + name + " is not the one the statements' documented views produce"}
+			if e.unsure {
+				d.Verdict = Suspect
+			}
+			return d
+		}
+	}
+	return nil
+}
+
+// Suspect is the verdict of an outcome the model cannot decide.
+const Suspect = report.Verdict("suspect")
+
+// sameBag compares two row multisets.
+func sameBag(a, b []target.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, r := range a {
+		count[rowKey(r)]++
+	}
+	for _, r := range b {
+		k := rowKey(r)
+		if count[k] == 0 {
+			return false
+		}
+		count[k]--
+	}
+	return true
+}
+
+func rowKey(r target.Row) string {
+	var b strings.Builder
+	for _, v := range r {
+		if v.Null {
+			b.WriteString("\x00N")
+		} else {
+			b.WriteString("\x00S" + v.S)
+		}
+	}
+	return b.String()
+}

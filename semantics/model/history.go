@@ -1,0 +1,146 @@
+package model
+
+import (
+	"github.com/txlab/txlab/target"
+)
+
+// never is a time that has not come.
+const never = int(^uint(0) >> 1)
+
+// Txn is one transaction of the schedule as the model tracks it. Times are
+// positions in the actual schedule.
+type Txn struct {
+	ID       int // 0 is the setup
+	Conn     int
+	Explicit bool // began with BEGIN; otherwise one autocommit statement
+	// Snapshot is when the transaction's snapshot was taken (-1: not yet).
+	Snapshot int
+	CommitAt int // never until it commits
+	AbortAt  int // never until it aborts
+	// locks are the rows the transaction locked by locking reads, with
+	// whether the lock is exclusive.
+	locks map[*Row]bool
+}
+
+func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }
+func (t *Txn) abortedBefore(at int) bool   { return t.AbortAt < at }
+func (t *Txn) activeAt(at int) bool        { return !t.committedBefore(at) && !t.abortedBefore(at) }
+
+// Version is one version of a row: Troc's ⟨data, tx, deleted⟩.
+type Version struct {
+	ID      int
+	Row     *Row
+	Values  target.Row // nil when Deleted
+	Deleted bool
+	Txn     *Txn
+	// NoOp marks an UPDATE that left every value as it was.
+	NoOp bool
+	// Prev is the version this one replaced (nil for an insert).
+	Prev *Version
+}
+
+// Row is one row's version list, oldest first.
+type Row struct {
+	ID       int
+	Table    string
+	Versions []*Version
+}
+
+// History is the database change history of one case.
+type History struct {
+	rows    map[string][]*Row // by table, in creation order
+	tables  []string
+	nextVID int
+	nextRow int
+}
+
+func newHistory() *History { return &History{rows: map[string][]*Row{}, nextVID: 1, nextRow: 1} }
+
+func (h *History) addTable(name string) {
+	if _, ok := h.rows[name]; !ok {
+		h.rows[name] = nil
+		h.tables = append(h.tables, name)
+	}
+}
+
+// insert adds a new row whose first version t wrote.
+func (h *History) insert(table string, vals target.Row, t *Txn) *Version {
+	r := &Row{ID: h.nextRow, Table: table}
+	h.nextRow++
+	h.rows[table] = append(h.rows[table], r)
+	return h.write(r, vals, false, t)
+}
+
+// write adds a version to r.
+func (h *History) write(r *Row, vals target.Row, deleted bool, t *Txn) *Version {
+	v := &Version{ID: h.nextVID, Row: r, Values: vals, Deleted: deleted, Txn: t}
+	if n := len(r.Versions); n > 0 {
+		v.Prev = r.Versions[n-1]
+	}
+	h.nextVID++
+	r.Versions = append(r.Versions, v)
+	return v
+}
+
+// live drops versions of aborted transactions: they never happened for
+// anyone who reads after the abort.
+func live(v *Version, at int) bool { return !v.Txn.abortedBefore(at) }
+
+// committed returns r's latest version committed before at (nil: none, or
+// deleted).
+func committed(r *Row, at int) *Version {
+	for i := len(r.Versions) - 1; i >= 0; i-- {
+		v := r.Versions[i]
+		if v.Txn.committedBefore(at) {
+			return v
+		}
+	}
+	return nil
+}
+
+// own returns r's latest version written by t (nil: none).
+func own(r *Row, t *Txn) *Version {
+	for i := len(r.Versions) - 1; i >= 0; i-- {
+		if v := r.Versions[i]; v.Txn == t {
+			return v
+		}
+	}
+	return nil
+}
+
+// latest returns r's latest version that is not rolled back at at.
+func latest(r *Row, at int) *Version {
+	for i := len(r.Versions) - 1; i >= 0; i-- {
+		if v := r.Versions[i]; live(v, at) {
+			return v
+		}
+	}
+	return nil
+}
+
+// lockedBy returns another transaction active at at that holds a lock on r
+// conflicting with a lock of the given strength, and the version it wrote
+// (nil for a lock taken by a locking read).
+func lockedBy(r *Row, t *Txn, exclusive bool, at int, txns []*Txn) (*Txn, *Version) {
+	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) {
+		return v.Txn, v
+	}
+	for _, o := range txns {
+		if o == t || !o.activeAt(at) {
+			continue
+		}
+		if x, ok := o.locks[r]; ok && (x || exclusive) {
+			return o, nil
+		}
+	}
+	return nil, nil
+}
+
+// visible is a version's visibility to a reader: nil (the row is absent) or
+// a version that is not deleted.
+func visible(v *Version) *Version {
+	if v == nil || v.Deleted {
+		return nil
+	}
+	return v
+}

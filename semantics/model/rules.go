@@ -1,0 +1,326 @@
+// Package model is txlab's executable statement of what each DBMS documents
+// about the rows a statement sees: Troc's database change history (a list of
+// versions per row, each with its writer) and, for every statement, the view
+// its DBMS, isolation level and statement kind allow, generalised to any
+// number of transactions and to row versions a statement *may* see (InnoDB
+// without gap locks, a statement that waited). The rules are data, one row
+// per DBMS family and level, each with its source; Engine replays an actual
+// schedule against them and reports the first statement whose outcome lies
+// outside the permitted set. Statement results are evaluated by the DBMS
+// itself on private copies of the tables (an Evaluator), so comparison,
+// collation and type rules are the DBMS's own.
+package model
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
+)
+
+// Kind is what a statement does, as far as the model cares.
+type Kind int
+
+// Statement kinds.
+const (
+	KindSelect       Kind = iota // plain SELECT
+	KindSelectShare              // SELECT … FOR SHARE / LOCK IN SHARE MODE
+	KindSelectUpdate             // SELECT … FOR UPDATE
+	KindUpdate
+	KindDelete
+	KindInsert       // INSERT … VALUES
+	KindInsertSelect // INSERT … SELECT
+	KindUpsert       // REPLACE, ON DUPLICATE KEY UPDATE, ON CONFLICT
+)
+
+var kindNames = [...]string{"SELECT", "SELECT FOR SHARE", "SELECT FOR UPDATE", "UPDATE", "DELETE", "INSERT", "INSERT SELECT", "UPSERT"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// locking reports whether the statement takes row locks on what it reads.
+func (k Kind) locking() bool { return k != KindSelect }
+
+// exclusive reports whether its row locks are exclusive.
+func (k Kind) exclusive() bool { return k != KindSelect && k != KindSelectShare }
+
+// Read is how a statement picks the version of a row it sees.
+type Read int
+
+// Read modes.
+const (
+	// SnapStatement: a consistent read of what had committed when the
+	// statement started, plus the transaction's own writes.
+	SnapStatement Read = iota
+	// SnapTxn: a consistent read of what had committed when the
+	// transaction took its snapshot (Rules.SnapshotAt), plus its own writes.
+	SnapTxn
+	// Current: the latest committed version (a locking read); the statement
+	// waits for rows locked by others. A version committed while it waited
+	// may or may not be seen (no gap locks at RC; at RR only rows already
+	// scanned are protected).
+	Current
+	// Dirty: the latest version, uncommitted ones included.
+	Dirty
+	// Recheck: PostgreSQL's EvalPlanQual: the rows found in the statement's
+	// snapshot that match, each re-checked and acted on in its latest
+	// committed version; rows that were not in the snapshot are not seen.
+	Recheck
+)
+
+// SnapshotAt says when a transaction-level snapshot is taken.
+type SnapshotAt int
+
+// Snapshot points.
+const (
+	// FirstStatement: the first statement other than transaction control
+	// (PostgreSQL, SQLite, CockroachDB, TiDB).
+	FirstStatement SnapshotAt = iota
+	// FirstConsistentRead: the first plain SELECT (InnoDB).
+	FirstConsistentRead
+)
+
+// Variation is a documented (or vendor-confirmed) way a DBMS departs from
+// the plain view rules. An outcome only the variation explains gets the
+// variation's verdict and rule: allowed for documented behaviour, bug for a
+// defect the vendor confirmed.
+type Variation struct {
+	Rule    semantics.Rule
+	Verdict report.Verdict
+}
+
+// Rules is the model of one DBMS family at one isolation level under the
+// server settings that matter.
+type Rules struct {
+	DBMS  string
+	Level target.Level
+	// Target is how each statement kind reads the rows of the table it reads
+	// or writes (a SELECT: every table it reads).
+	Target map[Kind]Read
+	// Source is how a write statement reads other tables (subqueries, the
+	// SELECT of INSERT … SELECT).
+	Source     map[Kind]Read
+	SnapshotAt SnapshotAt
+	// LockingSelectInTxn: a plain SELECT inside an explicit transaction is
+	// run as SELECT … FOR SHARE (InnoDB serializable).
+	LockingSelectInTxn bool
+	// RowLocks: writes and locking reads lock rows and wait for conflicting
+	// locks of other transactions.
+	RowLocks bool
+	// UncommittedInsert says whether an UPDATE that finds a matching row
+	// another transaction inserted and has not committed must wait for it
+	// (nil: it must) or what skipping it means.
+	UncommittedInsert *Variation
+	// SemiConsistent, when set, is what it means that an UPDATE skipped,
+	// without waiting, a row another transaction held locked because the
+	// row's last committed version did not match (InnoDB's semi-consistent
+	// read at RU/RC; MariaDB and MySQL confirmed the skipped rows as bugs).
+	SemiConsistent *Variation
+	// WriteConflict, when set, is the error class a write (or locking read)
+	// must fail with when it acts on a row whose latest committed version is
+	// newer than the transaction's snapshot (first-updater-wins).
+	WriteConflict target.ErrorClass
+	// NoOpUpdate, when set, says an UPDATE that leaves a row's values
+	// unchanged writes no version, so the transaction's later consistent
+	// reads still see its snapshot's version.
+	NoOpUpdate *Variation
+	// Errors lists error classes any statement may fail with (deadlock
+	// victims, serialization failures at serializable, busy).
+	Errors []target.ErrorClass
+	// Sources are where the rows above are documented.
+	Sources []string
+	// Known is false when the table has no row for the DBMS and level.
+	Known bool
+}
+
+// Permits reports whether any statement may fail with class c.
+func (r Rules) Permits(c target.ErrorClass) bool { return slices.Contains(r.Errors, c) }
+
+// Sources of the rules below (see ../shared/semantics-facts.md for the
+// marks of each claim).
+const (
+	srcInnoDBRead  = "MariaDB docs, SET TRANSACTION (isolation levels); MySQL 8.0 manual 17.7.2.3 Consistent Nonlocking Reads"
+	srcInnoDBLocks = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB"
+	srcInnoDBSI    = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
+	srcPGMVCC      = "PostgreSQL 15 docs 13.2 Transaction Isolation; src/backend/executor/README (EvalPlanQual)"
+	srcSQLite      = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
+	srcTiDB        = "TiDB docs: pessimistic-transaction, transaction-isolation-levels, optimistic-transaction (untested here)"
+	srcCockroach   = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
+)
+
+var (
+	mdev30835 = Variation{
+		Rule: semantics.Rule{
+			Name:   "mdev-30835-update-skips-uncommitted-insert",
+			Text:   "an UPDATE at read committed did not wait for a matching row another transaction inserted and had not committed",
+			Source: "MDEV-30835, confirmed by MariaDB as a critical bug (WriteCheck, PVLDB 18(8), Fig. 5)",
+		},
+		Verdict: report.Bug,
+	}
+	mysql110347 = Variation{
+		Rule: semantics.Rule{
+			Name:   "innodb-semi-consistent-skips-uncommitted-insert",
+			Text:   "an UPDATE's semi-consistent read skips a row with no committed version (an uncommitted insert) without waiting",
+			Source: "MySQL Bug #110347, closed Not a Bug",
+		},
+		Verdict: report.Allowed,
+	}
+	mdev26643 = Variation{
+		Rule: semantics.Rule{
+			Name:   "mdev-26643-update-skips-locked-row",
+			Text:   "an UPDATE that waited skipped a row the lock holder changed to match, judging it by the version before the change (semi-consistent read)",
+			Source: "MDEV-26643 (confirmed critical; fixed only with innodb_snapshot_isolation=ON); Troc, ICSE 2023, Fig. 1",
+		},
+		Verdict: report.Bug,
+	}
+	mysql104833 = Variation{
+		Rule: semantics.Rule{
+			Name:   "mysql-104833-update-skips-locked-row",
+			Text:   "an UPDATE that waited skipped a row the lock holder changed to match, judging it by the version before the change (semi-consistent read)",
+			Source: "MySQL Bug #104833 (Verified, serious); Troc, ICSE 2023, Fig. 1",
+		},
+		Verdict: report.Bug,
+	}
+	mdev26642 = Variation{
+		Rule: semantics.Rule{
+			Name:   "mdev-26642-noop-update-view",
+			Text:   "after an UPDATE that left a row unchanged, the transaction's reads still show its snapshot's version of the row, not the version its UPDATE matched",
+			Source: "MDEV-26642, confirmed critical; fixed only with innodb_snapshot_isolation=ON (10.6.18, 10.11.8)",
+		},
+		Verdict: report.Bug,
+	}
+	mysqlNoOp = Variation{
+		Rule: semantics.Rule{
+			Name:   "innodb-noop-update-writes-no-version",
+			Text:   "an UPDATE that sets columns to the values they have changes nothing, so later consistent reads keep the snapshot's version",
+			Source: "MySQL 8.0 manual 15.2.17 UPDATE (\"MySQL notices this and does not update it\")",
+		},
+		Verdict: report.Allowed,
+	}
+)
+
+// Lookup returns the rules for dbms (a target.Info().DBMS value) at level
+// under the given server settings. Known is false when no row applies.
+func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
+	r := Rules{DBMS: dbms, Level: level}
+	on := func(name string) bool {
+		v := strings.ToUpper(strings.TrimSpace(settings[name]))
+		return v == "ON" || v == "1" || v == "TRUE"
+	}
+	all := func(rd Read) map[Kind]Read {
+		m := map[Kind]Read{}
+		for k := KindSelect; k <= KindUpsert; k++ {
+			m[k] = rd
+		}
+		return m
+	}
+	switch dbms {
+	case "mariadb", "mysql":
+		r.Known = true
+		r.RowLocks = true
+		r.SnapshotAt = FirstConsistentRead
+		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout}
+		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks}
+		r.Target = all(Current)
+		r.Source = all(Current)
+		si := dbms == "mariadb" && on("innodb_snapshot_isolation")
+		switch level {
+		case target.ReadUncommitted:
+			r.Target[KindSelect] = Dirty
+			r.Source = all(Dirty)
+		case target.ReadCommitted:
+			r.Target[KindSelect] = SnapStatement
+			r.Source = all(SnapStatement)
+		case target.RepeatableRead, target.Serializable:
+			r.Target[KindSelect] = SnapTxn
+			r.LockingSelectInTxn = level == target.Serializable
+			if si {
+				r.WriteConflict = target.ClassSerialization
+				r.Sources = append(r.Sources, srcInnoDBSI)
+			} else if dbms == "mariadb" {
+				r.NoOpUpdate = &mdev26642
+			} else {
+				r.NoOpUpdate = &mysqlNoOp
+			}
+		default:
+			r.Known = false
+		}
+		if level == target.ReadUncommitted || level == target.ReadCommitted {
+			if dbms == "mariadb" {
+				r.UncommittedInsert = &mdev30835
+				if !si || level == target.ReadUncommitted {
+					r.SemiConsistent = &mdev26643
+				}
+			} else {
+				r.UncommittedInsert = &mysql110347
+				r.SemiConsistent = &mysql104833
+			}
+		}
+	case "postgres":
+		r.Known = true
+		r.RowLocks = true
+		r.SnapshotAt = FirstStatement
+		r.Errors = []target.ErrorClass{target.ClassDeadlock}
+		r.Sources = []string{srcPGMVCC}
+		switch level {
+		case target.ReadUncommitted, target.ReadCommitted:
+			r.Target = all(Recheck)
+			r.Target[KindSelect] = SnapStatement
+			r.Target[KindInsert] = Current
+			r.Target[KindInsertSelect] = Current
+			r.Target[KindUpsert] = Current
+			r.Source = all(SnapStatement)
+		case target.RepeatableRead, target.Serializable:
+			r.Target = all(SnapTxn)
+			r.Target[KindInsert] = Current
+			r.Target[KindInsertSelect] = Current
+			r.Target[KindUpsert] = Current
+			r.Source = all(SnapTxn)
+			r.WriteConflict = target.ClassSerialization
+			if level == target.Serializable {
+				r.Errors = append(r.Errors, target.ClassSerialization)
+			}
+		default:
+			r.Known = false
+		}
+	case "sqlite":
+		r.Known = level == target.Serializable
+		r.SnapshotAt = FirstStatement
+		r.Target = all(SnapTxn)
+		r.Source = all(SnapTxn)
+		r.WriteConflict = target.ClassBusy
+		r.Errors = []target.ErrorClass{target.ClassBusy, target.ClassSerialization}
+		r.Sources = []string{srcSQLite}
+	case "tidb":
+		r.Known = level == target.ReadCommitted || level == target.RepeatableRead
+		r.RowLocks = true
+		r.SnapshotAt = FirstStatement
+		r.Target = all(Current)
+		r.Source = all(SnapStatement)
+		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout, target.ClassSerialization}
+		r.Sources = []string{srcTiDB}
+		if level == target.ReadCommitted {
+			r.Target[KindSelect] = SnapStatement
+		} else {
+			r.Target[KindSelect] = SnapTxn
+			r.Source = all(SnapTxn)
+		}
+	case "cockroach":
+		r.Known = level == target.ReadCommitted || level == target.Serializable
+		r.RowLocks = true
+		r.SnapshotAt = FirstStatement
+		r.Errors = []target.ErrorClass{target.ClassSerialization, target.ClassDeadlock}
+		r.Sources = []string{srcCockroach}
+		if level == target.ReadCommitted {
+			r.Target = all(Current)
+			r.Target[KindSelect] = SnapStatement
+			r.Source = all(SnapStatement)
+		} else {
+			r.Target = all(SnapTxn)
+			r.Source = all(SnapTxn)
+			r.WriteConflict = target.ClassSerialization
+		}
+	}
+	return r
+}

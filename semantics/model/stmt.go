@@ -1,0 +1,729 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+)
+
+// stmtInfo is what the model reads from a statement's AST.
+type stmtInfo struct {
+	kind  Kind
+	ast   sqlast.Stmt
+	table string   // the written table; for a SELECT, its only table ("" when several)
+	reads []string // the tables a SELECT reads; a write's other tables
+	where sqlast.Expr
+	// single: a SELECT over one table whose result is one output row per
+	// matching row (no DISTINCT, aggregate, LIMIT or set operation), so it
+	// can be checked row by row.
+	single bool
+}
+
+var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "TOTAL": true, "GROUP_CONCAT": true, "STRING_AGG": true}
+
+func tablesIn(n any) []string {
+	var out []string
+	for _, t := range tableRefs(n) {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tableRefs lists every table reference, repeats included.
+func tableRefs(n any) []string {
+	var out []string
+	sqlast.Walk(n, func(n any) bool {
+		if t, ok := n.(*sqlast.Table); ok {
+			out = append(out, t.Name)
+		}
+		return true
+	})
+	return out
+}
+
+func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
+	s := &stmtInfo{ast: st}
+	known := func(names []string) bool {
+		for _, n := range names {
+			if e.schema[n] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	switch st := st.(type) {
+	case *sqlast.SelectStmt:
+		switch st.Lock {
+		case sqlast.LockShare:
+			s.kind = KindSelectShare
+		case sqlast.LockUpdate:
+			s.kind = KindSelectUpdate
+		default:
+			s.kind = KindSelect
+			if e.rules.LockingSelectInTxn && t.Explicit {
+				s.kind = KindSelectShare
+			}
+		}
+		s.reads = tablesIn(st)
+		if sel, ok := st.Query.(*sqlast.Select); ok && len(sel.From) == 1 {
+			if tb, ok := sel.From[0].(*sqlast.Table); ok {
+				s.table = tb.Name
+				s.where = sel.Where
+				// A subquery over the same table would read the evaluator's
+				// copy, not the candidates: such a SELECT is checked whole.
+				s.single = !sel.Distinct && st.Limit == nil && len(tableRefs(st)) == len(s.reads)
+				for _, it := range sel.Items {
+					sqlast.Walk(it.Expr, func(n any) bool {
+						switch n := n.(type) {
+						case *sqlast.Func:
+							if aggregates[strings.ToUpper(n.Name)] {
+								s.single = false
+							}
+						case *sqlast.ScalarSubquery, *sqlast.Exists, *sqlast.In:
+							return false
+						}
+						return true
+					})
+				}
+			}
+		}
+		return s, known(s.reads)
+	case *sqlast.Update:
+		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where
+	case *sqlast.Delete:
+		s.kind, s.table, s.where = KindDelete, st.Table, st.Where
+	case *sqlast.Insert:
+		s.kind, s.table = KindInsert, st.Table
+		switch {
+		case st.Replace || st.OnConflict != nil:
+			s.kind = KindUpsert
+		case st.Select != nil:
+			s.kind = KindInsertSelect
+		}
+	default:
+		return s, false
+	}
+	for _, n := range tablesIn(st) {
+		if n != s.table {
+			s.reads = append(s.reads, n)
+		}
+	}
+	if s.kind == KindInsertSelect && slices.Contains(tablesIn(st.(*sqlast.Insert).Select), s.table) {
+		s.reads = append(s.reads, s.table) // reads its own target: see runWrite
+	}
+	return s, known(append([]string{s.table}, s.reads...))
+}
+
+// option is one version a statement may see of a row.
+type option struct {
+	v *Version // nil: the row is absent
+	// gate is, under Recheck, the snapshot version that must match as well.
+	gate *Version
+	// vary, when set, is the only variation that permits this option.
+	vary *Variation
+}
+
+// rowOptions lists the versions of r the statement may see, the one the
+// plain rules prefer first.
+func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []option {
+	if o := own(r, t); o != nil && !t.abortedBefore(st.End) {
+		opts := []option{{v: visible(o)}}
+		if e.rules.NoOpUpdate != nil && (rd == SnapTxn || rd == SnapStatement) && allNoOp(r, t) {
+			snap := st.Start
+			if rd == SnapTxn && t.Snapshot >= 0 {
+				snap = t.Snapshot
+			}
+			if alt := visible(committed(r, snap)); alt != opts[0].v {
+				opts = append(opts, option{v: alt, vary: e.rules.NoOpUpdate})
+			}
+		}
+		return opts
+	}
+	switch rd {
+	case SnapStatement:
+		return []option{{v: visible(committed(r, st.Start))}}
+	case SnapTxn:
+		snap := t.Snapshot
+		if snap < 0 {
+			snap = st.Start
+		}
+		return []option{{v: visible(committed(r, snap))}}
+	case Recheck:
+		snap := visible(committed(r, st.Start))
+		if snap == nil {
+			return []option{{}}
+		}
+		cur := committed(r, st.End)
+		if cur == snap {
+			return []option{{v: snap}}
+		}
+		return []option{{v: visible(cur), gate: snap}}
+	case Current, Dirty:
+		pick := func(at int) *Version {
+			if rd == Dirty {
+				return latest(r, at)
+			}
+			return committed(r, at)
+		}
+		opts := []option{{v: visible(pick(st.End))}}
+		if st.Blocked() && rd == Current {
+			if l := latest(r, st.Start); l != nil && l.Txn != t && l.Txn.activeAt(st.Start) {
+				// Locked when the statement started: it waits for the
+				// holder and reads what the holder left.
+				if kind == KindUpdate && e.rules.SemiConsistent != nil {
+					if old := visible(committed(r, st.Start)); old != opts[0].v {
+						opts = append(opts, option{v: old, vary: e.rules.SemiConsistent})
+					}
+				}
+				return opts
+			}
+		}
+		add := func(v *Version) {
+			v = visible(v)
+			for _, o := range opts {
+				if o.v == v {
+					return
+				}
+			}
+			opts = append(opts, option{v: v})
+		}
+		if st.Blocked() {
+			add(pick(st.Start))
+			for _, v := range r.Versions {
+				if rd == Current && v.Txn.CommitAt >= st.Start && v.Txn.CommitAt < st.End {
+					add(v)
+				}
+			}
+		}
+		return opts
+	}
+	return []option{{}}
+}
+
+func allNoOp(r *Row, t *Txn) bool {
+	for _, v := range r.Versions {
+		if v.Txn == t && !v.NoOp {
+			return false
+		}
+	}
+	return true
+}
+
+// tableView is every row's options for one table.
+type tableView struct {
+	rows []*Row
+	opts [][]option
+}
+
+func (e *Engine) view(table string, t *Txn, kind Kind, rd Read, st *Stmt) *tableView {
+	tv := &tableView{}
+	for _, r := range e.h.rows[table] {
+		tv.rows = append(tv.rows, r)
+		tv.opts = append(tv.opts, e.rowOptions(r, t, kind, rd, st))
+	}
+	return tv
+}
+
+// exact reports whether every row has one option and nothing to re-check.
+func (tv *tableView) exact() bool {
+	for _, o := range tv.opts {
+		if len(o) != 1 || o[0].gate != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// strict is the view the plain rules prefer.
+func (tv *tableView) strict() []*Version {
+	out := make([]*Version, len(tv.opts))
+	for i, o := range tv.opts {
+		out[i] = o[0].v
+	}
+	return out
+}
+
+// varied is the view with every variation taken, or nil when none applies.
+func (tv *tableView) varied() ([]*Version, *Variation) {
+	var vary *Variation
+	out := make([]*Version, len(tv.opts))
+	for i, o := range tv.opts {
+		out[i] = o[0].v
+		for _, x := range o[1:] {
+			if x.vary != nil {
+				out[i], vary = x.v, x.vary
+			}
+		}
+	}
+	if vary == nil {
+		return nil, nil
+	}
+	return out, vary
+}
+
+// candidates are all versions named by the options, for the candidate table.
+func (tv *tableView) candidates(extra ...*Version) []*Version {
+	seen := map[*Version]bool{}
+	var out []*Version
+	add := func(v *Version) {
+		if v != nil && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	for _, os := range tv.opts {
+		for _, o := range os {
+			add(o.v)
+			add(o.gate)
+		}
+	}
+	for _, v := range extra {
+		add(v)
+	}
+	return out
+}
+
+func (e *Engine) run(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
+	if s.kind <= KindSelectUpdate {
+		return e.runSelect(ctx, t, st, s)
+	}
+	return e.runWrite(ctx, t, st, s)
+}
+
+// exec runs a statement on the evaluator; a statement the DBMS rejects
+// there comes back as res == nil with its error text.
+func (e *Engine) exec(ctx context.Context, sql string) (*target.Result, string, error) {
+	res, err := e.ev.Exec(ctx, sql)
+	if err != nil {
+		if te := target.AsError(err); te != nil && te.Class != target.ClassConnection {
+			return nil, te.Error(), nil
+		}
+		return nil, "", fmt.Errorf("model evaluator: %w", err)
+	}
+	return res, "", nil
+}
+
+// stripVID removes the version column from a result (SELECT * over the
+// evaluator's tables).
+func stripVID(res *target.Result) []target.Row {
+	var keep []int
+	for i, c := range res.Columns {
+		if !strings.EqualFold(c, vidColumn) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(res.Columns) {
+		return res.Rows
+	}
+	out := make([]target.Row, len(res.Rows))
+	for i, r := range res.Rows {
+		row := make(target.Row, 0, len(keep))
+		for _, k := range keep {
+			row = append(row, r[k])
+		}
+		out[i] = row
+	}
+	return out
+}
+
+func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
+	rd := e.rules.Target[s.kind]
+	views := map[string]*tableView{}
+	for _, name := range s.reads {
+		views[name] = e.view(name, t, s.kind, rd, st)
+	}
+	others := true
+	for name, tv := range views {
+		if name != s.table && !tv.exact() {
+			others = false
+		}
+	}
+	if s.single && s.table != "" && others {
+		return e.selectByRow(ctx, t, st, s, views)
+	}
+	for _, name := range s.reads {
+		if err := e.load(ctx, name, views[name].strict()); err != nil {
+			return nil, err
+		}
+	}
+	sql, ok := e.render(s.ast)
+	if !ok {
+		e.halt("cannot render for the model: %s", st.SQL)
+		return nil, nil
+	}
+	res, msg, err := e.exec(ctx, sql)
+	if err != nil || res == nil {
+		e.halt("the model cannot run %s: %s", st.SQL, msg)
+		return nil, err
+	}
+	want := stripVID(res)
+	if sameBag(want, st.Rows) {
+		return nil, nil
+	}
+	sel := s.ast.(*sqlast.SelectStmt)
+	exact := true
+	var varied bool
+	for _, name := range s.reads {
+		tv := views[name]
+		exact = exact && tv.exact()
+		if vs, vary := tv.varied(); vary != nil {
+			varied = true
+			if err := e.load(ctx, name, vs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if varied {
+		res, _, err := e.exec(ctx, sql)
+		if err != nil {
+			return nil, err
+		}
+		if res != nil && sameBag(stripVID(res), st.Rows) {
+			for _, name := range s.reads {
+				if _, vary := views[name].varied(); vary != nil {
+					return e.resultDev(st, s, vary.Verdict, vary.Rule.Name, want, nil), nil
+				}
+			}
+		}
+	}
+	if !exact || sel.Limit != nil {
+		e.halt("cannot decide %s: its result depends on rows the model leaves open", st.SQL)
+		d := e.resultDev(st, s, Suspect, "", want, nil)
+		return d, nil
+	}
+	return e.resultDev(st, s, report.Bug, "", want, nil), nil
+}
+
+func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string, want, may []target.Row) *Deviation {
+	d := &Deviation{Kind: "incorrect-result", Verdict: v, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+		Want: want, May: may, Got: st.Rows}
+	if rule != "" {
+		d.Rule = e.ruleNamed(rule)
+	}
+	d.Text = fmt.Sprintf("connection %d's %s returned rows its documented view does not allow", st.Conn, s.kind)
+	e.halt("stopped at the first deviation")
+	return d
+}
+
+func (e *Engine) ruleNamed(name string) semantics.Rule {
+	for _, v := range []*Variation{e.rules.NoOpUpdate, e.rules.UncommittedInsert} {
+		if v != nil && v.Rule.Name == name {
+			return v.Rule
+		}
+	}
+	return trocRule(e.rules)
+}
+
+// selectByRow checks a single-table SELECT row by row: every row's options
+// are evaluated at once on the candidate table, tagged with their version.
+func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo, views map[string]*tableView) (*Deviation, error) {
+	for _, name := range s.reads {
+		if name != s.table {
+			if err := e.load(ctx, name, views[name].strict()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tv := views[s.table]
+	lockTests := e.lockTests(t, st, s, tv)
+	matched, tuples, ok, err := e.evalCandidates(ctx, s, tv, lockTests)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if d := e.mustBlock(st, s, tv, lockTests, matched); d != nil {
+		return d, nil
+	}
+	choices := make([][]choice, len(tv.rows))
+	for i, os := range tv.opts {
+		for _, o := range os {
+			c := choice{vary: o.vary}
+			if o.v != nil && matched[o.v.ID] && (o.gate == nil || matched[o.gate.ID]) {
+				c.key = rowKey(tuples[o.v.ID])
+				c.row = tuples[o.v.ID]
+			}
+			choices[i] = append(choices[i], c)
+		}
+	}
+	okStrict, _ := conforms(choices, st.Rows, false)
+	if okStrict {
+		e.lockRows(t, s, tv, matched)
+		return nil, nil
+	}
+	want, may := wantMay(choices)
+	if okVary, varies := conforms(choices, st.Rows, true); okVary && len(varies) > 0 {
+		return e.resultDev(st, s, varies[0].Verdict, varies[0].Rule.Name, want, may), nil
+	}
+	return e.resultDev(st, s, report.Bug, "", want, may), nil
+}
+
+// lockRows records the row locks a locking SELECT took.
+func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bool) {
+	if !s.kind.locking() || !e.rules.RowLocks {
+		return
+	}
+	if t.locks == nil {
+		t.locks = map[*Row]bool{}
+	}
+	for i, os := range tv.opts {
+		if v := os[0].v; v != nil && matched[v.ID] && len(os) == 1 {
+			t.locks[tv.rows[i]] = t.locks[tv.rows[i]] || s.kind.exclusive()
+		}
+	}
+}
+
+func wantMay(choices [][]choice) (want, may []target.Row) {
+	for _, cs := range choices {
+		if len(cs) == 1 {
+			if cs[0].row != nil {
+				want = append(want, cs[0].row)
+			}
+			continue
+		}
+		for _, c := range cs {
+			if c.row != nil {
+				may = append(may, c.row)
+			}
+		}
+	}
+	return want, may
+}
+
+// lockTest is a row another transaction holds a conflicting lock on, and
+// the version of it whose match decides that the statement must wait.
+type lockTest struct {
+	row  *Row
+	test *Version
+	// vary: waiting is required only by this confirmed-bug variation (or
+	// skipping is documented, when its verdict is allowed).
+	vary *Variation
+}
+
+// lockTests lists the rows the statement must wait for if they match.
+func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockTest {
+	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil {
+		return nil
+	}
+	rd := e.rules.Target[s.kind]
+	var out []lockTest
+	for _, r := range tv.rows {
+		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns)
+		if holder == nil {
+			continue
+		}
+		lt := lockTest{row: r}
+		switch rd {
+		case Recheck:
+			lt.test = visible(committed(r, st.Start))
+		case SnapTxn:
+			snap := t.Snapshot
+			if snap < 0 {
+				snap = st.Start
+			}
+			lt.test = visible(committed(r, snap))
+		default:
+			lt.test = visible(committed(r, st.Start))
+			if lt.test == nil && hv != nil && hv.Prev == nil {
+				// a row the holder inserted: no committed version to read
+				lt.test = visible(hv)
+				if s.kind == KindUpdate {
+					lt.vary = e.rules.UncommittedInsert
+				}
+			}
+		}
+		if lt.test != nil {
+			out = append(out, lt)
+		}
+	}
+	return out
+}
+
+// mustBlock reports a statement that did not wait although a row it must
+// lock was locked by another transaction.
+func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTest, matched map[int]bool) *Deviation {
+	if st.Blocked() || st.Err != nil {
+		return nil
+	}
+	for _, lt := range tests {
+		if !matched[lt.test.ID] {
+			continue
+		}
+		d := &Deviation{Kind: "incorrect-blocking", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+			Table: lt.row.Table,
+			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (its version %v)",
+				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), lt.test.Values)}
+		if lt.vary != nil {
+			if lt.vary.Verdict != report.Bug {
+				continue // skipping it is documented
+			}
+			d.Rule = lt.vary.Rule
+		}
+		e.halt("stopped at the first deviation")
+		return d
+	}
+	return nil
+}
+
+func lockHolder(r *Row, at int, txns []*Txn) int {
+	if v := latest(r, at); v != nil && v.Txn.activeAt(at) {
+		return v.Txn.ID
+	}
+	for _, t := range txns {
+		if _, ok := t.locks[r]; ok && t.activeAt(at) {
+			return t.ID
+		}
+	}
+	return 0
+}
+
+// evalCandidates loads every version the statement may see of its table
+// into the candidate table and evaluates its WHERE (and, for a SELECT, its
+// output row) on each.
+func (e *Engine) evalCandidates(ctx context.Context, s *stmtInfo, tv *tableView, tests []lockTest, extra ...*Version) (matched map[int]bool, tuples map[int]target.Row, ok bool, err error) {
+	var more []*Version
+	for _, lt := range tests {
+		more = append(more, lt.test)
+	}
+	more = append(more, extra...)
+	cands := tv.candidates(more...)
+	matched, tuples = map[int]bool{}, map[int]target.Row{}
+	if len(cands) == 0 {
+		return matched, tuples, true, nil
+	}
+	if err := e.load(ctx, candPrefix+s.table, cands); err != nil {
+		return nil, nil, false, err
+	}
+	q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
+		From: []sqlast.TableRef{&sqlast.Table{Name: candPrefix + s.table, Alias: s.table}}, Where: s.where}
+	if sel, isSel := s.ast.(*sqlast.SelectStmt); isSel {
+		inner := sel.Query.(*sqlast.Select)
+		q.Items = append(q.Items, inner.Items...)
+		if tb := inner.From[0].(*sqlast.Table); tb.Alias != "" {
+			q.From[0] = &sqlast.Table{Name: candPrefix + s.table, Alias: tb.Alias}
+		}
+	}
+	sql, rok := e.render(&sqlast.SelectStmt{Query: q})
+	if !rok {
+		e.halt("cannot render for the model: %s", sqlast.Format(e.dialect, s.ast))
+		return nil, nil, false, nil
+	}
+	res, msg, err := e.exec(ctx, sql)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if res == nil {
+		e.halt("the model cannot evaluate %s: %s", sql, msg)
+		return nil, nil, false, nil
+	}
+	for _, r := range res.Rows {
+		id, _ := strconv.Atoi(r[0].S)
+		matched[id] = true
+		tuples[id] = r[1:]
+	}
+	return matched, tuples, true, nil
+}
+
+// render formats a statement for the evaluator with every * spelled out,
+// so the version column never shows.
+func (e *Engine) render(st sqlast.Stmt) (string, bool) {
+	ok := true
+	sqlast.Walk(st, func(n any) bool {
+		if sel, is := n.(*sqlast.Select); is {
+			if !e.expandStars(sel) {
+				ok = false
+			}
+		}
+		return true
+	})
+	if !ok {
+		return "", false
+	}
+	if ins, is := st.(*sqlast.Insert); is {
+		return e.withColumns(ins)
+	}
+	return sqlast.Format(e.dialect, st), true
+}
+
+// expandStars replaces * items by the columns of the FROM tables.
+func (e *Engine) expandStars(sel *sqlast.Select) bool {
+	if !slices.ContainsFunc(sel.Items, func(it sqlast.SelectItem) bool { return it.Star }) {
+		return true
+	}
+	type src struct {
+		name string
+		cols []string
+	}
+	var srcs []src
+	var walk func(tr sqlast.TableRef) bool
+	walk = func(tr sqlast.TableRef) bool {
+		switch tr := tr.(type) {
+		case *sqlast.Table:
+			ct := e.schema[strings.TrimPrefix(tr.Name, candPrefix)]
+			if ct == nil {
+				return false
+			}
+			s := src{name: tr.Name}
+			if tr.Alias != "" {
+				s.name = tr.Alias
+			}
+			for _, c := range ct.Columns {
+				s.cols = append(s.cols, c.Name)
+			}
+			srcs = append(srcs, s)
+		case *sqlast.Join:
+			return walk(tr.Left) && walk(tr.Right)
+		case *sqlast.Subquery:
+			inner, ok := tr.Query.(*sqlast.Select)
+			if !ok || !e.expandStars(inner) {
+				return false
+			}
+			s := src{name: tr.Alias}
+			for _, it := range inner.Items {
+				switch {
+				case it.Alias != "":
+					s.cols = append(s.cols, it.Alias)
+				default:
+					c, ok := it.Expr.(*sqlast.ColumnRef)
+					if !ok {
+						return false
+					}
+					s.cols = append(s.cols, c.Column)
+				}
+			}
+			srcs = append(srcs, s)
+		default:
+			return false
+		}
+		return true
+	}
+	for _, tr := range sel.From {
+		if !walk(tr) {
+			return false
+		}
+	}
+	var items []sqlast.SelectItem
+	for _, it := range sel.Items {
+		if !it.Star {
+			items = append(items, it)
+			continue
+		}
+		for _, s := range srcs {
+			if it.Table != "" && !strings.EqualFold(it.Table, s.name) {
+				continue
+			}
+			for _, c := range s.cols {
+				items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: s.name, Column: c}})
+			}
+		}
+	}
+	sel.Items = items
+	return true
+}

@@ -1,0 +1,327 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+)
+
+// runWrite models an INSERT, UPDATE or DELETE: which rows it must wait
+// for, whether it must fail with a write conflict, and which versions it
+// writes, which it checks against the rows the DBMS reported as affected.
+func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
+	rd := e.rules.Target[s.kind]
+	tv := e.view(s.table, t, s.kind, rd, st)
+	// The sources a write reads in subqueries or INSERT … SELECT.
+	srcRead := e.rules.Source[s.kind]
+	for _, name := range s.reads {
+		sv := e.view(name, t, KindSelect, srcRead, st)
+		if name == s.table {
+			// INSERT … SELECT from its own target: the source view and
+			// the write view must coincide for the evaluator to hold both.
+			if !slices.Equal(sv.strict(), tv.strict()) || !sv.exact() {
+				e.unsure = true
+			}
+			continue
+		}
+		if !sv.exact() {
+			e.unsure = true
+		}
+		if err := e.load(ctx, name, sv.strict()); err != nil {
+			return nil, err
+		}
+	}
+
+	hasWhere := s.kind == KindUpdate || s.kind == KindDelete
+	tests := e.lockTests(t, st, s, tv)
+	conflicts := e.conflictTests(t, st, s, tv)
+	var matched map[int]bool
+	if hasWhere && (len(tests) > 0 || len(conflicts) > 0 || !tv.exact()) {
+		m, _, ok, err := e.evalCandidates(ctx, s, tv, tests, conflicts...)
+		if err != nil || !ok {
+			return nil, err
+		}
+		matched = m
+		if d := e.mustBlock(st, s, tv, tests, matched); d != nil {
+			return d, nil
+		}
+	}
+	if d := e.mustConflict(t, st, s, conflicts, matched, hasWhere); d != nil {
+		return d, nil
+	}
+
+	// The write view: one version per row; rows a re-check drops are kept
+	// out of the statement's reach.
+	view := make([]*Version, len(tv.rows))
+	var excluded, varyExcluded []int
+	var vary *Variation
+	for i, os := range tv.opts {
+		o := os[0]
+		view[i] = o.v
+		if o.v == nil {
+			continue
+		}
+		if o.gate != nil && !(matched[o.gate.ID] && matched[o.v.ID]) {
+			excluded = append(excluded, o.v.ID)
+		}
+		if len(os) > 1 && hasWhere {
+			for _, alt := range os[1:] {
+				if alt.vary != nil {
+					// The variation skips the row when the version it
+					// judges by does not match.
+					if matched[o.v.ID] && (alt.v == nil || !matched[alt.v.ID]) {
+						varyExcluded = append(varyExcluded, o.v.ID)
+						vary = alt.vary
+					}
+					continue
+				}
+				if alt.v == nil || matched[alt.v.ID] != matched[o.v.ID] || (matched[o.v.ID] && !slices.Equal(alt.v.Values, o.v.Values)) {
+					e.unsure = true
+				}
+			}
+		}
+	}
+	if err := e.load(ctx, s.table, view); err != nil {
+		return nil, err
+	}
+	stmt := s.ast
+	if len(excluded) > 0 {
+		stmt = restrict(stmt, excluded)
+	}
+	sql, ok := e.render(stmt)
+	if !ok {
+		e.halt("cannot render for the model: %s", st.SQL)
+		return nil, nil
+	}
+	var touched map[int]bool
+	if s.kind == KindUpdate {
+		// The rows the UPDATE matches: an UPDATE that changes nothing
+		// still writes a version (or, where documented, does not).
+		q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
+			From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: stmt.(*sqlast.Update).Where}
+		qs, ok := e.render(&sqlast.SelectStmt{Query: q})
+		if !ok {
+			e.halt("cannot render for the model: %s", st.SQL)
+			return nil, nil
+		}
+		res, msg, err := e.exec(ctx, qs)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			e.halt("the model cannot evaluate %s: %s", qs, msg)
+			return nil, nil
+		}
+		touched = map[int]bool{}
+		for _, r := range res.Rows {
+			id, _ := strconv.Atoi(r[0].S)
+			touched[id] = true
+		}
+	}
+	res, msg, err := e.exec(ctx, sql)
+	delete(e.loaded, s.table)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		// The DBMS executed it; on the model's view it fails: a view the
+		// model does not know well enough (uncommitted rows of others
+		// count for uniqueness, not for the view).
+		e.halt("on its documented view %s fails (%s), but it succeeded", st.SQL, msg)
+		return nil, nil
+	}
+	after, err := e.readBack(ctx, s.table)
+	if err != nil {
+		return nil, err
+	}
+	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
+		if vary != nil {
+			if d, err := e.tryVariation(ctx, st, s, view, append(excluded, varyExcluded...), vary, res.Affected); d != nil || err != nil {
+				return d, err
+			}
+		}
+		if e.unsure {
+			e.halt("cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
+			return nil, nil
+		}
+		d := &Deviation{Kind: "incorrect-affected", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+			Table: s.table,
+			Text: fmt.Sprintf("connection %d's %s affected %d rows; on its documented view it affects %d",
+				st.Conn, s.kind, st.Affected, res.Affected)}
+		e.halt("stopped at the first deviation")
+		return d, nil
+	}
+	e.apply(t, s.table, view, after, touched)
+	return nil, nil
+}
+
+// restrict adds "version column NOT IN (ids)" to a write's WHERE.
+func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
+	var list []sqlast.Expr
+	for _, id := range ids {
+		list = append(list, &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)})
+	}
+	cond := &sqlast.In{X: &sqlast.ColumnRef{Column: vidColumn}, List: list, Not: true}
+	and := func(w sqlast.Expr) sqlast.Expr {
+		if w == nil {
+			return cond
+		}
+		return &sqlast.Binary{Op: "AND", L: w, R: cond}
+	}
+	switch st := st.(type) {
+	case *sqlast.Update:
+		c := *st
+		c.Where = and(st.Where)
+		return &c
+	case *sqlast.Delete:
+		c := *st
+		c.Where = and(st.Where)
+		return &c
+	}
+	return st
+}
+
+// apply records the versions a write made, by comparing the evaluator's
+// table before (view) and after.
+func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, touched map[int]bool) {
+	byID := map[int]*Version{}
+	for _, v := range view {
+		if v != nil {
+			byID[v.ID] = v
+		}
+	}
+	seen := map[int]bool{}
+	for _, a := range after {
+		if a.vid == 0 {
+			e.h.insert(table, a.vals, t)
+			continue
+		}
+		old := byID[a.vid]
+		if old == nil {
+			continue
+		}
+		seen[a.vid] = true
+		switch {
+		case !slices.Equal(old.Values, a.vals):
+			e.h.write(old.Row, a.vals, false, t)
+		case touched[a.vid]:
+			v := e.h.write(old.Row, a.vals, false, t)
+			v.NoOp = true
+		}
+	}
+	for id, old := range byID {
+		if !seen[id] {
+			e.h.write(old.Row, nil, true, t)
+		}
+	}
+}
+
+// conflictTests lists, when the level has first-updater-wins, the versions
+// whose match makes the statement's write conflict certain.
+func (e *Engine) conflictTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []*Version {
+	if e.rules.WriteConflict == "" || t.Snapshot < 0 || !e.rules.RowLocks || st.Err != nil {
+		return nil
+	}
+	var out []*Version
+	for _, r := range tv.rows {
+		if own(r, t) != nil {
+			continue
+		}
+		snap := committed(r, t.Snapshot)
+		cur := committed(r, st.End)
+		if cur == snap || cur == nil || cur.Txn == t {
+			continue
+		}
+		test := visible(cur)
+		if e.rules.Target[s.kind] == SnapTxn {
+			test = visible(snap) // PostgreSQL: a row its snapshot finds
+		}
+		if test != nil {
+			out = append(out, test)
+		}
+	}
+	return out
+}
+
+// mustConflict reports a write that succeeded where the level's
+// first-updater-wins rule requires an error.
+func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, matched map[int]bool, hasWhere bool) *Deviation {
+	if e.rules.WriteConflict == "" || st.Err != nil {
+		return nil
+	}
+	hit := false
+	if !e.rules.RowLocks {
+		// One writer and a snapshot per transaction (SQLite WAL): a write
+		// after another transaction committed since the snapshot fails.
+		if t.Snapshot >= 0 {
+			for _, o := range e.txns {
+				if o != t && o.ID != 0 && o.CommitAt >= t.Snapshot && o.CommitAt < st.Start && o.wrote(e.h) {
+					hit = true
+				}
+			}
+		}
+	} else if hasWhere {
+		for _, v := range tests {
+			if matched[v.ID] {
+				hit = true
+			}
+		}
+	}
+	if !hit {
+		return nil
+	}
+	d := &Deviation{Kind: "missing-error", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+		Table: s.table,
+		Text: fmt.Sprintf("connection %d's %s succeeded, but it writes a row changed by a transaction that committed after its snapshot; %s %s documents a %s error",
+			st.Conn, s.kind, e.rules.DBMS, e.rules.Level, e.rules.WriteConflict)}
+	e.halt("stopped at the first deviation")
+	return d
+}
+
+// wrote reports whether the transaction changed anything. An UPDATE that
+// leaves values as they were does not count: SQLite rewrites a cell only
+// when its content differs (btreeOverwriteContent), so such a transaction
+// commits no WAL frame and leaves other snapshots current.
+func (t *Txn) wrote(h *History) bool {
+	for _, rows := range h.rows {
+		for _, r := range rows {
+			for _, v := range r.Versions {
+				if v.Txn == t && !v.NoOp {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+var _ = target.Row{}
+
+// tryVariation re-runs a write with every row a variation may skip left
+// out and reports the deviation when the rows the DBMS affected lie between
+// that and the plain outcome (the variation skips some of those rows: which
+// ones depends on timing).
+func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view []*Version, excluded []int, vary *Variation, plain int64) (*Deviation, error) {
+	if err := e.load(ctx, s.table, view); err != nil {
+		return nil, err
+	}
+	sql, ok := e.render(restrict(s.ast, excluded))
+	if !ok {
+		return nil, nil
+	}
+	res, _, err := e.exec(ctx, sql)
+	delete(e.loaded, s.table)
+	if err != nil || res == nil || st.Affected < min(res.Affected, plain) || st.Affected > max(res.Affected, plain) {
+		return nil, err
+	}
+	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
+		Text: fmt.Sprintf("connection %d's %s affected %d rows: it skipped rows that match in the version it waited for (%s)",
+			st.Conn, s.kind, st.Affected, vary.Rule.Text)}
+	e.halt("stopped at the first deviation")
+	return d, nil
+}
