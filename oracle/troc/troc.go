@@ -156,7 +156,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if dev == nil {
 		return j, nil
 	}
-	b := bundle(c, level, info, dev)
+	b := bundle(c, level, info, dev, plain)
 	if o.Writer == nil {
 		j.Findings = append(j.Findings, b.Finding)
 		return j, nil
@@ -216,6 +216,11 @@ func replay(ctx context.Context, eng *model.Engine, res *executor.Result) (*mode
 		if s, ok := start[ev.Conn]; ok && ev.Resumed {
 			st.Start = s
 		}
+		for c, s := range start {
+			if c != ev.Conn && s < st.Start {
+				st.Waiting = append(st.Waiting, c)
+			}
+		}
 		delete(start, ev.Conn)
 		dev, err := eng.Step(ctx, st)
 		if err != nil || dev != nil {
@@ -226,7 +231,7 @@ func replay(ctx context.Context, eng *model.Engine, res *executor.Result) (*mode
 }
 
 // bundle turns a deviation into a finding bundle.
-func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation) report.Bundle {
+func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation, res *executor.Result) report.Bundle {
 	f := report.Finding{Oracle: Name, Kind: d.Kind, Verdict: d.Verdict, Rule: d.Rule.Name, Isolation: string(level), Summary: d.Text}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Troc: %s (%s %s, %s)\n\n", d.Kind, info.DBMS, info.Version, level)
@@ -251,6 +256,8 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 		}
 		rows("rows it returned", d.Got)
 	}
+	fmt.Fprintln(&b, "\nthe actual schedule:")
+	res.WriteSchedule(&b)
 	details := map[string]any{"kind": d.Kind, "rule": d.Rule, "statement_kind": d.StmtKind, "want": d.Want, "may": d.May, "got": d.Got}
 	if d.Stmt != nil {
 		details["conn"], details["step"], details["sql"] = d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL

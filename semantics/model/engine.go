@@ -39,9 +39,13 @@ type Stmt struct {
 	// counts), End that of the event that completed it.
 	Start, End int
 	Err        *target.Error
-	Columns    []string
-	Rows       []target.Row
-	Affected   int64
+	// Waiting are the connections that had a statement waiting for a lock
+	// when this one started: if this statement needs their locks, the
+	// DBMS may end the deadlock by aborting them instead of waiting.
+	Waiting  []int
+	Columns  []string
+	Rows     []target.Row
+	Affected int64
 }
 
 // Blocked reports whether the statement waited.
@@ -387,6 +391,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if t.Snapshot < 0 && (e.rules.SnapshotAt == FirstStatement || s.kind == KindSelect) {
 		t.Snapshot = st.Start
 	}
+	e.h.now = st.End
 	var dev *Deviation
 	if st.Err != nil {
 		dev = e.failed(t, st, s)

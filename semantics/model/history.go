@@ -37,6 +37,8 @@ type Version struct {
 	NoOp bool
 	// Prev is the version this one replaced (nil for an insert).
 	Prev *Version
+	// At is when the version was written (-1: the setup).
+	At int
 }
 
 // Row is one row's version list, oldest first.
@@ -48,13 +50,15 @@ type Row struct {
 
 // History is the database change history of one case.
 type History struct {
+	// now is the schedule position of the statement being applied.
+	now     int
 	rows    map[string][]*Row // by table, in creation order
 	tables  []string
 	nextVID int
 	nextRow int
 }
 
-func newHistory() *History { return &History{rows: map[string][]*Row{}, nextVID: 1, nextRow: 1} }
+func newHistory() *History { return &History{rows: map[string][]*Row{}, nextVID: 1, nextRow: 1, now: -1} }
 
 func (h *History) addTable(name string) {
 	if _, ok := h.rows[name]; !ok {
@@ -73,7 +77,7 @@ func (h *History) insert(table string, vals target.Row, t *Txn) *Version {
 
 // write adds a version to r.
 func (h *History) write(r *Row, vals target.Row, deleted bool, t *Txn) *Version {
-	v := &Version{ID: h.nextVID, Row: r, Values: vals, Deleted: deleted, Txn: t}
+	v := &Version{ID: h.nextVID, Row: r, Values: vals, Deleted: deleted, Txn: t, At: h.now}
 	if n := len(r.Versions); n > 0 {
 		v.Prev = r.Versions[n-1]
 	}
@@ -108,10 +112,11 @@ func own(r *Row, t *Txn) *Version {
 	return nil
 }
 
-// latest returns r's latest version that is not rolled back at at.
+// latest returns r's latest version written before at and not rolled back
+// at at.
 func latest(r *Row, at int) *Version {
 	for i := len(r.Versions) - 1; i >= 0; i-- {
-		if v := r.Versions[i]; live(v, at) {
+		if v := r.Versions[i]; v.At < at && live(v, at) {
 			return v
 		}
 	}
@@ -121,8 +126,8 @@ func latest(r *Row, at int) *Version {
 // lockedBy returns another transaction active at at that holds a lock on r
 // conflicting with a lock of the given strength, and the version it wrote
 // (nil for a lock taken by a locking read).
-func lockedBy(r *Row, t *Txn, exclusive bool, at int, txns []*Txn) (*Txn, *Version) {
-	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) {
+func lockedBy(r *Row, t *Txn, exclusive bool, at int, txns []*Txn, noOpUnlocked bool) (*Txn, *Version) {
+	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) && !(v.NoOp && noOpUnlocked) {
 		return v.Txn, v
 	}
 	for _, o := range txns {

@@ -125,6 +125,10 @@ type Rules struct {
 	// unchanged writes no version, so the transaction's later consistent
 	// reads still see its snapshot's version.
 	NoOpUpdate *Variation
+	// NoOpLockUnknown: whether an UPDATE that changed nothing keeps its
+	// row lock is not documented (InnoDB at RC was seen not to), so such a
+	// row only may block others.
+	NoOpLockUnknown bool
 	// Errors lists error classes any statement may fail with (deadlock
 	// victims, serialization failures at serializable, busy).
 	Errors []target.ErrorClass
@@ -224,6 +228,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks}
 		r.Target = all(Current)
 		r.Source = all(Current)
+		r.NoOpLockUnknown = true
 		si := dbms == "mariadb" && on("innodb_snapshot_isolation")
 		switch level {
 		case target.ReadUncommitted:

@@ -515,8 +515,8 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 	rd := e.rules.Target[s.kind]
 	var out []lockTest
 	for _, r := range tv.rows {
-		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns)
-		if holder == nil {
+		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpUpdate != nil || e.rules.NoOpLockUnknown)
+		if holder == nil || slices.Contains(st.Waiting, holder.Conn) {
 			continue
 		}
 		lt := lockTest{row: r}
