@@ -58,7 +58,9 @@ type History struct {
 	nextRow int
 }
 
-func newHistory() *History { return &History{rows: map[string][]*Row{}, nextVID: 1, nextRow: 1, now: -1} }
+func newHistory() *History {
+	return &History{rows: map[string][]*Row{}, nextVID: 1, nextRow: 1, now: -1}
+}
 
 func (h *History) addTable(name string) {
 	if _, ok := h.rows[name]; !ok {
