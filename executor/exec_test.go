@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,12 @@ func TestSchedules(t *testing.T) {
 	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
 		t.Run(dbms, func(t *testing.T) {
 			golden, _ := filepath.Glob(filepath.Join("testdata", "*."+dbms+".schedule"))
+			// name.dbms.alt.schedule is another permitted outcome of the
+			// same case (PostgreSQL does not promise which transaction a
+			// deadlock aborts), not a case of its own.
+			golden = slices.DeleteFunc(golden, func(p string) bool {
+				return strings.HasSuffix(p, ".alt."+dbms+".schedule") || strings.HasSuffix(p, "."+dbms+".alt.schedule")
+			})
 			if len(golden) == 0 {
 				t.Fatalf("no expected schedules for %s", dbms)
 			}
@@ -82,7 +89,8 @@ func TestSchedules(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got != string(want) {
+					alt, _ := os.ReadFile(strings.TrimSuffix(path, ".schedule") + ".alt.schedule")
+					if got != string(want) && (alt == nil || got != string(alt)) {
 						t.Errorf("schedule differs from %s\n--- got\n%s--- want\n%s", path, got, want)
 					}
 				})
