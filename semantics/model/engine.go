@@ -28,7 +28,15 @@ type Evaluator interface {
 const (
 	vidColumn  = "txlab_vid"
 	candPrefix = "txlab_cand_"
+	// subPrefix names the tables that hold the view a statement's
+	// subqueries read (InnoDB: a locking read's subqueries are plain reads).
+	subPrefix = "txlab_sub_"
 )
+
+// baseName is the case's table behind an evaluator table.
+func baseName(table string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(table, candPrefix), subPrefix)
+}
 
 // Stmt is one statement of the actual schedule, as the executor recorded it.
 type Stmt struct {
@@ -119,7 +127,7 @@ func (e *Engine) halt(format string, args ...any) {
 func (e *Engine) Tables() []string {
 	var out []string
 	for _, t := range e.h.tables {
-		out = append(out, t, candPrefix+t)
+		out = append(out, t, candPrefix+t, subPrefix+t)
 	}
 	return out
 }
@@ -180,7 +188,9 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 	for _, c := range main.Columns {
 		cand.Columns = append(cand.Columns, sqlast.ColumnDef{Name: c.Name, Type: c.Type})
 	}
-	for _, t := range []*sqlast.CreateTable{&main, &cand} {
+	sub := cand
+	sub.Name = subPrefix + ct.Name
+	for _, t := range []*sqlast.CreateTable{&main, &cand, &sub} {
 		sql := sqlast.Format(e.dialect, t)
 		sql = "CREATE TEMPORARY TABLE" + strings.TrimPrefix(sql, "CREATE TABLE")
 		if _, err := e.ev.Exec(ctx, sql); err != nil {
@@ -287,8 +297,7 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 	if _, err := e.ev.Exec(ctx, "DELETE FROM "+e.q(table)); err != nil {
 		return e.evalErr(err)
 	}
-	base := strings.TrimPrefix(table, candPrefix)
-	ct := e.schema[base]
+	ct := e.schema[baseName(table)]
 	if len(ids) > 0 {
 		cols := []string{}
 		for _, c := range ct.Columns {
@@ -388,8 +397,15 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt("statement kind not modelled: %s", st.SQL)
 		return nil, nil
 	}
-	if t.Snapshot < 0 && (e.rules.SnapshotAt == FirstStatement || s.kind == KindSelect) {
-		t.Snapshot = st.Start
+	switch {
+	case t.Snapshot >= 0:
+	case e.rules.SnapshotAt == FirstStatement || s.kind == KindSelect:
+		t.Snapshot, t.SnapshotUntil = st.Start, st.Start
+	case len(s.subs) > 0 && s.kind <= KindSelectUpdate && e.rules.Source[s.kind] == SnapTxn:
+		// InnoDB: the subqueries of a locking read are consistent reads,
+		// and the first one creates the read view, at some point of the
+		// statement's run (before or after it waited).
+		t.Snapshot, t.SnapshotUntil = st.Start, st.End
 	}
 	e.h.now = st.End
 	var dev *Deviation

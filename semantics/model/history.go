@@ -13,10 +13,13 @@ type Txn struct {
 	ID       int // 0 is the setup
 	Conn     int
 	Explicit bool // began with BEGIN; otherwise one autocommit statement
-	// Snapshot is when the transaction's snapshot was taken (-1: not yet).
-	Snapshot int
-	CommitAt int // never until it commits
-	AbortAt  int // never until it aborts
+	// Snapshot is when the transaction's snapshot was taken (-1: not yet);
+	// when the statement that took it waited, it was taken at some point
+	// before SnapshotUntil.
+	Snapshot      int
+	SnapshotUntil int
+	CommitAt      int // never until it commits
+	AbortAt       int // never until it aborts
 	// locks are the rows the transaction locked by locking reads, with
 	// whether the lock is exclusive.
 	locks map[*Row]bool

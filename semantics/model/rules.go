@@ -125,6 +125,14 @@ type Rules struct {
 	// unchanged writes no version, so the transaction's later consistent
 	// reads still see its snapshot's version.
 	NoOpUpdate *Variation
+	// ShareLocksMayMiss: a shared locking read may lock only the records
+	// of a covering secondary index, which a write through another index
+	// does not meet (InnoDB), so its locks only may block.
+	ShareLocksMayMiss bool
+	// LazyReadView: a statement's consistent read takes its view when it
+	// first runs, which may be after the statement waited for a lock
+	// (InnoDB subqueries of locking statements).
+	LazyReadView bool
 	// NoOpLockUnknown: whether an UPDATE that changed nothing keeps its
 	// row lock is not documented (InnoDB at RC was seen not to), so such a
 	// row only may block others.
@@ -144,13 +152,15 @@ func (r Rules) Permits(c target.ErrorClass) bool { return slices.Contains(r.Erro
 // Sources of the rules below (see ../shared/semantics-facts.md for the
 // marks of each claim).
 const (
-	srcInnoDBRead  = "MariaDB docs, SET TRANSACTION (isolation levels); MySQL 8.0 manual 17.7.2.3 Consistent Nonlocking Reads"
-	srcInnoDBLocks = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB"
-	srcInnoDBSI    = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
-	srcPGMVCC      = "PostgreSQL 15 docs 13.2 Transaction Isolation; src/backend/executor/README (EvalPlanQual)"
-	srcSQLite      = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
-	srcTiDB        = "TiDB docs: pessimistic-transaction, transaction-isolation-levels, optimistic-transaction (untested here)"
-	srcCockroach   = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
+	srcInnoDBRead        = "MariaDB docs, SET TRANSACTION (isolation levels); MySQL 8.0 manual 17.7.2.3 Consistent Nonlocking Reads"
+	srcInnoDBLocks       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB"
+	srcInnoDBLockingRead = "MySQL 8.0 manual 17.7.2.4 Locking Reads (a locking read clause does not lock rows read in nested subqueries)"
+	srcInnoDBLockModes   = "MariaDB docs, InnoDB lock modes (locks are set on index records: a shared read through a covering index does not block an UPDATE of other columns)"
+	srcInnoDBSI          = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
+	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation; src/backend/executor/README (EvalPlanQual)"
+	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
+	srcTiDB              = "TiDB docs: pessimistic-transaction, transaction-isolation-levels, optimistic-transaction (untested here)"
+	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
 )
 
 var (
@@ -225,10 +235,12 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.RowLocks = true
 		r.SnapshotAt = FirstConsistentRead
 		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout}
-		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks}
+		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes}
 		r.Target = all(Current)
 		r.Source = all(Current)
 		r.NoOpLockUnknown = true
+		r.LazyReadView = true
+		r.ShareLocksMayMiss = true
 		si := dbms == "mariadb" && on("innodb_snapshot_isolation")
 		switch level {
 		case target.ReadUncommitted:
@@ -239,6 +251,9 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 			r.Source = all(SnapStatement)
 		case target.RepeatableRead, target.Serializable:
 			r.Target[KindSelect] = SnapTxn
+			// A locking clause does not lock the rows of a nested
+			// subquery: those are consistent reads.
+			r.Source[KindSelectShare], r.Source[KindSelectUpdate] = SnapTxn, SnapTxn
 			r.LockingSelectInTxn = level == target.Serializable
 			if si {
 				r.WriteConflict = target.ClassSerialization

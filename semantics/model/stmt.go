@@ -18,7 +18,11 @@ type stmtInfo struct {
 	kind  Kind
 	ast   sqlast.Stmt
 	table string   // the written table; for a SELECT, its only table ("" when several)
-	reads []string // the tables a SELECT reads; a write's other tables
+	reads []string // the tables a SELECT reads (at its top level when subs is set)
+	// subs are the tables read in subqueries when they read another view
+	// than the statement's own tables (every table a write reads); the
+	// statement's AST names their evaluator tables.
+	subs  []string
 	where sqlast.Expr
 	// single: a SELECT over one table whose result is one output row per
 	// matching row (no DISTINCT, aggregate, LIMIT or set operation), so it
@@ -50,6 +54,58 @@ func tableRefs(n any) []string {
 	return out
 }
 
+// outerTables returns the table nodes a query reads at its top level (its
+// FROM items and joins, on both sides of a set operation), as opposed to
+// the tables its subqueries and derived tables read.
+func outerTables(q sqlast.Query) map[*sqlast.Table]bool {
+	out := map[*sqlast.Table]bool{}
+	var from func(tr sqlast.TableRef)
+	from = func(tr sqlast.TableRef) {
+		switch tr := tr.(type) {
+		case *sqlast.Table:
+			out[tr] = true
+		case *sqlast.Join:
+			from(tr.Left)
+			from(tr.Right)
+		}
+	}
+	var query func(q sqlast.Query)
+	query = func(q sqlast.Query) {
+		switch q := q.(type) {
+		case *sqlast.Select:
+			for _, tr := range q.From {
+				from(tr)
+			}
+		case *sqlast.SetOp:
+			query(q.Left)
+			query(q.Right)
+		}
+	}
+	query(q)
+	return out
+}
+
+// splitSubqueries gives the tables st reads inside subqueries (all of a
+// write's) tables of their own in the evaluator, so that they can hold the
+// view the statement's subqueries read while its own table holds another.
+func (e *Engine) splitSubqueries(st sqlast.Stmt, outer map[*sqlast.Table]bool) (subs []string) {
+	sqlast.Walk(st, func(n any) bool {
+		tb, ok := n.(*sqlast.Table)
+		if !ok || outer[tb] {
+			return true
+		}
+		if !slices.Contains(subs, tb.Name) {
+			subs = append(subs, tb.Name)
+		}
+		if tb.Alias == "" {
+			tb.Alias = tb.Name
+		}
+		tb.Name = subPrefix + tb.Name
+		return true
+	})
+	return subs
+}
+
 func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 	s := &stmtInfo{ast: st}
 	known := func(names []string) bool {
@@ -73,14 +129,26 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 				s.kind = KindSelectShare
 			}
 		}
-		s.reads = tablesIn(st)
+		if s.kind != KindSelect && e.rules.Source[s.kind] != e.rules.Target[s.kind] {
+			// A locking read's subqueries are plain reads.
+			outer := outerTables(st.Query)
+			s.subs = e.splitSubqueries(st, outer)
+			for tb := range outer {
+				if !slices.Contains(s.reads, tb.Name) {
+					s.reads = append(s.reads, tb.Name)
+				}
+			}
+			slices.Sort(s.reads)
+		} else {
+			s.reads = tablesIn(st)
+		}
 		if sel, ok := st.Query.(*sqlast.Select); ok && len(sel.From) == 1 {
 			if tb, ok := sel.From[0].(*sqlast.Table); ok {
 				s.table = tb.Name
 				s.where = sel.Where
 				// A subquery over the same table would read the evaluator's
 				// copy, not the candidates: such a SELECT is checked whole.
-				s.single = !sel.Distinct && st.Limit == nil && len(tableRefs(st)) == len(s.reads)
+				s.single = !sel.Distinct && st.Limit == nil && !slices.Contains(tablesIn(sel.Where), s.table)
 				for _, it := range sel.Items {
 					sqlast.Walk(it.Expr, func(n any) bool {
 						switch n := n.(type) {
@@ -88,7 +156,12 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 							if aggregates[strings.ToUpper(n.Name)] {
 								s.single = false
 							}
-						case *sqlast.ScalarSubquery, *sqlast.Exists, *sqlast.In:
+						case *sqlast.ScalarSubquery:
+							if slices.Contains(tablesIn(n), s.table) {
+								s.single = false
+							}
+							return false
+						case *sqlast.Exists, *sqlast.In:
 							return false
 						}
 						return true
@@ -96,7 +169,7 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 				}
 			}
 		}
-		return s, known(s.reads)
+		return s, known(s.reads) && known(s.subs)
 	case *sqlast.Update:
 		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where
 	case *sqlast.Delete:
@@ -112,15 +185,8 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 	default:
 		return s, false
 	}
-	for _, n := range tablesIn(st) {
-		if n != s.table {
-			s.reads = append(s.reads, n)
-		}
-	}
-	if s.kind == KindInsertSelect && slices.Contains(tablesIn(st.(*sqlast.Insert).Select), s.table) {
-		s.reads = append(s.reads, s.table) // reads its own target: see runWrite
-	}
-	return s, known(append([]string{s.table}, s.reads...))
+	s.subs = e.splitSubqueries(st, nil)
+	return s, known(append([]string{s.table}, s.subs...))
 }
 
 // option is one version a statement may see of a row.
@@ -150,13 +216,31 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 	}
 	switch rd {
 	case SnapStatement:
-		return []option{{v: visible(committed(r, st.Start))}}
-	case SnapTxn:
-		snap := t.Snapshot
-		if snap < 0 {
-			snap = st.Start
+		opts := []option{{v: visible(committed(r, st.Start))}}
+		if e.rules.LazyReadView && st.Blocked() {
+			// The read view is created when the first consistent read
+			// runs, which may follow the statement's lock wait.
+			for _, v := range r.Versions {
+				if v.Txn.CommitAt >= st.Start && v.Txn.CommitAt < st.End && !slices.ContainsFunc(opts, func(o option) bool { return o.v == visible(v) }) {
+					opts = append(opts, option{v: visible(v)})
+				}
+			}
 		}
-		return []option{{v: visible(committed(r, snap))}}
+		return opts
+	case SnapTxn:
+		snap, until := t.Snapshot, t.SnapshotUntil
+		if snap < 0 {
+			snap, until = st.Start, st.Start
+		}
+		opts := []option{{v: visible(committed(r, snap))}}
+		// A snapshot taken by a statement that waited: any point of its
+		// wait.
+		for _, v := range r.Versions {
+			if v.Txn.CommitAt >= snap && v.Txn.CommitAt < until && !slices.ContainsFunc(opts, func(o option) bool { return o.v == visible(v) }) {
+				opts = append(opts, option{v: visible(v)})
+			}
+		}
+		return opts
 	case Recheck:
 		snap := visible(committed(r, st.Start))
 		if snap == nil {
@@ -347,6 +431,15 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 			others = false
 		}
 	}
+	for _, name := range s.subs {
+		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
+		if !sv.exact() {
+			others = false
+		}
+		if err := e.load(ctx, subPrefix+name, sv.strict()); err != nil {
+			return nil, err
+		}
+	}
 	if s.single && s.table != "" && others {
 		return e.selectByRow(ctx, t, st, s, views)
 	}
@@ -467,7 +560,7 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 
 // lockRows records the row locks a locking SELECT took.
 func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bool) {
-	if !s.kind.locking() || !e.rules.RowLocks {
+	if !s.kind.locking() || !e.rules.RowLocks || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
 		return
 	}
 	if t.locks == nil {
@@ -509,7 +602,7 @@ type lockTest struct {
 
 // lockTests lists the rows the statement must wait for if they match.
 func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockTest {
-	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil {
+	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
 		return nil
 	}
 	rd := e.rules.Target[s.kind]
@@ -666,7 +759,7 @@ func (e *Engine) expandStars(sel *sqlast.Select) bool {
 	walk = func(tr sqlast.TableRef) bool {
 		switch tr := tr.(type) {
 		case *sqlast.Table:
-			ct := e.schema[strings.TrimPrefix(tr.Name, candPrefix)]
+			ct := e.schema[baseName(tr.Name)]
 			if ct == nil {
 				return false
 			}

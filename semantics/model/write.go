@@ -27,21 +27,12 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		}
 	}()
 	// The sources a write reads in subqueries or INSERT … SELECT.
-	srcRead := e.rules.Source[s.kind]
-	for _, name := range s.reads {
-		sv := e.view(name, t, KindSelect, srcRead, st)
-		if name == s.table {
-			// INSERT … SELECT from its own target: the source view and
-			// the write view must coincide for the evaluator to hold both.
-			if !slices.Equal(sv.strict(), tv.strict()) || !sv.exact() {
-				e.unsure = true
-			}
-			continue
-		}
+	for _, name := range s.subs {
+		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
 		if !sv.exact() {
 			e.unsure = true
 		}
-		if err := e.load(ctx, name, sv.strict()); err != nil {
+		if err := e.load(ctx, subPrefix+name, sv.strict()); err != nil {
 			return nil, err
 		}
 	}
