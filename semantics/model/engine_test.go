@@ -36,6 +36,8 @@ func TestEngineBothSides(t *testing.T) {
 			{Conn: 1, SQL: "SELECT COUNT(*) FROM t", Rows: rows("2")},
 			{Conn: 1, SQL: "COMMIT"},
 			{Conn: 2, SQL: "UPDATE t SET a = a + 1", Affected: 2},
+			// Both rows tie on the sort key: either may come first.
+			{Conn: 3, SQL: "SELECT a FROM t ORDER BY a - a LIMIT 1", Rows: rows("21")},
 		}
 	}
 	final := target.State{"t": rows("2", "21")}
@@ -46,6 +48,8 @@ func TestEngineBothSides(t *testing.T) {
 		step   int
 	}{
 		{"real", func([]*model.Stmt, target.State) {}, "", 0},
+		{"the other tied row", func(s []*model.Stmt, _ target.State) { s[7].Rows = rows("2") }, "", 0},
+		{"a row LIMIT cannot return", func(s []*model.Stmt, _ target.State) { s[7].Rows = rows("5") }, "incorrect-result", 7},
 		{"snapshot shows a later commit", func(s []*model.Stmt, _ target.State) { s[3].Rows = rows("1", "20") }, "incorrect-result", 3},
 		{"aggregate over a later commit", func(s []*model.Stmt, _ target.State) { s[4].Rows = rows("3") }, "incorrect-result", 4},
 		{"update affects too few rows", func(s []*model.Stmt, _ target.State) { s[6].Affected = 1 }, "incorrect-affected", 6},
