@@ -9,6 +9,7 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel"
+	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -20,13 +21,14 @@ import (
 // builds them: the same seeded cases each time, so ns/case compares the
 // selections directly. wss,isorel shares one plain execution per case, so it
 // should cost less than wss and isorel run apart (minus the "none" baseline
-// that both would pay twice).
+// that both would pay twice). troc minus none is the model's cost over the
+// plain execution.
 //
 //	go test -run '^$' -bench BenchmarkOracles -benchtime 3x ./fuzz/
 func BenchmarkOracles(b *testing.B) {
 	const cases = 40
-	registry := oracle.NewRegistry(wss.Entry, isorel.Entry)
-	for _, list := range []string{"none", "wss", "isorel", "wss,isorel"} {
+	registry := oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry)
+	for _, list := range []string{"none", "wss", "isorel", "troc", "wss,isorel", "wss,isorel,troc"} {
 		b.Run(list, func(b *testing.B) {
 			tg := connecttest.Target(b, "sqlite")
 			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 )
 
 // Common holds the settings every oracle may honour; the command line owns
@@ -35,6 +36,9 @@ type Env struct {
 	Settings map[string]string
 	// Writer writes finding bundles.
 	Writer *report.Writer
+	// Model judges executions against each DBMS's documented semantics;
+	// one checker serves every oracle (Build makes one when it is nil).
+	Model *model.Checker
 }
 
 // Factory builds one oracle from its flags.
@@ -249,6 +253,9 @@ func (s *Selection) Free() bool { return s.free }
 // Build makes the chosen oracles for a target: the case oracles, or the
 // one workload when the selection is Free.
 func (s *Selection) Build(ctx context.Context, env Env) ([]CaseOracle, Workload, error) {
+	if env.Model == nil {
+		env.Model = &model.Checker{Settings: env.Settings}
+	}
 	var cases []CaseOracle
 	for i, f := range s.factories {
 		o, err := f.New(ctx, env)

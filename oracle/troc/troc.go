@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -39,30 +38,15 @@ type factory struct{}
 func (factory) Validate(*oracle.Common) error { return nil }
 func (factory) Free() bool                    { return false }
 func (factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Settings: env.Settings, Writer: env.Writer}, nil
+	return &Oracle{Model: env.Model, Writer: env.Writer}, nil
 }
 
 // Oracle judges cases statement by statement.
 type Oracle struct {
-	// Settings are the server settings the rules depend on.
-	Settings map[string]string
+	// Model is the checker; several oracles may share it.
+	Model *model.Checker
 	// Writer receives finding bundles; nil writes none.
 	Writer *report.Writer
-
-	mu       sync.Mutex
-	sessions map[target.Target]*scratch
-}
-
-// scratch is the evaluator session of one target: it holds the model's
-// temporary tables. Workers use different targets, so one session per
-// target is never shared.
-type scratch struct {
-	s      target.Session
-	tables []string
-}
-
-func (s *scratch) Exec(ctx context.Context, sql string) (*target.Result, error) {
-	return s.s.Exec(ctx, sql)
 }
 
 // Name implements oracle.CaseOracle.
@@ -71,92 +55,24 @@ func (o *Oracle) Name() string { return Name }
 // JudgesPlain implements oracle.CaseOracle.
 func (o *Oracle) JudgesPlain() bool { return true }
 
-func (o *Oracle) scratch(ctx context.Context, t target.Target) (*scratch, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.sessions == nil {
-		o.sessions = map[target.Target]*scratch{}
-	}
-	if s := o.sessions[t]; s != nil {
-		if err := dropTemp(ctx, s); err == nil {
-			return s, nil
-		}
-		s.s.Close()
-		delete(o.sessions, t)
-	}
-	sess, err := t.Open(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("troc: opening the model's session: %w", err)
-	}
-	if _, ok := sess.(target.TempTables); !ok {
-		sess.Close()
-		return nil, fmt.Errorf("troc: the %s adapter cannot drop temporary tables", t.Info().DBMS)
-	}
-	s := &scratch{s: sess}
-	o.sessions[t] = s
-	return s, nil
-}
-
-func dropTemp(ctx context.Context, s *scratch) error {
-	if len(s.tables) == 0 {
-		return nil
-	}
-	err := s.s.(target.TempTables).DropTemporary(ctx, s.tables)
-	s.tables = nil
-	return err
-}
-
-// Close ends the model's sessions.
-func (o *Oracle) Close() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for t, s := range o.sessions {
-		s.s.Close()
-		delete(o.sessions, t)
-	}
-	return nil
-}
-
 // Check implements oracle.CaseOracle.
 func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, _ executor.Options) (*oracle.Judgement, error) {
 	j := &oracle.Judgement{}
 	if plain == nil || plain.Hang {
 		return j, nil
 	}
-	level, ok := oneLevel(t, plain)
-	if !ok {
-		j.Notes = append(j.Notes, "troc: not judged: connections run at different isolation levels")
-		return j, nil
-	}
-	info := t.Info()
-	rules := model.Lookup(info.DBMS, level, o.Settings)
-	if !rules.Known {
-		j.Notes = append(j.Notes, fmt.Sprintf("troc: not judged: no model of %s at %s", info.DBMS, level))
-		return j, nil
-	}
-	sc, err := o.scratch(ctx, t)
+	conf, err := o.Model.Check(ctx, t, c, plain)
 	if err != nil {
 		return nil, err
 	}
-	eng := model.NewEngine(rules, info.Dialect, sc)
-	defer func() { sc.tables = eng.Tables() }()
-	if err := eng.Setup(ctx, c.Setup); err != nil {
-		return nil, err
-	}
-	dev, err := replay(ctx, eng, plain)
-	if err != nil {
-		return nil, err
-	}
+	dev := conf.Deviation
 	if dev == nil {
-		dev = eng.Final(ctx, plain.Final)
-	}
-	if why := eng.Halted(); why != "" && dev == nil {
-		j.Notes = append(j.Notes, "troc: judged up to a statement it cannot decide: "+why)
-	}
-	if dev == nil {
+		if conf.Halted != "" {
+			j.Notes = append(j.Notes, "troc: judged up to a statement it cannot decide: "+conf.Halted)
+		}
 		return j, nil
 	}
-	b := bundle(c, level, info, dev, plain)
+	b := bundle(c, conf.Level, t.Info(), dev, plain)
 	if o.Writer == nil {
 		j.Findings = append(j.Findings, b.Finding)
 		return j, nil
@@ -167,67 +83,6 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	}
 	j.Findings = append(j.Findings, f)
 	return j, nil
-}
-
-// oneLevel is the isolation level every connection ran at.
-func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
-	var l target.Level
-	for _, cl := range res.Levels {
-		if cl == "" {
-			cl = t.DefaultLevel()
-		}
-		if l != "" && cl != l {
-			return "", false
-		}
-		l = cl
-	}
-	if l == "" {
-		l = t.DefaultLevel()
-	}
-	return l, true
-}
-
-// replay feeds the schedule to the engine in completion order and returns
-// the first deviation.
-func replay(ctx context.Context, eng *model.Engine, res *executor.Result) (*model.Deviation, error) {
-	// Statements one COMMIT released together ran at the same time: if
-	// more than one of them touches data, their order is unknown.
-	groups := map[int]int{}
-	for _, ev := range res.Events {
-		if ev.Concurrent != 0 && ev.Status != executor.StatusBlocked && testcase.ControlOf(ev.SQL) == testcase.NotControl {
-			groups[ev.Concurrent]++
-		}
-	}
-	start := map[int]int{}
-	for i, ev := range res.Events {
-		switch ev.Status {
-		case executor.StatusBlocked:
-			start[ev.Conn] = i
-			continue
-		case executor.StatusSkipped:
-			continue
-		}
-		if groups[ev.Concurrent] > 1 {
-			eng.Stop("statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
-			return nil, nil
-		}
-		st := &model.Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
-			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}
-		if s, ok := start[ev.Conn]; ok && ev.Resumed {
-			st.Start = s
-		}
-		for c, s := range start {
-			if c != ev.Conn && s < st.Start {
-				st.Waiting = append(st.Waiting, c)
-			}
-		}
-		delete(start, ev.Conn)
-		dev, err := eng.Step(ctx, st)
-		if err != nil || dev != nil {
-			return dev, err
-		}
-	}
-	return nil, nil
 }
 
 // bundle turns a deviation into a finding bundle.

@@ -11,6 +11,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -58,8 +59,9 @@ func TestKnownCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := &troc.Oracle{Settings: set}
-			defer o.Close()
+			m := &model.Checker{Settings: set}
+			defer m.Close()
+			o := &troc.Oracle{Model: m}
 			for _, e := range exps {
 				if e.target != tgt {
 					continue

@@ -22,6 +22,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -62,6 +63,12 @@ type Options struct {
 	// Settings are the server settings that select semantics rows (e.g.
 	// innodb_snapshot_isolation=ON); nil for defaults.
 	Settings map[string]string
+	// Model, when set, decides the verdict of a difference below
+	// serializable: allowed when every statement followed the view its
+	// DBMS documents, the deviating statement's verdict when one did not,
+	// suspect when the model cannot decide. Without it the documented
+	// mechanisms of the semantics table decide.
+	Model *model.Checker
 }
 
 // Run is one execution of a (derived) case.
@@ -109,6 +116,9 @@ type Outcome struct {
 	Runs int
 	// Skipped says why the check did not run to the end ("" if it did).
 	Skipped string
+	// Model is what the model of documented semantics made of the actual
+	// execution, when it was asked.
+	Model *model.Conformance
 }
 
 type checker struct {
@@ -601,6 +611,11 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 		}
 	}
 	f.Summary = k.summary(kind, v)
+	if !p.Serializable && k.opt.Model != nil {
+		if err := k.byModel(&f); err != nil {
+			return err
+		}
+	}
 	v.Finding = f
 	k.o.Violations = append(k.o.Violations, v)
 	return nil
@@ -650,4 +665,43 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// byModel lets the model of documented semantics decide a difference.
+func (k *checker) byModel(f *report.Finding) error {
+	conf, err := k.opt.Model.Check(k.ctx, k.t, k.c, k.o.Actual)
+	if err != nil {
+		return err
+	}
+	k.o.Model = conf
+	switch {
+	case conf.Deviation != nil:
+		d := conf.Deviation
+		f.Verdict, f.Rule = d.Verdict, d.Rule.Name
+		f.Summary += "; the model: " + d.Text
+		if d.Stmt != nil {
+			f.Summary += fmt.Sprintf(" (step %d: %s)", d.Stmt.Step+1, d.Stmt.SQL)
+		}
+	case conf.Conforms():
+		if f.Verdict == report.Bug {
+			f.Verdict, f.Rule = report.Allowed, DocumentedViews(conf.Rules).Name
+		}
+		f.Summary += "; the model: every statement followed the view its DBMS documents"
+	default:
+		if f.Verdict == report.Bug {
+			f.Verdict = model.Suspect
+		}
+		f.Summary += "; the model cannot decide: " + conf.Halted
+	}
+	return nil
+}
+
+// DocumentedViews is the rule of a difference that the documented view of
+// every statement produces.
+func DocumentedViews(r model.Rules) semantics.Rule {
+	return semantics.Rule{
+		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-documented-views",
+		Text:   fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level),
+		Source: strings.Join(r.Sources, "; "),
+	}
 }

@@ -1,0 +1,203 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Conformance is what the model makes of one execution.
+type Conformance struct {
+	Rules Rules
+	Level target.Level
+	// Deviation is the first statement (or the final state) outside the
+	// permitted set, or nil.
+	Deviation *Deviation
+	// Halted says why the model stopped judging before the end ("" when
+	// it judged every statement and the final state), or why it could not
+	// judge at all.
+	Halted string
+}
+
+// Conforms reports whether every statement and the final state lie inside
+// the permitted set: whatever anomaly the execution shows, the DBMS's
+// documented views produce it.
+func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted == "" }
+
+// Checker judges executions against the model. It keeps one evaluator
+// session per target (the temporary tables live there) and remembers the
+// last execution it judged, so several oracles judging the same plain
+// execution pay for the model once. It is safe for concurrent use by
+// workers on different targets.
+type Checker struct {
+	// Settings are the server settings the rules depend on.
+	Settings map[string]string
+
+	mu       sync.Mutex
+	sessions map[target.Target]*scratch
+}
+
+// scratch is the evaluator session of one target.
+type scratch struct {
+	mu     sync.Mutex
+	s      target.Session
+	tables []string
+	last   *executor.Result
+	conf   *Conformance
+}
+
+func (s *scratch) Exec(ctx context.Context, sql string) (*target.Result, error) {
+	return s.s.Exec(ctx, sql)
+}
+
+func (c *Checker) scratch(ctx context.Context, t target.Target) (*scratch, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessions == nil {
+		c.sessions = map[target.Target]*scratch{}
+	}
+	if s := c.sessions[t]; s != nil {
+		return s, nil
+	}
+	sess, err := t.Open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("model: opening the evaluator session: %w", err)
+	}
+	if _, ok := sess.(target.TempTables); !ok {
+		sess.Close()
+		return nil, fmt.Errorf("model: the %s adapter cannot drop temporary tables", t.Info().DBMS)
+	}
+	s := &scratch{s: sess}
+	c.sessions[t] = s
+	return s, nil
+}
+
+// Close ends the evaluator sessions.
+func (c *Checker) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t, s := range c.sessions {
+		s.s.Close()
+		delete(c.sessions, t)
+	}
+	return nil
+}
+
+// Check judges execution res of case cs on t.
+func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case, res *executor.Result) (*Conformance, error) {
+	level, ok := oneLevel(t, res)
+	info := t.Info()
+	conf := &Conformance{Level: level, Rules: Lookup(info.DBMS, level, c.Settings)}
+	switch {
+	case res == nil || res.Hang:
+		conf.Halted = "the case did not finish"
+		return conf, nil
+	case !ok:
+		conf.Halted = "connections run at different isolation levels"
+		return conf, nil
+	case !conf.Rules.Known:
+		conf.Halted = fmt.Sprintf("no model of %s at %s", info.DBMS, level)
+		return conf, nil
+	}
+	sc, err := c.scratch(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.last == res && sc.conf != nil {
+		return sc.conf, nil
+	}
+	if len(sc.tables) > 0 {
+		err := sc.s.(target.TempTables).DropTemporary(ctx, sc.tables)
+		sc.tables = nil
+		if err != nil {
+			return nil, fmt.Errorf("model: dropping the evaluator's tables: %w", err)
+		}
+	}
+	eng := NewEngine(conf.Rules, info.Dialect, sc)
+	defer func() { sc.tables = eng.Tables() }()
+	if err := eng.Setup(ctx, cs.Setup); err != nil {
+		return nil, err
+	}
+	dev, err := replay(ctx, eng, res)
+	if err != nil {
+		return nil, err
+	}
+	if dev == nil {
+		dev = eng.Final(ctx, res.Final)
+	}
+	conf.Deviation = dev
+	if dev == nil {
+		conf.Halted = eng.Halted()
+	}
+	sc.last, sc.conf = res, conf
+	return conf, nil
+}
+
+// oneLevel is the isolation level every connection ran at.
+func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
+	var l target.Level
+	if res != nil {
+		for _, cl := range res.Levels {
+			if cl == "" {
+				cl = t.DefaultLevel()
+			}
+			if l != "" && cl != l {
+				return "", false
+			}
+			l = cl
+		}
+	}
+	if l == "" {
+		l = t.DefaultLevel()
+	}
+	return l, true
+}
+
+// replay feeds the schedule to the engine in completion order and returns
+// the first deviation.
+func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation, error) {
+	// Statements one COMMIT released together ran at the same time: if
+	// more than one of them touches data, their order is unknown.
+	groups := map[int]int{}
+	for _, ev := range res.Events {
+		if ev.Concurrent != 0 && ev.Status != executor.StatusBlocked && testcase.ControlOf(ev.SQL) == testcase.NotControl {
+			groups[ev.Concurrent]++
+		}
+	}
+	start := map[int]int{}
+	for i, ev := range res.Events {
+		switch ev.Status {
+		case executor.StatusBlocked:
+			start[ev.Conn] = i
+			continue
+		case executor.StatusSkipped:
+			continue
+		}
+		if groups[ev.Concurrent] > 1 {
+			eng.Stop("statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
+			return nil, nil
+		}
+		st := &Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
+			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}
+		if s, ok := start[ev.Conn]; ok && ev.Resumed {
+			st.Start = s
+		}
+		for c, s := range start {
+			if c != ev.Conn && s < st.Start {
+				st.Waiting = append(st.Waiting, c)
+			}
+		}
+		delete(start, ev.Conn)
+		dev, err := eng.Step(ctx, st)
+		if err != nil || dev != nil {
+			return dev, err
+		}
+	}
+	return nil, nil
+}
