@@ -133,6 +133,9 @@ type Rules struct {
 	// first runs, which may be after the statement waited for a lock
 	// (InnoDB subqueries of locking statements).
 	LazyReadView bool
+	// NoOpNoVersion: an UPDATE that changes no value creates no record
+	// version (InnoDB), so it is no write conflict for a later writer.
+	NoOpNoVersion bool
 	// NoOpLockUnknown: whether an UPDATE that changed nothing keeps its
 	// row lock is not documented (InnoDB at RC was seen not to), so such a
 	// row only may block others.
@@ -239,6 +242,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.Target = all(Current)
 		r.Source = all(Current)
 		r.NoOpLockUnknown = true
+		r.NoOpNoVersion = true
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
 		si := dbms == "mariadb" && on("innodb_snapshot_isolation")

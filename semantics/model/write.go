@@ -236,6 +236,9 @@ func (e *Engine) conflictTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []*
 		}
 		snap := committed(r, t.Snapshot)
 		cur := committed(r, st.End)
+		for e.rules.NoOpNoVersion && cur != nil && cur.NoOp && cur != snap {
+			cur = cur.Prev
+		}
 		if cur == snap || cur == nil || cur.Txn == t {
 			continue
 		}
