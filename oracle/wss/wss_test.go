@@ -12,6 +12,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -228,6 +229,49 @@ func BenchmarkGroup(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "groups/s")
 			b.ReportMetric(float64(runs)/float64(b.N), "runs/group")
+		})
+	}
+}
+
+// TestModelDecides: a PostgreSQL RR difference that no serial order and no
+// single documented mechanism explains is a bug for WSS alone; with the
+// model of documented semantics it is allowed (every statement followed
+// its view), and MariaDB's MDEV-30835 stays a bug, now with the confirmed
+// defect's rule.
+func TestModelDecides(t *testing.T) {
+	for _, tc := range []struct {
+		dbms, file string
+		alone, withModel string
+	}{
+		{"postgres", "pg-rr-documented-views.txn", "tx-wss:bug:wss-fcrfs", "tx-wss:allowed:postgres-rr-documented-views"},
+		{"mariadb", "mdev-30835-rc.txn", "tx-wss:bug:wss-fcrfs", "tx-wss:bug:mdev-30835-update-skips-uncommitted-insert"},
+	} {
+		t.Run(tc.dbms+"/"+tc.file, func(t *testing.T) {
+			tg := connecttest.Target(t, tc.dbms)
+			c, err := testcase.ParseFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			res, err := executor.Run(ctx, tg, c, executor.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &model.Checker{}
+			defer m.Close()
+			for _, run := range []struct {
+				opt  wss.Options
+				want string
+			}{{wss.Options{}, tc.alone}, {wss.Options{Model: m}, tc.withModel}} {
+				o, err := wss.CheckExecution(ctx, tg, c, res, run.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := got(o)
+				if !slices.Contains(g, run.want) {
+					t.Errorf("model %v: findings %v, want %s among them", run.opt.Model != nil, g, run.want)
+				}
+			}
 		})
 	}
 }
