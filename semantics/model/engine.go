@@ -398,9 +398,18 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		return nil, nil
 	}
 	switch {
+	case t.Snapshot >= 0 && !t.pinned && s.kind == KindSelect:
+		// The earlier reads may never have reached the storage engine.
+		t.SnapshotUntil, t.pinned = st.Start, readRows(st, s)
 	case t.Snapshot >= 0:
-	case e.rules.SnapshotAt == FirstStatement || s.kind == KindSelect:
-		t.Snapshot, t.SnapshotUntil = st.Start, st.Start
+	case e.rules.SnapshotAt == FirstStatement:
+		t.Snapshot, t.SnapshotUntil, t.pinned = st.Start, st.Start, true
+	case s.kind == KindSelect:
+		// InnoDB creates the read view at the first consistent read that
+		// reaches the storage engine; a SELECT the optimizer answers
+		// without reading (an impossible WHERE) creates none. Until a
+		// SELECT has certainly read rows, the view may be younger.
+		t.Snapshot, t.SnapshotUntil, t.pinned = st.Start, st.Start, readRows(st, s)
 	case len(s.subs) > 0 && s.kind <= KindSelectUpdate && e.rules.Source[s.kind] == SnapTxn:
 		// InnoDB: the subqueries of a locking read are consistent reads,
 		// and the first one creates the read view, at some point of the
@@ -492,4 +501,20 @@ func rowKey(r target.Row) string {
 		}
 	}
 	return b.String()
+}
+
+// readRows reports whether a SELECT certainly read table rows: it returned
+// a row and computes no aggregate (an aggregate returns a row over nothing).
+func readRows(st *Stmt, s *stmtInfo) bool {
+	if st.Err != nil || len(st.Rows) == 0 {
+		return false
+	}
+	agg := false
+	sqlast.Walk(s.ast, func(n any) bool {
+		if f, ok := n.(*sqlast.Func); ok && aggregates[strings.ToUpper(f.Name)] {
+			agg = true
+		}
+		return true
+	})
+	return !agg
 }

@@ -18,8 +18,11 @@ type Txn struct {
 	// before SnapshotUntil.
 	Snapshot      int
 	SnapshotUntil int
-	CommitAt      int // never until it commits
-	AbortAt       int // never until it aborts
+	// pinned: a statement certainly read at the snapshot, so it can no
+	// longer move.
+	pinned   bool
+	CommitAt int // never until it commits
+	AbortAt  int // never until it aborts
 	// locks are the rows the transaction locked by locking reads, with
 	// whether the lock is exclusive.
 	locks map[*Row]bool

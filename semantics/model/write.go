@@ -234,7 +234,9 @@ func (e *Engine) conflictTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []*
 		if own(r, t) != nil {
 			continue
 		}
-		snap := committed(r, t.Snapshot)
+		// Changed after the snapshot for certain: after the latest point
+		// it may have been taken at.
+		snap := committed(r, max(t.Snapshot, t.SnapshotUntil))
 		cur := committed(r, st.End)
 		for e.rules.NoOpNoVersion && cur != nil && cur.NoOp && cur != snap {
 			cur = cur.Prev
