@@ -133,6 +133,11 @@ type Rules struct {
 	// first runs, which may be after the statement waited for a lock
 	// (InnoDB subqueries of locking statements).
 	LazyReadView bool
+	// KeyUpdateMovesRow: an UPDATE of primary-key columns deletes the row
+	// and inserts a new one (InnoDB's clustered index), so a transaction
+	// that later updates the moved row still sees the old row in its
+	// snapshot; elsewhere the row keeps its identity.
+	KeyUpdateMovesRow bool
 	// NoOpNoVersion: an UPDATE that changes no value creates no record
 	// version (InnoDB), so it is no write conflict for a later writer.
 	NoOpNoVersion bool
@@ -243,6 +248,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.Source = all(Current)
 		r.NoOpLockUnknown = true
 		r.NoOpNoVersion = true
+		r.KeyUpdateMovesRow = true
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
 		si := dbms == "mariadb" && on("innodb_snapshot_isolation")

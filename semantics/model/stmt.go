@@ -265,7 +265,14 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 				// holder and reads what the holder left.
 				if kind == KindUpdate && e.rules.SemiConsistent != nil {
 					if old := visible(committed(r, st.Start)); old != opts[0].v {
-						opts = append(opts, option{v: old, vary: e.rules.SemiConsistent})
+						vary := e.rules.SemiConsistent
+						if old == nil && e.rules.UncommittedInsert != nil {
+							// No committed version to judge by: the
+							// holder inserted the row (or moved it to a
+							// new key).
+							vary = e.rules.UncommittedInsert
+						}
+						opts = append(opts, option{v: old, vary: vary})
 					}
 				}
 				return opts

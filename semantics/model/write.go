@@ -209,6 +209,9 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 		}
 		seen[a.vid] = true
 		switch {
+		case !slices.Equal(old.Values, a.vals) && e.rules.KeyUpdateMovesRow && e.keyChanged(table, old.Values, a.vals):
+			e.h.write(old.Row, nil, true, t)
+			e.h.insert(table, a.vals, t)
 		case !slices.Equal(old.Values, a.vals):
 			e.h.write(old.Row, a.vals, false, t)
 		case touched[a.vid]:
@@ -307,7 +310,6 @@ func (t *Txn) wrote(h *History) bool {
 	return false
 }
 
-var _ = target.Row{}
 
 // tryVariation re-runs a write with every row a variation may skip left
 // out and reports the deviation when the rows the DBMS affected lie between
@@ -331,4 +333,21 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 			st.Conn, s.kind, st.Affected, vary.Rule.Text)}
 	e.halt("stopped at the first deviation")
 	return d, nil
+}
+
+// keyChanged reports whether the primary key differs between two versions.
+func (e *Engine) keyChanged(table string, a, b target.Row) bool {
+	ct := e.schema[table]
+	key := ct.PrimaryKey
+	for _, c := range ct.Columns {
+		if c.PrimaryKey {
+			key = append(key, c.Name)
+		}
+	}
+	for i, c := range ct.Columns {
+		if slices.Contains(key, c.Name) && a[i] != b[i] {
+			return true
+		}
+	}
+	return false
 }
