@@ -113,7 +113,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "stress", "--isolation", "serializable,rc"}, "supported: serializable"},
 		{[]string{"server", "oracle"}, "want mariadb or postgres"},
 		{[]string{"fuzz", "--no-such-flag"}, "unknown flag"},
-		{[]string{"fuzz", "--oracle", "bogus"}, "want none, wss, isorel or mt"},
+		{[]string{"fuzz", "--oracle", "bogus"}, "want none, wss, isorel, troc or mt"},
 		{[]string{"fuzz", "--oracle", "wss", "--model", "serializable"}, "apply to --oracle isorel or mt"},
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "chaos"}, "want interleaved or stress"},
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "stress", "--sessions", "9"}, "2 to 5 sessions"},

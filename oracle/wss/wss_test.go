@@ -240,7 +240,7 @@ func BenchmarkGroup(b *testing.B) {
 // defect's rule.
 func TestModelDecides(t *testing.T) {
 	for _, tc := range []struct {
-		dbms, file string
+		dbms, file       string
 		alone, withModel string
 	}{
 		{"postgres", "pg-rr-documented-views.txn", "tx-wss:bug:wss-fcrfs", "tx-wss:allowed:postgres-rr-documented-views"},

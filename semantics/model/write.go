@@ -310,7 +310,6 @@ func (t *Txn) wrote(h *History) bool {
 	return false
 }
 
-
 // tryVariation re-runs a write with every row a variation may skip left
 // out and reports the deviation when the rows the DBMS affected lie between
 // that and the plain outcome (the variation skips some of those rows: which
