@@ -208,7 +208,7 @@ var (
 		Rule: semantics.Rule{
 			Name:   "mdev-26642-noop-update-view",
 			Text:   "after an UPDATE that left a row unchanged, the transaction's reads still show its snapshot's version of the row, not the version its UPDATE matched",
-			Source: "MDEV-26642, confirmed critical; fixed only with innodb_snapshot_isolation=ON (10.6.18, 10.11.8)",
+			Source: "MDEV-26642 (and MDEV-26671 for a row another transaction added), confirmed critical; fixed only with innodb_snapshot_isolation=ON (10.6.18, 10.11.8)",
 		},
 		Verdict: report.Bug,
 	}
