@@ -229,7 +229,9 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 // conflictTests lists, when the level has first-updater-wins, the versions
 // whose match makes the statement's write conflict certain.
 func (e *Engine) conflictTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []*Version {
-	if e.rules.WriteConflict == "" || t.Snapshot < 0 || !e.rules.RowLocks || st.Err != nil {
+	if e.rules.WriteConflict == "" || t.Snapshot < 0 || !t.pinned || !e.rules.RowLocks || st.Err != nil {
+		// No snapshot, or none certainly taken yet (an InnoDB read view
+		// exists only once a consistent read reached the engine).
 		return nil
 	}
 	var out []*Version
