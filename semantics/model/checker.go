@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/txlab/txlab/executor"
@@ -171,10 +172,20 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		}
 	}
 	start := map[int]int{}
+	// An autocommit write that waited commits when it completes. Once a
+	// transaction ends it may have been released, and it may have run and
+	// committed before the executor saw its result: statements recorded
+	// in between might have seen it.
+	explicit := map[int]bool{}
+	pending := map[int]bool{} // conn → released since it blocked
 	for i, ev := range res.Events {
+		ctl := testcase.ControlOf(ev.SQL)
 		switch ev.Status {
 		case executor.StatusBlocked:
 			start[ev.Conn] = i
+			if ctl == testcase.NotControl && !explicit[ev.Conn] && isWrite(ev.SQL) {
+				pending[ev.Conn] = false
+			}
 			continue
 		case executor.StatusSkipped:
 			continue
@@ -182,6 +193,28 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		if groups[ev.Concurrent] > 1 {
 			eng.Stop("statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
 			return nil, nil
+		}
+		if ctl == testcase.NotControl {
+			for c, released := range pending {
+				if c != ev.Conn && released {
+					eng.Stop(fmt.Sprintf("connection %d's write, released earlier, may have run before it was recorded", c))
+					return nil, nil
+				}
+			}
+		}
+		delete(pending, ev.Conn)
+		ends := ctl == testcase.Commit || ctl == testcase.Rollback ||
+			(ev.Error != nil && ev.Error.RolledBack) || (ctl == testcase.NotControl && !explicit[ev.Conn])
+		switch {
+		case ctl == testcase.Begin && ev.Error == nil:
+			explicit[ev.Conn] = true
+		case ends:
+			explicit[ev.Conn] = false
+		}
+		if ends {
+			for c := range pending {
+				pending[c] = true
+			}
 		}
 		st := &Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
 			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}
@@ -200,4 +233,17 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		}
 	}
 	return nil, nil
+}
+
+// isWrite reports whether a statement writes rows.
+func isWrite(sql string) bool {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.ToUpper(f[0]) {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE":
+		return true
+	}
+	return false
 }
