@@ -26,8 +26,9 @@ const Name = "troc"
 
 // Entry registers the oracle with the command line.
 var Entry = oracle.Entry{
-	Name: Name,
-	Help: "Troc: each statement against the view its DBMS documents (row versions it must, may, must not see)",
+	Name:    Name,
+	Help:    "Troc: each statement against the view its DBMS documents (row versions it must, may, must not see)",
+	Default: true,
 	Flags: func(*pflag.FlagSet, bool) oracle.Factory {
 		return factory{}
 	},
