@@ -417,15 +417,16 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		t.Snapshot, t.SnapshotUntil = st.Start, st.End
 	}
 	e.h.now = st.End
-	var dev *Deviation
 	if st.Err != nil {
-		dev = e.failed(t, st, s)
+		// A statement that failed had no effect. Which errors a statement
+		// may return is not judged yet (only the errors a write must
+		// return, in runWrite); an abort ends the transaction.
 		if st.Err.RolledBack || !t.Explicit {
 			e.end(t, st.End, false)
 		}
-		return dev, nil
+		return nil, nil
 	}
-	dev, err = e.run(ctx, t, st, s)
+	dev, err := e.run(ctx, t, st, s)
 	if err != nil {
 		return nil, settle(err)
 	}
@@ -435,15 +436,8 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	return dev, nil
 }
 
-// failed handles a statement that returned an error: it had no effect. The
-// model does not yet judge which errors a statement may return; it only
-// stops where an error leaves the transaction in a state it cannot follow.
-func (e *Engine) failed(t *Txn, st *Stmt, s *stmtInfo) *Deviation {
-	return nil
-}
-
 // Final compares the final state with the model's, once every statement has
-// been judged. want holds the actual final state.
+// been judged; got is the actual final state.
 func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 	if e.halted != "" {
 		return nil
