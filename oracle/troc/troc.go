@@ -103,7 +103,7 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 		rows := func(title string, rs []target.Row) {
 			fmt.Fprintf(&b, "%s (%d):\n", title, len(rs))
 			for _, r := range rs {
-				fmt.Fprintf(&b, "  %s\n", formatRow(r))
+				fmt.Fprintf(&b, "  %s\n", executor.FormatRow(r))
 			}
 		}
 		rows("rows it must return", d.Want)
@@ -119,12 +119,4 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 		details["conn"], details["step"], details["sql"] = d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL
 	}
 	return report.Bundle{Finding: f, Case: c, StmtKinds: []string{d.StmtKind}, Text: b.String(), Details: details}
-}
-
-func formatRow(r target.Row) string {
-	parts := make([]string, len(r))
-	for i, v := range r {
-		parts[i] = v.String()
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -684,7 +684,7 @@ func (k *checker) byModel(f *report.Finding) error {
 		}
 	case conf.Conforms():
 		if f.Verdict == report.Bug {
-			f.Verdict, f.Rule = report.Allowed, DocumentedViews(conf.Rules).Name
+			f.Verdict, f.Rule = report.Allowed, conf.Rules.DocumentedViews().Name
 		}
 		f.Summary += "; the model: every statement followed the view its DBMS documents"
 	default:
@@ -694,14 +694,4 @@ func (k *checker) byModel(f *report.Finding) error {
 		f.Summary += "; the model cannot decide: " + conf.Halted
 	}
 	return nil
-}
-
-// DocumentedViews is the rule of a difference that the documented view of
-// every statement produces.
-func DocumentedViews(r model.Rules) semantics.Rule {
-	return semantics.Rule{
-		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-documented-views",
-		Text:   fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level),
-		Source: strings.Join(r.Sources, "; "),
-	}
 }

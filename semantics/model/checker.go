@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/txlab/txlab/executor"
@@ -183,7 +182,7 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		switch ev.Status {
 		case executor.StatusBlocked:
 			start[ev.Conn] = i
-			if ctl == testcase.NotControl && !explicit[ev.Conn] && isWrite(ev.SQL) {
+			if ctl == testcase.NotControl && !explicit[ev.Conn] && target.ChangesRows(ev.SQL) {
 				pending[ev.Conn] = false
 			}
 			continue
@@ -233,17 +232,4 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		}
 	}
 	return nil, nil
-}
-
-// isWrite reports whether a statement writes rows.
-func isWrite(sql string) bool {
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return false
-	}
-	switch strings.ToUpper(f[0]) {
-	case "INSERT", "UPDATE", "DELETE", "REPLACE":
-		return true
-	}
-	return false
 }

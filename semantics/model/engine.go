@@ -78,15 +78,6 @@ type Deviation struct {
 	Text           string
 }
 
-// troc is the rule of a statement outside its documented view.
-func trocRule(r Rules) semantics.Rule {
-	return semantics.Rule{
-		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-statement-view",
-		Text:   fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level),
-		Source: strings.Join(r.Sources, "; "),
-	}
-}
-
 // Engine replays one case's actual schedule through the rules.
 type Engine struct {
 	rules   Rules
@@ -451,7 +442,7 @@ func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 		}
 		act := got[name]
 		if !sameBag(want, act) {
-			d := &Deviation{Kind: "incorrect-final-state", Verdict: report.Bug, Rule: trocRule(e.rules), Table: name,
+			d := &Deviation{Kind: "incorrect-final-state", Verdict: report.Bug, Rule: e.rules.StatementView(), Table: name,
 				Want: want, Got: act, StmtKind: "FINAL",
 				Text: "the final state of " + name + " is not the one the statements' documented views produce"}
 			if e.unsure {
@@ -466,21 +457,37 @@ func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 // Suspect is the verdict of an outcome the model cannot decide.
 const Suspect = report.Verdict("suspect")
 
+// bag is a multiset of rows.
+type bag map[string]int
+
+func bagOf(rows []target.Row) bag {
+	b := bag{}
+	for _, r := range rows {
+		b[rowKey(r)]++
+	}
+	return b
+}
+
+// take removes one r; false when the bag holds none.
+func (b bag) take(r target.Row) bool {
+	k := rowKey(r)
+	if b[k] == 0 {
+		return false
+	}
+	b[k]--
+	return true
+}
+
 // sameBag compares two row multisets.
 func sameBag(a, b []target.Row) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	count := map[string]int{}
-	for _, r := range a {
-		count[rowKey(r)]++
-	}
+	have := bagOf(a)
 	for _, r := range b {
-		k := rowKey(r)
-		if count[k] == 0 {
+		if !have.take(r) {
 			return false
 		}
-		count[k]--
 	}
 	return true
 }

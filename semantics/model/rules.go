@@ -12,6 +12,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -152,6 +153,27 @@ type Rules struct {
 	Sources []string
 	// Known is false when the table has no row for the DBMS and level.
 	Known bool
+}
+
+// rule names a rule of this DBMS and level: "<dbms>-<level>-<what>".
+func (r Rules) rule(what, text string) semantics.Rule {
+	return semantics.Rule{
+		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-" + what,
+		Text:   text,
+		Source: strings.Join(r.Sources, "; "),
+	}
+}
+
+// StatementView is the rule of a statement outside the view its DBMS
+// documents.
+func (r Rules) StatementView() semantics.Rule {
+	return r.rule("statement-view", fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level))
+}
+
+// DocumentedViews is the rule of a difference (from a serial order, a
+// textbook level) that the documented view of every statement produces.
+func (r Rules) DocumentedViews() semantics.Rule {
+	return r.rule("documented-views", fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level))
 }
 
 // Permits reports whether any statement may fail with class c.

@@ -571,7 +571,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 }
 
 func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string, want, may []target.Row) *Deviation {
-	d := &Deviation{Kind: "incorrect-result", Verdict: v, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+	d := &Deviation{Kind: "incorrect-result", Verdict: v, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 		Want: want, May: may, Got: st.Rows}
 	if rule != "" {
 		d.Rule = e.ruleNamed(rule)
@@ -587,7 +587,7 @@ func (e *Engine) ruleNamed(name string) semantics.Rule {
 			return v.Rule
 		}
 	}
-	return trocRule(e.rules)
+	return e.rules.StatementView()
 }
 
 // selectByRow checks a single-table SELECT row by row: every row's options
@@ -682,7 +682,7 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 	rd := e.rules.Target[s.kind]
 	var out []lockTest
 	for _, r := range tv.rows {
-		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpUpdate != nil || e.rules.NoOpLockUnknown)
+		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpLockUnknown)
 		if holder == nil || slices.Contains(st.Waiting, holder.Conn) {
 			continue
 		}
@@ -723,7 +723,7 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 		if !matched[lt.test.ID] {
 			continue
 		}
-		d := &Deviation{Kind: "incorrect-blocking", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+		d := &Deviation{Kind: "incorrect-blocking", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: lt.row.Table,
 			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (its version %v)",
 				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), lt.test.Values)}
@@ -947,21 +947,13 @@ func (e *Engine) limitPermits(ctx context.Context, sel *sqlast.SelectStmt, got [
 	if len(got) != n {
 		return false, true, nil
 	}
-	rest := map[string]int{}
-	for _, r := range got {
-		rest[rowKey(r)]++
-	}
+	rest := bagOf(got)
 	for _, r := range before {
-		k := rowKey(r)
-		if rest[k] == 0 {
+		if !rest.take(r) {
 			return false, true, nil
 		}
-		rest[k]--
 	}
-	pool := map[string]int{}
-	for _, r := range tied {
-		pool[rowKey(r)]++
-	}
+	pool := bagOf(tied)
 	for k, c := range rest {
 		if c > pool[k] {
 			return false, true, nil

@@ -151,7 +151,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			e.halt("cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
 			return nil, nil
 		}
-		d := &Deviation{Kind: "incorrect-affected", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+		d := &Deviation{Kind: "incorrect-affected", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: s.table,
 			Text: fmt.Sprintf("connection %d's %s affected %d rows; on its documented view it affects %d",
 				st.Conn, s.kind, st.Affected, res.Affected)}
@@ -287,7 +287,7 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 	if !hit {
 		return nil
 	}
-	d := &Deviation{Kind: "missing-error", Verdict: report.Bug, Rule: trocRule(e.rules), Stmt: st, StmtKind: s.kind.String(),
+	d := &Deviation{Kind: "missing-error", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 		Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s succeeded, but it writes a row changed by a transaction that committed after its snapshot; %s %s documents a %s error",
 			st.Conn, s.kind, e.rules.DBMS, e.rules.Level, e.rules.WriteConflict)}
