@@ -239,24 +239,26 @@ func prepare(h *history.History) (*prepared, error) {
 			rows = append(rows, obsRow{row: p.row(v.Row), wl: arena[start:len(arena):len(arena)]})
 			p.observed += len(ws)
 		}
-		// One statement sees one version of a row (a self-join reads it
-		// twice from the same snapshot): two different wLists for one row in
-		// one result is a recording error, and Algorithm 1 would not compare
-		// them (it only compares different statements).
+		// A self-join reads a row twice from the same snapshot: the repeat
+		// adds nothing. Two different wLists for one row in one result are
+		// two versions the statement really saw (InnoDB: an UPDATE of the
+		// primary key moves the row, and a snapshot that predates the move
+		// shows the old record next to the transaction's own new one), so
+		// both stay as observations.
 		stamp++
-		for i, o := range rows {
+		kept := rows[:0]
+		for _, o := range rows {
 			for int(o.row) >= len(seenAt) {
 				seenAt = append(seenAt, 0)
 				seenIdx = append(seenIdx, 0)
 			}
-			if seenAt[o.row] == stamp {
-				if prev := rows[seenIdx[o.row]]; !slices.Equal(prev.wl, o.wl) {
-					return nil, fmt.Errorf("row %s read twice with different wLists (%s and %s)", p.rows[o.row], p.wlist(prev.wl), p.wlist(o.wl))
-				}
+			if seenAt[o.row] == stamp && slices.Equal(kept[seenIdx[o.row]].wl, o.wl) {
 				continue
 			}
-			seenAt[o.row], seenIdx[o.row] = stamp, int32(i)
+			seenAt[o.row], seenIdx[o.row] = stamp, int32(len(kept))
+			kept = append(kept, o)
 		}
+		rows = kept
 		p.observations += len(rows)
 		return rows, nil
 	}

@@ -45,15 +45,15 @@ func InferPairwise(h *history.History) (*Deps, error) {
 		sorted[i] = slices.Clone(p.results[i].rows)
 		slices.SortFunc(sorted[i], func(a, b obsRow) int { return int(a.row - b.row) })
 	}
+	// A result may hold two versions of one row (see prepare), so every
+	// pair of observations of a row is compared, the other versions in
+	// the same result included.
 	for i := range p.results {
 		qi := &p.results[i]
 		if qi.del {
 			continue
 		}
 		for j := range p.results {
-			if i == j {
-				continue
-			}
 			qj := &p.results[j]
 			a, b := sorted[i], sorted[j]
 			for x, y := 0, 0; x < len(a) && y < len(b); {
@@ -65,21 +65,39 @@ func InferPairwise(h *history.History) (*Deps, error) {
 					y++
 					continue
 				}
-				wi, wj := a[x].wl, b[y].wl
-				reader := qi.txn
-				if slices.Equal(wi, wj) {
-					if qj.del && reader != qj.txn {
-						c.add(reader, qj.txn, depgraph.RW, a[x].row, qi.stmt, qj.stmt, wi, qi.lock)
-					}
-				} else if len(wj) > len(wi) && slices.Equal(wj[:len(wi)], wi) {
-					if w := wj[len(wi)]; reader != w {
-						c.add(reader, w, depgraph.RW, a[x].row, qi.stmt, -1, wi, qi.lock)
+				xe, ye := x, y
+				for xe < len(a) && a[xe].row == a[x].row {
+					xe++
+				}
+				for ye < len(b) && b[ye].row == b[y].row {
+					ye++
+				}
+				for xi := x; xi < xe; xi++ {
+					for yi := y; yi < ye; yi++ {
+						if i == j && xi == yi {
+							continue
+						}
+						compare(c, qi, qj, a[xi], b[yi].wl)
 					}
 				}
-				x++
-				y++
+				x, y = xe, ye
 			}
 		}
 	}
 	return newDeps(p, c), nil
+}
+
+// compare adds the edges of Algorithm 1's lines 20–34 for one observation
+// o of reader result qi against the wList wj of the same row in result qj.
+func compare(c *collector, qi, qj *result, o obsRow, wj []int32) {
+	wi, reader := o.wl, qi.txn
+	if slices.Equal(wi, wj) {
+		if qj.del && qi != qj && reader != qj.txn {
+			c.add(reader, qj.txn, depgraph.RW, o.row, qi.stmt, qj.stmt, wi, qi.lock)
+		}
+	} else if len(wj) > len(wi) && slices.Equal(wj[:len(wi)], wi) {
+		if w := wj[len(wi)]; reader != w {
+			c.add(reader, w, depgraph.RW, o.row, qi.stmt, -1, wi, qi.lock)
+		}
+	}
 }
