@@ -95,6 +95,9 @@ type Result struct {
 	Levels  map[int]target.Level // isolation per connection ("" = DBMS default)
 	Hang    bool                 // the case did not finish within HangTimeout
 	Elapsed time.Duration
+	// Reused says the setup emptied the previous run's tables (same
+	// definitions) instead of dropping and re-creating them.
+	Reused bool
 	// Notes are an oracle's remarks on the run that a user should see with
 	// it, e.g. the statements IsoRel ran without instrumentation. The
 	// executor leaves it empty.
@@ -173,7 +176,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	start := time.Now()
 	res := &Result{Levels: map[int]target.Level{}}
 	var err error
-	if res.Setup, err = Prepare(ctx, t, c.Setup); err != nil {
+	if res.Setup, res.Reused, err = prepare(ctx, t, c.Setup); err != nil {
 		return res, err
 	}
 
@@ -206,6 +209,15 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	}
 
 	err = r.run(rctx)
+	// Only a schema statement among the steps can have created a table or
+	// changed one's definition.
+	schemaSteps := false
+	for _, st := range c.Steps {
+		schemaSteps = schemaSteps || !rowStatement(st.SQL)
+	}
+	if schemaSteps {
+		ForgetSetup(t)
+	}
 	res.Events = r.events
 	res.Elapsed = time.Since(start)
 	if errors.Is(err, errHang) {
@@ -213,14 +225,23 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 		return res, nil
 	}
 	if err != nil {
+		// A table the steps created before the failure is txlab's too.
+		r.closeAll()
+		if schemaSteps {
+			if aerr := adopt(ctx, t); aerr != nil {
+				return res, fmt.Errorf("%w; recording the tables the steps created: %v", err, aerr)
+			}
+		}
 		return res, err
 	}
 	// End every session before the dump, so that a transaction the case left
 	// open is rolled back and holds no locks.
 	r.closeAll()
 	// A table the steps created is txlab's too.
-	if err := t.Adopt(ctx); err != nil {
-		return res, err
+	if schemaSteps {
+		if err := adopt(ctx, t); err != nil {
+			return res, err
+		}
 	}
 	if res.Final, err = t.Dump(ctx); err != nil {
 		return res, fmt.Errorf("dump final state: %w", err)

@@ -290,6 +290,20 @@ type Target interface {
 	Close() error
 }
 
+// Emptier is implemented by targets (through Owned) that can empty txlab's
+// tables in place; the executor then reuses a case's tables when the next
+// setup creates the same ones.
+type Emptier interface {
+	// SetupMemo is where the executor keeps its note of the setup that
+	// created the tables; nil when Empty cannot work here. Reset clears it.
+	SetupMemo() *Memo
+	// Empty empties every table txlab created, refusing like Reset, and
+	// returns their names, sorted.
+	Empty(ctx context.Context) ([]string, error)
+	// Tables returns the tables txlab created that exist, sorted.
+	Tables(ctx context.Context) ([]string, error)
+}
+
 // Session is one connection, bound to one server-side session.
 type Session interface {
 	// ID identifies the server-side session for Target.Waiting.

@@ -1,0 +1,89 @@
+package executor_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target/connect/connecttest"
+	"github.com/txlab/txlab/testcase"
+)
+
+// TestReusedSetup runs each case twice on MariaDB: once on freshly created
+// tables and once on the same tables emptied in place. The two runs must
+// agree statement by statement and in the final state, AUTO_INCREMENT
+// included; a schema statement among the steps must turn reuse off.
+func TestReusedSetup(t *testing.T) {
+	tg := connecttest.Target(t, "mariadb")
+	ctx := context.Background()
+	opt := executor.Options{HangTimeout: 5 * time.Second}
+	cases := []*testcase.Case{loadCase(t, "auto-increment-reuse")}
+	for seed := uint64(1); seed <= 40; seed++ {
+		cases = append(cases, gen.Case(seed, gen.Config{Dialect: sqlast.MySQL}))
+	}
+	// Two runs of one case can differ without any reuse (the server picks
+	// a deadlock victim, statements released together race), so the
+	// reused runs are held to the rate at which two fresh runs differ.
+	reused, differ, baseline := 0, 0, 0
+	var diffs []string
+	run := func(c *testcase.Case, fresh bool) (*executor.Result, bool) {
+		if fresh {
+			executor.ForgetSetup(tg)
+		}
+		res, err := executor.Run(ctx, tg, c, opt)
+		var setupErr *executor.SetupError
+		if errors.As(err, &setupErr) {
+			return nil, false
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if res.Reused == fresh {
+			t.Errorf("%s: reused = %v on a run that should %s", c.Name, res.Reused, map[bool]string{true: "create its tables", false: "reuse them"}[fresh])
+		}
+		return res, true
+	}
+	for _, c := range cases {
+		first, ok := run(c, true)
+		if !ok {
+			continue
+		}
+		second, _ := run(c, true)
+		third, _ := run(c, false)
+		reused++
+		if compact(first) != compact(second) {
+			baseline++
+		}
+		if a, b := compact(first), compact(third); a != b {
+			differ++
+			diffs = append(diffs, fmt.Sprintf("%s: the runs differ:\nfresh:\n%s\nreused:\n%s", c.Name, a, b))
+		}
+	}
+	t.Logf("%d cases: %d fresh runs differ from a fresh run, %d reused ones", reused, baseline, differ)
+	if reused < len(cases)/2 {
+		t.Errorf("only %d of %d cases ran", reused, len(cases))
+	}
+	if differ > baseline+max(2, baseline/2) {
+		t.Errorf("%d of %d cases ran differently on reused tables, %d on new ones:\n%s", differ, reused, baseline, strings.Join(diffs, "\n"))
+	}
+
+	ddl, err := testcase.ParseString("ddl-step", "CREATE TABLE t (k INT PRIMARY KEY);\n1> ALTER TABLE t ADD COLUMN v INT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, false} {
+		res, err := executor.Run(ctx, tg, ddl, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Reused != want {
+			t.Errorf("run %d of a case that alters its table: reused = %v", i+1, res.Reused)
+		}
+	}
+}
