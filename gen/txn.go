@@ -34,11 +34,43 @@ func (g *Generator) Transaction() *Txn {
 	}
 	t := &Txn{Explicit: true}
 	n := 1 + g.r.IntN(g.cfg.MaxStmts)
-	for range n {
-		t.Body = append(t.Body, g.Statement())
+	for len(t.Body) < n {
+		st := g.Statement()
+		t.Body = append(t.Body, st)
+		if name := writtenTable(st); name != "" && len(t.Body) < n && g.chance(readBackRatio) {
+			t.Body = append(t.Body, readBack(name))
+		}
 	}
 	t.Rollback = g.chance(g.cfg.RollbackRatio)
 	return t
+}
+
+// readBackRatio is the chance that a write in an explicit transaction is
+// followed by a plain read of its whole table. What a transaction sees of
+// its own writes, next to rows others changed since its snapshot, is where
+// read-view bugs show (Troc's MDEV-26642 and MySQL #105670 listings both end
+// with such a read); a random SELECT rarely covers the row just written.
+const readBackRatio = 0.3
+
+// writtenTable is the table st writes, "" for a read.
+func writtenTable(st sqlast.Stmt) string {
+	switch w := st.(type) {
+	case *sqlast.Insert:
+		return w.Table
+	case *sqlast.Update:
+		return w.Table
+	case *sqlast.Delete:
+		return w.Table
+	}
+	return ""
+}
+
+// readBack is SELECT * FROM table.
+func readBack(table string) sqlast.Stmt {
+	return &sqlast.SelectStmt{Query: &sqlast.Select{
+		Items: []sqlast.SelectItem{{Star: true}},
+		From:  []sqlast.TableRef{&sqlast.Table{Name: table}},
+	}}
 }
 
 // Step is one statement of the submitted order.
