@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +48,9 @@ type Options struct {
 	PlainProgress bool
 	// Log receives one line per notable event (verbose mode); nil = none.
 	Log io.Writer
+	// SaveDir, when set, receives the case file of a case whose run ended
+	// the campaign with an error, so that it can be replayed.
+	SaveDir string
 }
 
 // Run runs a campaign on one worker per target until the duration or the
@@ -184,7 +189,11 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		}
 		var setupErr *executor.SetupError
 		if err != nil && !errors.As(err, &setupErr) {
-			return fmt.Errorf("%s (seed %d): %w", tc.Name, spec.Seed, err)
+			err = fmt.Errorf("%s (seed %d): %w", tc.Name, spec.Seed, err)
+			if path, serr := l.save(tc); serr == nil && path != "" {
+				err = fmt.Errorf("%w; the case is saved in %s", err, path)
+			}
+			return err
 		}
 		l.mu.Lock()
 		l.s.addCase(tc, out, setupErr != nil)
@@ -198,6 +207,19 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 	l.s.Rounds++
 	l.mu.Unlock()
 	return nil
+}
+
+// save writes tc's case file under SaveDir and returns its path ("" when
+// there is no SaveDir).
+func (l *loop) save(tc *testcase.Case) (string, error) {
+	if l.opt.SaveDir == "" {
+		return "", nil
+	}
+	if err := os.MkdirAll(l.opt.SaveDir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(l.opt.SaveDir, "failed-"+tc.Name+".txn")
+	return path, os.WriteFile(path, []byte(tc.String()), 0o644)
 }
 
 // group generates the cases of one round: the group of the first oracle

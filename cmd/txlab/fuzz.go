@@ -31,14 +31,14 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		Short: "Generate random transaction cases and run them on the target",
 		Long: `fuzz generates random schemas, rows and 2–5 interleaved transactions per case,
 runs each case once through the execution protocol and lets every chosen
-oracle judge it (by default wss and isorel; findings are written under --out).
+oracle judge it (by default wss, isorel and troc; findings are written under --out).
 It prints the seed at the start (repeat any run with --seed), a live progress
 line on stderr with each oracle's findings, and a summary at the end (Ctrl-C
 ends the run cleanly with the summary). The same seed generates the same cases.
 Exit status: 0 no bug found, 1 a finding with verdict bug, 2 usage or
 infrastructure error (the summary of what ran is still printed, then one line
 saying what failed).`,
-		Example: `  txlab fuzz                                  # embedded SQLite for 60 s, judged by wss and isorel
+		Example: `  txlab fuzz                                  # embedded SQLite for 60 s, judged by wss, isorel and troc
   txlab fuzz --db mariadb --isolation all --duration 5m
   txlab fuzz --oracle none --duration 10s     # run cases only, no judging
   txlab fuzz --db postgres --cases 500 --seed 42 --json
@@ -90,6 +90,7 @@ saying what failed).`,
 				Oracles: cases, Workload: work,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
+				SaveDir: orc.out,
 			})
 			if sum == nil {
 				return &exitError{code: 2, err: runErr}

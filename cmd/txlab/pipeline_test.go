@@ -124,8 +124,18 @@ func TestFuzzServerDies(t *testing.T) {
 				t.Errorf("no summary saying the run stopped:\n%s", out)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "txlab: ") {
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "txlab: ") {
 				t.Errorf("last stderr line %q does not say what failed", last)
+			}
+			// A generated case cut short by the fault is kept for replay.
+			if tt.args == nil {
+				_, path, ok := strings.Cut(last, "the case is saved in ")
+				if !ok {
+					t.Errorf("last stderr line %q does not say where the case is", last)
+				} else if _, err := testcase.ParseFile(path); err != nil {
+					t.Errorf("the saved case: %v", err)
+				}
 			}
 			t.Logf("%d bundles written before the server died", bundlesIntact(t, reports))
 		})

@@ -19,7 +19,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 autocommit, then the submitted order, one session per connection. It prints the
 actual schedule — every statement with ok and its rows, error and its class,
 BLOCKED, RESUMED or SKIPPED, in the order the DBMS completed them — and the final
-state. Every chosen oracle judges each case (by default wss and isorel; --oracle
+state. Every chosen oracle judges each case (by default wss, isorel and troc; --oracle
 none only runs). A case file that cannot be read, or whose setup fails, is
 reported on stderr and the other cases still run. Exit status: 0 ran and found
 no bug, 1 a finding with verdict bug, 2 usage or infrastructure error or a case

@@ -85,12 +85,14 @@ type Engine struct {
 	ev      Evaluator
 	h       *History
 	schema  map[string]*sqlast.CreateTable
-	txns    []*Txn
-	open    map[int]*Txn // explicit transaction per connection
-	loaded  map[string][]int
-	halted  string
-	unsure  bool
-	nextTxn int
+	// laterUnique are the UNIQUE indexes the setup created after a table.
+	laterUnique map[string][][]string
+	txns        []*Txn
+	open        map[int]*Txn // explicit transaction per connection
+	loaded      map[string][]int
+	halted      string
+	unsure      bool
+	nextTxn     int
 }
 
 // NewEngine makes an engine for one case.
@@ -138,6 +140,17 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 		case *sqlast.CreateTable:
 			if err := e.createTable(ctx, st); err != nil {
 				return err
+			}
+		case *sqlast.CreateIndex:
+			if st.Unique {
+				if e.laterUnique == nil {
+					e.laterUnique = map[string][][]string{}
+				}
+				e.laterUnique[st.Table] = append(e.laterUnique[st.Table], st.Columns)
+			}
+			if _, err := e.ev.Exec(ctx, s); err != nil {
+				e.halt("setup statement fails on the model's tables: %v", err)
+				return nil
 			}
 		case *sqlast.Insert:
 			sql, ok := e.withColumns(st)

@@ -134,11 +134,15 @@ type Rules struct {
 	// first runs, which may be after the statement waited for a lock
 	// (InnoDB subqueries of locking statements).
 	LazyReadView bool
-	// KeyUpdateMovesRow: an UPDATE of primary-key columns deletes the row
-	// and inserts a new one (InnoDB's clustered index), so a transaction
-	// that later updates the moved row still sees the old row in its
-	// snapshot; elsewhere the row keeps its identity.
-	KeyUpdateMovesRow bool
+	// ClusteredKey: a row is its clustered-index record (InnoDB: the
+	// primary key, else the first UNIQUE index whose columns are all NOT
+	// NULL; MySQL manual 17.6.2.1). An UPDATE of those columns deletes the
+	// row and inserts a new one, so a transaction that later updates the
+	// moved row still sees the old row in its snapshot; an INSERT of the
+	// key of a deleted row writes a new version of that row, so a snapshot
+	// that still had the old row shows the inserting transaction its own
+	// row in its place. Elsewhere a row keeps its identity.
+	ClusteredKey bool
 	// NoOpNoVersion: an UPDATE that changes no value creates no record
 	// version (InnoDB), so it is no write conflict for a later writer.
 	NoOpNoVersion bool
@@ -186,6 +190,7 @@ const (
 	srcInnoDBLocks       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB"
 	srcInnoDBLockingRead = "MySQL 8.0 manual 17.7.2.4 Locking Reads (a locking read clause does not lock rows read in nested subqueries)"
 	srcInnoDBLockModes   = "MariaDB docs, InnoDB lock modes (locks are set on index records: a shared read through a covering index does not block an UPDATE of other columns)"
+	srcInnoDBClustered   = "MySQL 8.0 manual 17.6.2.1 Clustered and Secondary Indexes (a table's rows are its clustered index: the primary key, else the first UNIQUE index whose columns are all NOT NULL)"
 	srcInnoDBSI          = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
 	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation; src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
@@ -265,12 +270,12 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.RowLocks = true
 		r.SnapshotAt = FirstConsistentRead
 		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout}
-		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes}
+		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes, srcInnoDBClustered}
 		r.Target = all(Current)
 		r.Source = all(Current)
 		r.NoOpLockUnknown = true
 		r.NoOpNoVersion = true
-		r.KeyUpdateMovesRow = true
+		r.ClusteredKey = true
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
 		si := dbms == "mariadb" && on("innodb_snapshot_isolation")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/sqlast"
@@ -200,7 +201,11 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 	seen := map[int]bool{}
 	for _, a := range after {
 		if a.vid == 0 {
-			e.h.insert(table, a.vals, t)
+			if r := e.revived(table, a.vals); r != nil {
+				e.h.write(r, a.vals, false, t)
+			} else {
+				e.h.insert(table, a.vals, t)
+			}
 			continue
 		}
 		old := byID[a.vid]
@@ -209,7 +214,7 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 		}
 		seen[a.vid] = true
 		switch {
-		case !slices.Equal(old.Values, a.vals) && e.rules.KeyUpdateMovesRow && e.keyChanged(table, old.Values, a.vals):
+		case !slices.Equal(old.Values, a.vals) && e.rules.ClusteredKey && e.keyChanged(table, old.Values, a.vals):
 			e.h.write(old.Row, nil, true, t)
 			e.h.insert(table, a.vals, t)
 		case !slices.Equal(old.Values, a.vals):
@@ -336,19 +341,109 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 	return d, nil
 }
 
-// keyChanged reports whether the primary key differs between two versions.
+// keyChanged reports whether the clustered key differs between two
+// versions.
 func (e *Engine) keyChanged(table string, a, b target.Row) bool {
+	cols, known := e.clusteredKey(table)
+	changed := !sameKey(cols, a, b)
+	if changed && !known {
+		e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
+	}
+	return changed && known
+}
+
+// revived returns the row of table whose clustered key vals takes again
+// when its latest version, written by an earlier statement, is a deletion
+// (nil: none, or the rule does not apply). InnoDB inserts such a key by
+// overwriting the delete-marked record, so the insert is a new version of
+// that row: a snapshot older than the deletion then shows the transaction
+// its own insert in the row's place, not both.
+func (e *Engine) revived(table string, vals target.Row) *Row {
+	if !e.rules.ClusteredKey {
+		return nil
+	}
+	cols, known := e.clusteredKey(table)
+	if len(cols) == 0 {
+		return nil
+	}
+	for _, r := range e.h.rows[table] {
+		v := latest(r, e.h.now)
+		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !sameKey(cols, v.Prev.Values, vals) {
+			continue
+		}
+		if !known {
+			e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
+			return nil
+		}
+		return r
+	}
+	return nil
+}
+
+// clusteredKey returns the columns (by position) of table's clustered
+// index as InnoDB picks it: the primary key, else the first UNIQUE index
+// whose columns are all NOT NULL, else none (a hidden row id). known is
+// false when the pick depends on a UNIQUE index created after the table,
+// whose effect on the clustered index the model does not claim to know.
+func (e *Engine) clusteredKey(table string) (cols []int, known bool) {
 	ct := e.schema[table]
-	key := ct.PrimaryKey
-	for _, c := range ct.Columns {
+	if ct == nil {
+		return nil, true
+	}
+	pos := func(names []string) []int {
+		var out []int
+		for _, n := range names {
+			for i, c := range ct.Columns {
+				if c.Name == n {
+					out = append(out, i)
+				}
+			}
+		}
+		return out
+	}
+	notNull := func(idx []int) bool {
+		for _, i := range idx {
+			if !ct.Columns[i].NotNull && !ct.Columns[i].PrimaryKey {
+				return false
+			}
+		}
+		return len(idx) > 0
+	}
+	if len(ct.PrimaryKey) > 0 {
+		return pos(ct.PrimaryKey), true
+	}
+	for i, c := range ct.Columns {
 		if c.PrimaryKey {
-			key = append(key, c.Name)
+			return []int{i}, true
 		}
 	}
 	for i, c := range ct.Columns {
-		if slices.Contains(key, c.Name) && a[i] != b[i] {
-			return true
+		if c.Unique && c.NotNull {
+			return []int{i}, true
 		}
 	}
-	return false
+	for _, u := range ct.Uniques {
+		if idx := pos(u); notNull(idx) {
+			return idx, true
+		}
+	}
+	for _, u := range e.laterUnique[table] {
+		if idx := pos(u); notNull(idx) {
+			return idx, false
+		}
+	}
+	return nil, true
+}
+
+// sameKey reports whether two versions agree on the key columns, comparing
+// text as MariaDB's default collation does (case and trailing spaces do
+// not count).
+func sameKey(cols []int, a, b target.Row) bool {
+	for _, i := range cols {
+		x, y := a[i], b[i]
+		if x.Null != y.Null || x.S != y.S && !strings.EqualFold(strings.TrimRight(x.S, " "), strings.TrimRight(y.S, " ")) {
+			return false
+		}
+	}
+	return true
 }
