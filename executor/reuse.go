@@ -11,7 +11,7 @@ import (
 // setupMemo is what the last successful Prepare on a target created.
 type setupMemo struct {
 	schema []string // the setup's schema statements (all but row statements), in order
-	events []Event  // their events, by setup index
+	events []Event  // their events, in order
 	tables []string // the tables that existed after it, sorted
 }
 
@@ -109,6 +109,7 @@ func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, 
 	for i, sql := range stmts {
 		if !rowStatement(sql) {
 			ev := m.events[next]
+			ev.Step = i
 			next++
 			evs = append(evs, ev)
 			continue
