@@ -131,6 +131,7 @@ func TestFuzzServerDies(t *testing.T) {
 			// A generated case cut short by the fault is kept for replay.
 			if tt.args == nil {
 				_, path, ok := strings.Cut(last, "the case is saved in ")
+				path, _, _ = strings.Cut(path, " (repeat with")
 				if !ok {
 					t.Errorf("last stderr line %q does not say where the case is", last)
 				} else if _, err := testcase.ParseFile(path); err != nil {

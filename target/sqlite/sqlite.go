@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -147,7 +148,23 @@ func (t *Target) DefaultLevel() target.Level { return target.Serializable }
 
 // Open implements target.Target.
 func (t *Target) Open(ctx context.Context) (target.Session, error) {
-	c, err := t.db.Conn(ctx)
+	// A new connection sets its journal mode, which takes a lock; with
+	// busy_timeout(0) that fails while another session writes. Opening a
+	// session is not part of any case, so it waits its turn.
+	var c *sql.Conn
+	var err error
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		c, err = t.db.Conn(ctx)
+		var se *msqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("sqlite: new session: %w", err)
+		case <-time.After(wait):
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new session: %w", err)
 	}
