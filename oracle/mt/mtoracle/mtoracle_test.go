@@ -84,8 +84,16 @@ func TestMariaDBLostUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer si.Close()
-	if fs, _ := run(t, si, target.RepeatableRead, "", 1, 3000); len(fs) != 0 {
-		t.Errorf("innodb_snapshot_isolation=ON: findings %+v, want none", fs)
+	// MDEV-39263 (fixed in 2026, after Debian's 10.11.14): under contention
+	// an UPDATE whose lock holder commits during the lock wait misses error
+	// 1020, so a lost update can still happen, rarely (seen once in CI).
+	// It is a real bug: a lost-update finding must say bug; anything else
+	// is not expected.
+	fs, _ = run(t, si, target.RepeatableRead, "", 1, 3000)
+	for _, f := range fs {
+		if f.Kind != "lost-update" || f.Verdict != report.Bug {
+			t.Errorf("innodb_snapshot_isolation=ON: finding %+v, want none (or a lost-update bug, MDEV-39263)", f)
+		}
 	}
 }
 
