@@ -213,7 +213,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	// changed one's definition.
 	schemaSteps := false
 	for _, st := range c.Steps {
-		schemaSteps = schemaSteps || !rowStatement(st.SQL)
+		schemaSteps = schemaSteps || !target.KeepsDefinitions(st.SQL)
 	}
 	if schemaSteps {
 		ForgetSetup(t)

@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/txlab/txlab/target"
 )
@@ -15,25 +14,12 @@ type setupMemo struct {
 	tables []string // the tables that existed after it, sorted
 }
 
-// rowStatement reports whether sql only reads or writes rows, or controls
-// a transaction or a session: running it cannot change a table's
-// definition. Anything else counts as a schema statement.
-func rowStatement(sql string) bool {
-	word, _, _ := strings.Cut(strings.TrimLeft(sql, " \t\r\n("), " ")
-	switch strings.ToUpper(strings.TrimRight(word, ";\n\t\r")) {
-	case "SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "WITH", "VALUES",
-		"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "SHOW":
-		return true
-	}
-	return false
-}
-
-// schemaStatements returns the statements of stmts that are not row
-// statements, in order.
+// schemaStatements returns the statements of stmts that may change a
+// table's definition, in order.
 func schemaStatements(stmts []string) []string {
 	var out []string
 	for _, s := range stmts {
-		if !rowStatement(s) {
+		if !target.KeepsDefinitions(s) {
 			out = append(out, s)
 		}
 	}
@@ -71,7 +57,7 @@ func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []E
 	}
 	m := &setupMemo{schema: schemaStatements(stmts), tables: tables}
 	for i, s := range stmts {
-		if !rowStatement(s) {
+		if !target.KeepsDefinitions(s) {
 			m.events = append(m.events, evs[i])
 		}
 	}
@@ -107,7 +93,7 @@ func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, 
 	evs := make([]Event, 0, len(stmts))
 	next := 0
 	for i, sql := range stmts {
-		if !rowStatement(sql) {
+		if !target.KeepsDefinitions(sql) {
 			ev := m.events[next]
 			ev.Step = i
 			next++

@@ -67,6 +67,18 @@ func ChangesRows(sql string) bool {
 	return false
 }
 
+// KeepsDefinitions reports whether sql only reads or writes rows, or
+// controls a transaction or a session: running it cannot create a table or
+// change one's definition. Anything else counts as a schema statement.
+func KeepsDefinitions(sql string) bool {
+	switch strings.ToUpper(firstWord(sql)) {
+	case "SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "WITH", "VALUES",
+		"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "SHOW":
+		return true
+	}
+	return false
+}
+
 func firstWord(sql string) string {
 	s := strings.TrimLeft(sql, " \t\r\n(")
 	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
