@@ -30,9 +30,10 @@ type CaseOracle interface {
 	// needs an execution of its own (IsoRel's instrumented run) makes it
 	// through the executor inside Check.
 	JudgesPlain() bool
-	// Check judges case c on t. plain is the case's plain execution when
-	// JudgesPlain is true, nil otherwise. Further executions (serial
-	// re-runs, an instrumented run) go through the executor with opt.
+	// Check judges case c on t. plain is the case's plain execution, made
+	// whenever an oracle judges it (always when JudgesPlain is true), nil
+	// otherwise. Further executions (serial re-runs, an instrumented run)
+	// go through the executor with opt.
 	Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*Judgement, error)
 }
 
@@ -154,11 +155,8 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 			return out, nil // an oracle's own runs would hang as well
 		}
 	}
+	given := out.Result // the plain execution, or nil
 	for _, o := range oracles {
-		var given *executor.Result
-		if o.JudgesPlain() {
-			given = out.Result
-		}
 		j, err := o.Check(ctx, t, c, given, opt)
 		if j != nil && j.Execution != nil {
 			if out.Result == nil {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -48,6 +48,10 @@ type Options struct {
 	Model semantics.Model
 	// Strict makes every textbook (Adya) violation a bug.
 	Strict bool
+	// Checker, when set, settles each bug finding of the interleaved mode on
+	// the plain execution of the case (see settle); nil = the semantics
+	// table's verdict stands.
+	Checker *model.Checker
 	// Writer writes finding bundles; nil = findings are only returned.
 	Writer *report.Writer
 }
@@ -69,7 +73,7 @@ func (o *Oracle) JudgesPlain() bool { return false }
 // Check implements oracle.CaseOracle: it runs the instrumented case and
 // judges the recorded history. The judgement's Execution is the
 // instrumented run with the hidden columns stripped.
-func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, _ *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
+func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
 	p, err := instrument.Instrument(c, t.Info().Dialect)
 	if err != nil {
 		return nil, err
@@ -84,7 +88,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, _
 	for i := range res.Events {
 		res.Events[i] = instrument.Strip(res.Events[i])
 	}
-	res.Final = stripState(res.Final, p.Tables)
+	res.Final = instrument.StripState(res.Final, p.Tables)
 	if h != nil {
 		j.Notes = Uninstrumented(h)
 	}
@@ -101,10 +105,63 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, _
 	if level == "" {
 		level = t.DefaultLevel()
 	}
-	j.Findings, err = o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
+	var decide func(*report.Finding) error
+	if o.Checker != nil {
+		decide = (&settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}).decide
+	}
+	j.Findings, err = o.judge(t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
 	return j, err
+}
+
+// settle asks the model of documented semantics about IsoRel's bug
+// findings. The model judges the plain execution, which is what a
+// finding's case.txn replays: a deviating statement there gives the
+// model's verdict and rule; a plain execution that follows the documented
+// views makes the cycle allowed when the instrumented run agrees with it
+// statement by statement, and suspect when it does not (the cycle is then
+// one of an execution the case does not plainly have); a plain execution
+// the model cannot judge makes it suspect. The plain run is made, once,
+// only when no other oracle made one.
+type settle struct {
+	ctx     context.Context
+	t       target.Target
+	opt     executor.Options
+	checker *model.Checker
+	plan    *instrument.Plan
+	inst    *executor.Result
+	plain   *executor.Result
+
+	conf       *model.Conformance
+	unfaithful string
+}
+
+func (s *settle) decide(f *report.Finding) error {
+	if f.Verdict != report.Bug {
+		return nil
+	}
+	if s.conf == nil {
+		if s.plain == nil {
+			res, err := executor.Run(s.ctx, s.t, s.plan.Original, s.opt)
+			if err != nil {
+				return fmt.Errorf("isorel: the plain run the model judges: %w", err)
+			}
+			s.plain = res
+		}
+		conf, err := s.checker.Check(s.ctx, s.t, s.plan.Original, s.plain)
+		if err != nil {
+			return err
+		}
+		s.conf, s.unfaithful = conf, instrument.Unfaithful(s.plan, s.inst, s.plain)
+	}
+	if s.conf.Conforms() && s.unfaithful != "" {
+		f.Verdict = model.Suspect
+		f.Summary += "; the model: the plain run follows the views its DBMS documents, but the instrumented run differs from it at " + s.unfaithful
+		return nil
+	}
+	s.conf.Decide(f)
+	return nil
 }
 
 // Uninstrumented lists, one line each, the statements of h that ran
@@ -132,25 +189,6 @@ func uninstrumented(h *history.History, only map[int64]bool) []string {
 	return out
 }
 
-// stripState drops the two hidden columns, which instrumentation appends
-// to every table it creates, from a final state.
-func stripState(st target.State, tables []string) target.State {
-	out := target.State{}
-	for name, rows := range st {
-		if !slices.Contains(tables, name) {
-			out[name] = rows
-			continue
-		}
-		trimmed := make([]target.Row, len(rows))
-		for i, r := range rows {
-			trimmed[i] = r[:max(len(r)-2, 0)]
-		}
-		target.SortRows(trimmed)
-		out[name] = trimmed
-	}
-	return out
-}
-
 // annotated is the finding's case.txn: the original case, which replays
 // the same schedule, with the finding in its header.
 func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase.Case {
@@ -165,7 +203,7 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 // judge checks h and writes the bundles; caseOf gives the replayable case
 // of a finding (nil when there is none) and a sentence for report.txt on
 // how to replay it; it is called once per new signature.
-func (o *Options) judge(t target.Target, h *history.History, level target.Level, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
+func (o *Options) judge(t target.Target, h *history.History, level target.Level, decide func(*report.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
 	res, err := infer.Check(h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
 		return nil, fmt.Errorf("isorel: %w", err)
@@ -176,6 +214,11 @@ func (o *Options) judge(t target.Target, h *history.History, level target.Level,
 		rf := report.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule.Name, Isolation: string(level), Summary: firstLine(f.Text)}
 		for _, id := range f.Txns {
 			rf.Transactions = append(rf.Transactions, int(id))
+		}
+		if decide != nil {
+			if err := decide(&rf); err != nil {
+				return nil, err
+			}
 		}
 		if o.Writer != nil {
 			// A repeat is only counted: no case, no replay, no bundle.
@@ -218,7 +261,15 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "IsoRel %s (Adya %s) at %s: verdict %s\n  rule %s: %s\n  source: %s\n\n", f.Class, f.Adya, rf.Isolation, f.Verdict, f.Rule.Name, f.Rule.Text, f.Rule.Source)
+	fmt.Fprintf(&b, "IsoRel %s (Adya %s) at %s: verdict %s (rule %s)\n", f.Class, f.Adya, rf.Isolation, rf.Verdict, rf.Rule)
+	if rf.Verdict != f.Verdict || rf.Rule != f.Rule.Name {
+		settled := rf.Summary
+		if i := strings.Index(settled, "; the model"); i >= 0 {
+			settled = strings.TrimPrefix(settled[i+2:], "the model: ")
+		}
+		fmt.Fprintf(&b, "  settled by the model of documented semantics: %s\n  (the level's table alone says %s)\n", settled, f.Verdict)
+	}
+	fmt.Fprintf(&b, "  the level's rule %s: %s\n  source: %s\n\n", f.Rule.Name, f.Rule.Text, f.Rule.Source)
 	b.WriteString(f.Text)
 	if !strings.HasSuffix(f.Text, "\n") {
 		b.WriteString("\n")
@@ -334,7 +385,7 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.R
 			}
 		}
 	}
-	res.Findings, err = o.judge(t, h, level, func(f *infer.Finding) (*testcase.Case, string, error) {
+	res.Findings, err = o.judge(t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return o.replayable(ctx, t, h, f, level, spec.Seed)
 	})
 	return res, err

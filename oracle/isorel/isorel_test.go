@@ -14,8 +14,10 @@ import (
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/isorel"
+	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -96,7 +98,9 @@ func TestKnownCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Writer: &report.Writer{Dir: t.TempDir()}}}
+			checker := &model.Checker{Settings: settings} // as the command line builds it
+			defer checker.Close()
+			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
 			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: e.level})
 			if err != nil {
 				t.Fatal(err)
@@ -171,6 +175,111 @@ func checkReportJSON(t *testing.T, path, class string) {
 	for _, e := range d.Cycle {
 		if !slices.Contains([]string{"ww", "wr", "rw", "so"}, e.Kind) || e.Kind != "so" && (e.Row == "" || e.WList == "") {
 			t.Errorf("%s: cycle edge %+v", path, e)
+		}
+	}
+}
+
+// TestModelSettles: IsoRel's bug findings are settled by the model of
+// documented semantics on the plain run. The semantics table is told that
+// innodb_snapshot_isolation is ON, so it calls the lost update of
+// lost-update.txn a bug; the server really runs with it OFF. A model told
+// the truth finds every statement as documented (allowed, with the
+// documented-views rule); a model told ON pinpoints the UPDATE that should
+// have failed with error 1020 (bug, with the model's rule), whether the
+// plain run is handed over or made by the oracle itself.
+func TestModelSettles(t *testing.T) {
+	ctx := context.Background()
+	tg := connecttest.Target(t, "mariadb")
+	c, err := testcase.ParseFile("testdata/lost-update.txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := map[string]string{"innodb_snapshot_isolation": "ON"}
+	truth, err := semantics.ServerSettings(ctx, tg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := executor.Options{Isolation: target.RepeatableRead}
+	for _, tc := range []struct {
+		name        string
+		model       map[string]string
+		givePlain   bool
+		verdict     report.Verdict
+		rule, words string
+	}{
+		{"truthful model, own plain run", truth, false, report.Allowed, "documented-views", "every statement followed"},
+		{"truthful model, shared plain run", truth, true, report.Allowed, "documented-views", "every statement followed"},
+		{"model told ON", claimed, false, report.Bug, "", "step 6: UPDATE acct SET bal = 120"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checker := &model.Checker{Settings: tc.model}
+			defer checker.Close()
+			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
+			var plain *executor.Result
+			if tc.givePlain {
+				if plain, err = executor.Run(ctx, tg, c, opt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j, err := o.Check(ctx, tg, c, plain, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(j.Findings) != 1 {
+				t.Fatalf("findings %+v, want one lost update", j.Findings)
+			}
+			f := j.Findings[0]
+			if f.Kind != "lost-update" || f.Verdict != tc.verdict || !strings.Contains(f.Rule, tc.rule) || !strings.Contains(f.Summary, tc.words) {
+				t.Errorf("finding %s %s [%s]: %s\nwant verdict %s, rule containing %q, summary containing %q", f.Kind, f.Verdict, f.Rule, f.Summary, tc.verdict, tc.rule, tc.words)
+			}
+			if tc.verdict == report.Bug && strings.Contains(f.Rule, "permits") {
+				t.Errorf("a bug keeps the table's rule %s", f.Rule)
+			}
+			text, err := os.ReadFile(filepath.Join(f.Dir, "report.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(text), "settled by the model") {
+				t.Errorf("report.txt does not say the model settled the verdict:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestUnfaithful compares instrumented and plain runs on MariaDB: they
+// agree on a lost update; on Troc's MDEV-26642 listing the instrumented
+// no-op UPDATE writes a version the plain one does not (issue 13), and the
+// comparison names that UPDATE.
+func TestUnfaithful(t *testing.T) {
+	ctx := context.Background()
+	tg := connecttest.Target(t, "mariadb")
+	opt := executor.Options{Isolation: target.RepeatableRead}
+	for _, tc := range []struct{ file, want string }{
+		{"testdata/lost-update.txn", ""},
+		{"../../bugs/mdev-26642-troc-listing2.txn", "step 7 (UPDATE t SET c1 = 10 WHERE TRUE): 1 rows changed plainly, 2 instrumented"},
+	} {
+		c, err := testcase.ParseFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := executor.Run(ctx, tg, c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := instrument.Instrument(c, tg.Info().Dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := executor.Run(ctx, tg, p.Case, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range inst.Events {
+			inst.Events[i] = instrument.Strip(inst.Events[i])
+		}
+		inst.Final = instrument.StripState(inst.Final, p.Tables)
+		if got := instrument.Unfaithful(p, inst, plain); got != tc.want {
+			t.Errorf("%s: Unfaithful = %q, want %q", tc.file, got, tc.want)
 		}
 	}
 }

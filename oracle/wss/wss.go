@@ -674,24 +674,6 @@ func (k *checker) byModel(f *report.Finding) error {
 		return err
 	}
 	k.o.Model = conf
-	switch {
-	case conf.Deviation != nil:
-		d := conf.Deviation
-		f.Verdict, f.Rule = d.Verdict, d.Rule.Name
-		f.Summary += "; the model: " + d.Text
-		if d.Stmt != nil {
-			f.Summary += fmt.Sprintf(" (step %d: %s)", d.Stmt.Step+1, d.Stmt.SQL)
-		}
-	case conf.Conforms():
-		if f.Verdict == report.Bug {
-			f.Verdict, f.Rule = report.Allowed, conf.Rules.DocumentedViews().Name
-		}
-		f.Summary += "; the model: every statement followed the view its DBMS documents"
-	default:
-		if f.Verdict == report.Bug {
-			f.Verdict = model.Suspect
-		}
-		f.Summary += "; the model cannot decide: " + conf.Halted
-	}
+	conf.Decide(f)
 	return nil
 }

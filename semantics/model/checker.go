@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -27,6 +28,34 @@ type Conformance struct {
 // the permitted set: whatever anomaly the execution shows, the DBMS's
 // documented views produce it.
 func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted == "" }
+
+// Decide settles an oracle's finding (a difference from a serial order, a
+// dependency cycle) on the execution the model judged: a deviating
+// statement gives the model's verdict and rule and is named in the
+// summary; an execution that conforms turns a bug into allowed, since the
+// documented views produce the anomaly; one the model could not judge to
+// the end turns a bug into suspect.
+func (c *Conformance) Decide(f *report.Finding) {
+	switch {
+	case c.Deviation != nil:
+		d := c.Deviation
+		f.Verdict, f.Rule = d.Verdict, d.Rule.Name
+		f.Summary += "; the model: " + d.Text
+		if d.Stmt != nil {
+			f.Summary += fmt.Sprintf(" (step %d: %s)", d.Stmt.Step+1, d.Stmt.SQL)
+		}
+	case c.Conforms():
+		if f.Verdict == report.Bug {
+			f.Verdict, f.Rule = report.Allowed, c.Rules.DocumentedViews().Name
+		}
+		f.Summary += "; the model: every statement followed the view its DBMS documents"
+	default:
+		if f.Verdict == report.Bug {
+			f.Verdict = Suspect
+		}
+		f.Summary += "; the model cannot decide: " + c.Halted
+	}
+}
 
 // Checker judges executions against the model. It keeps one evaluator
 // session per target (the temporary tables live there) and remembers the

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -270,3 +271,22 @@ func status(r *txnRec, hang bool) history.Status {
 
 // TxnName renders a transaction id as it appears in wLists.
 func TxnName(id int64) string { return "T" + strconv.FormatInt(id, 10) }
+
+// StripState drops the two hidden columns, which instrumentation appends
+// to every table it creates, from a final state.
+func StripState(st target.State, tables []string) target.State {
+	out := target.State{}
+	for name, rows := range st {
+		if !slices.Contains(tables, name) {
+			out[name] = rows
+			continue
+		}
+		trimmed := make([]target.Row, len(rows))
+		for i, r := range rows {
+			trimmed[i] = r[:max(len(r)-2, 0)]
+		}
+		target.SortRows(trimmed)
+		out[name] = trimmed
+	}
+	return out
+}
