@@ -39,7 +39,7 @@ func ForgetSetup(t target.Target) {
 // definitions (a Prepare that starts over, steps with a schema statement,
 // a Reset).
 func memoOf(t target.Target) *target.Memo {
-	if e, ok := t.(target.Emptier); ok {
+	if e, ok := target.As[target.Emptier](t); ok {
 		return e.SetupMemo()
 	}
 	return nil
@@ -51,7 +51,8 @@ func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []E
 	if slot == nil {
 		return
 	}
-	tables, err := t.(target.Emptier).Tables(ctx)
+	e, _ := target.As[target.Emptier](t)
+	tables, err := e.Tables(ctx)
 	if err != nil {
 		return
 	}
@@ -81,7 +82,8 @@ func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, 
 	if !slices.Equal(m.schema, schemaStatements(stmts)) {
 		return nil, false
 	}
-	tables, err := t.(target.Emptier).Empty(ctx)
+	e, _ := target.As[target.Emptier](t)
+	tables, err := e.Empty(ctx)
 	if err != nil || !slices.Equal(tables, m.tables) {
 		return nil, false
 	}

@@ -273,7 +273,7 @@ func SettingNames() []string {
 // "name=value") over them. Values compare case-insensitively in Lookup.
 func ServerSettings(ctx context.Context, t target.Target, overrides []string) (map[string]string, error) {
 	out := map[string]string{}
-	if r, ok := t.(target.SettingsReader); ok {
+	if r, ok := target.As[target.SettingsReader](t); ok {
 		got, err := r.Settings(ctx, SettingNames())
 		if err != nil {
 			return nil, err

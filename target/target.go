@@ -290,6 +290,39 @@ type Target interface {
 	Close() error
 }
 
+// Wrapper is implemented by a target that wraps another (the target of a
+// throwaway server, whose Close also stops the server). The optional
+// interfaces below are looked up through it with As.
+type Wrapper interface {
+	Unwrap() Target
+}
+
+// As finds the optional interface I (Emptier, Sibler, SettingsReader) on
+// t or on a target t wraps.
+func As[I any](t Target) (I, bool) {
+	for t != nil {
+		if i, ok := t.(I); ok {
+			return i, true
+		}
+		w, ok := t.(Wrapper)
+		if !ok {
+			break
+		}
+		t = w.Unwrap()
+	}
+	var zero I
+	return zero, false
+}
+
+// Sibler is implemented by targets that can open the same server in
+// another schema of txlab's, named after theirs (SCHEMA_suffix), with the
+// same safety rules. An oracle whose runs create other tables than the
+// plain run (IsoRel's hidden columns) works there, so that neither run
+// drops and re-creates the other's tables.
+type Sibler interface {
+	Sibling(ctx context.Context, suffix string) (Target, error)
+}
+
 // Emptier is implemented by targets (through Owned) that can empty txlab's
 // tables in place; the executor then reuses a case's tables when the next
 // setup creates the same ones.

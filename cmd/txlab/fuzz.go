@@ -85,6 +85,7 @@ saying what failed).`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			defer orc.close()
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
 				Seed: seed, Duration: duration, Cases: limit, Levels: levels,
 				Oracles: cases, Workload: work,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 )
 
@@ -29,6 +31,9 @@ type oracleFlags struct {
 	bound  *oracle.Bound
 	sel    *oracle.Selection
 	writer *report.Writer
+	// built are what build made, for close.
+	built   []oracle.CaseOracle
+	checker *model.Checker
 }
 
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
@@ -70,5 +75,22 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 		return nil, nil, err
 	}
 	o.writer = &report.Writer{Dir: o.out}
-	return o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer})
+	o.checker = &model.Checker{Settings: settings}
+	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer, Model: o.checker})
+	o.built = cases
+	return cases, work, err
+}
+
+// close releases the connections the oracles opened for themselves
+// (IsoRel's sibling schema, the model's evaluator sessions), before the
+// targets close.
+func (o *oracleFlags) close() {
+	for _, c := range o.built {
+		if cl, ok := c.(io.Closer); ok {
+			cl.Close()
+		}
+	}
+	if o.checker != nil {
+		o.checker.Close()
+	}
 }

@@ -58,6 +58,7 @@ that did not run.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			defer orc.close()
 			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/txlab/txlab/executor"
@@ -61,6 +62,50 @@ type Options struct {
 // implements oracle.CaseOracle.
 type Oracle struct {
 	Options
+
+	mu   sync.Mutex
+	runs map[target.Target]target.Target // target → where its instrumented runs go
+}
+
+// siblingSuffix names the schema of the instrumented runs (SCHEMA_isorel).
+const siblingSuffix = "isorel"
+
+// runTarget is where the instrumented runs of cases judged on t go: a
+// sibling schema of t's where the adapter offers one, so that the plain
+// run's tables and the instrumented ones (with hidden columns) are each
+// reused from one run of a group to the next instead of dropped and
+// re-created by turns; t itself otherwise.
+func (o *Oracle) runTarget(ctx context.Context, t target.Target) (target.Target, error) {
+	sib, ok := target.As[target.Sibler](t)
+	if !ok {
+		return t, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if r := o.runs[t]; r != nil {
+		return r, nil
+	}
+	r, err := sib.Sibling(ctx, siblingSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("isorel: opening the schema of the instrumented runs: %w", err)
+	}
+	if o.runs == nil {
+		o.runs = map[target.Target]target.Target{}
+	}
+	o.runs[t] = r
+	return r, nil
+}
+
+// Close closes the sibling targets the oracle opened.
+func (o *Oracle) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var errs []error
+	for t, r := range o.runs {
+		errs = append(errs, r.Close())
+		delete(o.runs, t)
+	}
+	return errors.Join(errs...)
 }
 
 // Name implements oracle.CaseOracle.
@@ -78,7 +123,11 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if err != nil {
 		return nil, err
 	}
-	res, err := executor.Run(ctx, t, p.Case, opt)
+	rt, err := o.runTarget(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	res, err := executor.Run(ctx, rt, p.Case, opt)
 	j := &oracle.Judgement{Execution: res}
 	if err != nil {
 		return j, err

@@ -101,6 +101,7 @@ func TestKnownCases(t *testing.T) {
 			checker := &model.Checker{Settings: settings} // as the command line builds it
 			defer checker.Close()
 			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
+			defer o.Close()
 			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: e.level})
 			if err != nil {
 				t.Fatal(err)
@@ -215,6 +216,7 @@ func TestModelSettles(t *testing.T) {
 			checker := &model.Checker{Settings: tc.model}
 			defer checker.Close()
 			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
+			defer o.Close()
 			var plain *executor.Result
 			if tc.givePlain {
 				if plain, err = executor.Run(ctx, tg, c, opt); err != nil {

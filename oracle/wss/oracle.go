@@ -51,7 +51,7 @@ func (f *factory) Validate(*oracle.Common) error {
 func (f *factory) Free() bool { return false }
 
 func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Options: Options{Settings: env.Settings, Model: env.Model}, Groups: f.groups, Writer: env.Writer}, nil
+	return &Oracle{Options: Options{Settings: env.Settings, Model: env.Model, Memo: &RunMemo{}}, Groups: f.groups, Writer: env.Writer}, nil
 }
 
 // Oracle plugs WSS into `txlab fuzz` and `txlab run`: it generates groups and

@@ -69,6 +69,8 @@ type Options struct {
 	// suspect when the model cannot decide. Without it the documented
 	// mechanisms of the semantics table decide.
 	Model *model.Checker
+	// Memo, when set, lets the cases of one group share their serial runs.
+	Memo *RunMemo
 }
 
 // Run is one execution of a (derived) case.
@@ -279,10 +281,15 @@ func ids(order []*Txn) []int {
 }
 
 func (k *checker) exec(name, key string, order []*Txn, dc *testcase.Case, steps []int) (*Run, error) {
-	res, err := executor.Run(k.ctx, k.t, dc, k.opt.Exec)
-	k.o.Runs++
-	if err != nil {
-		return nil, fmt.Errorf("wss: %s: %w", name, err)
+	res := k.opt.Memo.get(k.t, dc, k.opt.Exec)
+	if res == nil {
+		var err error
+		res, err = executor.Run(k.ctx, k.t, dc, k.opt.Exec)
+		k.o.Runs++
+		if err != nil {
+			return nil, fmt.Errorf("wss: %s: %w", name, err)
+		}
+		k.opt.Memo.put(k.t, dc, k.opt.Exec, res)
 	}
 	r := &Run{Name: name, Order: ids(order), Case: dc, Result: res, steps: steps}
 	r.out = outcomes(res, steps)

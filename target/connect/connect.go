@@ -180,13 +180,9 @@ func (t *serverTarget) Close() error {
 	return errors.Join(t.Target.Close(), t.srv.Stop())
 }
 
-// Settings passes target.SettingsReader through the wrapper.
-func (t *serverTarget) Settings(ctx context.Context, names []string) (map[string]string, error) {
-	if r, ok := t.Target.(target.SettingsReader); ok {
-		return r.Settings(ctx, names)
-	}
-	return map[string]string{}, nil
-}
+// Unwrap implements target.Wrapper: the adapter's optional interfaces
+// (table reuse, sibling schemas, settings) are found through the wrapper.
+func (t *serverTarget) Unwrap() target.Target { return t.Target }
 
 // Server returns the throwaway server behind tg, or nil when tg does not
 // run on one (for `txlab server`-style reporting of ports and logs).

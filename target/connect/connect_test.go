@@ -126,6 +126,27 @@ func TestOpenLocal(t *testing.T) {
 			if info.DBMS != tc.dbms || info.Schema != "txlab_connect" {
 				t.Errorf("Info = %+v", info)
 			}
+			// The adapter's optional interfaces are found through the
+			// wrapper (without them a throwaway server's first worker
+			// re-created its tables on every run).
+			if _, ok := target.As[target.Emptier](tg); !ok {
+				t.Error("table reuse (target.Emptier) is hidden by the wrapper")
+			}
+			if _, ok := target.As[target.SettingsReader](tg); !ok {
+				t.Error("target.SettingsReader is hidden by the wrapper")
+			}
+			sib, ok := target.As[target.Sibler](tg)
+			if !ok {
+				t.Fatal("target.Sibler is hidden by the wrapper")
+			}
+			other, err := sib.Sibling(ctx, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := other.Info().Schema; got != "txlab_connect_x" {
+				t.Errorf("sibling schema %q, want txlab_connect_x", got)
+			}
+			other.Close()
 			s, err := tg.Open(ctx)
 			if err != nil {
 				t.Fatal(err)

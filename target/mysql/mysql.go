@@ -42,8 +42,9 @@ var (
 
 // Target is one MySQL-protocol server, working in one database.
 type Target struct {
-	admin    *sql.DB // pooled: catalog queries, Waiting, KILL
-	sessions *sql.DB // one connection per Session, closed (never reused) after it
+	base     *drv.Config // the configuration Open was given, for Sibling
+	admin    *sql.DB     // pooled: catalog queries, Waiting, KILL
+	sessions *sql.DB     // one connection per Session, closed (never reused) after it
 	flavor   string
 	version  string
 	schema   string
@@ -147,7 +148,7 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 
 	work := base.Clone()
 	work.DBName = schema
-	t := &Target{schema: schema}
+	t := &Target{base: base, schema: schema}
 	if t.admin, err = openDB(work); err != nil {
 		return nil, err
 	}
@@ -191,6 +192,11 @@ func openDB(cfg *drv.Config) (*sql.DB, error) {
 		return nil, fmt.Errorf("mysql config: %w", err)
 	}
 	return sql.OpenDB(conn), nil
+}
+
+// Sibling implements target.Sibler.
+func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, error) {
+	return Open(ctx, t.base, t.flavor, t.schema+"_"+suffix)
 }
 
 // Info implements target.Target.

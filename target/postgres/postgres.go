@@ -37,6 +37,7 @@ var (
 // Target is one PostgreSQL or CockroachDB server, working in one schema.
 type Target struct {
 	cfg     *pgconn.Config // sessions connect with this (search_path set)
+	url     string         // what Open was given, for Sibling
 	flavor  string
 	version string
 	schema  string
@@ -72,7 +73,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
 	}
-	t := &Target{cfg: cfg, schema: schema}
+	t := &Target{cfg: cfg, url: connURL, schema: schema}
 	if t.admin, err = pgconn.ConnectConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("connect %s: %w", redact(connURL), err)
 	}
@@ -107,6 +108,11 @@ func redact(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// Sibling implements target.Sibler.
+func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, error) {
+	return Open(ctx, t.url, t.flavor, t.schema+"_"+suffix)
 }
 
 // Info implements target.Target.
