@@ -122,6 +122,11 @@ type Rules struct {
 	// must fail with when it acts on a row whose latest committed version is
 	// newer than the transaction's snapshot (first-updater-wins).
 	WriteConflict target.ErrorClass
+	// ConflictAfterWait, when set, is what it means that a write which
+	// waited for a row's lock, and whose holder committed a change to the
+	// row meanwhile, succeeded where WriteConflict requires an error
+	// (MariaDB confirmed it as MDEV-39263).
+	ConflictAfterWait *Variation
 	// NoOpUpdate, when set, says an UPDATE that leaves a row's values
 	// unchanged writes no version, so the transaction's later consistent
 	// reads still see its snapshot's version.
@@ -231,6 +236,14 @@ var (
 		},
 		Verdict: report.Bug,
 	}
+	mdev39263 = Variation{
+		Rule: semantics.Rule{
+			Name:   "mdev-39263-snapshot-isolation-conflict-missed-after-wait",
+			Text:   "with innodb_snapshot_isolation=ON, an UPDATE that waited for a row's lock while its holder changed the row and committed overwrote the row instead of failing with error 1020 (a lost update)",
+			Source: "MDEV-39263 (MariaDB/server pull request 4936, merged 2026-04: ER_CHECKREAD was not returned when the record's last modifier committed during the lock acquisition)",
+		},
+		Verdict: report.Bug,
+	}
 	mdev26642 = Variation{
 		Rule: semantics.Rule{
 			Name:   "mdev-26642-noop-update-view",
@@ -294,6 +307,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 			r.LockingSelectInTxn = level == target.Serializable
 			if si {
 				r.WriteConflict = target.ClassSerialization
+				r.ConflictAfterWait = &mdev39263
 				r.Sources = append(r.Sources, srcInnoDBSI)
 			} else if dbms == "mariadb" {
 				r.NoOpUpdate = &mdev26642

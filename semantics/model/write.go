@@ -271,7 +271,7 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 	if e.rules.WriteConflict == "" || st.Err != nil {
 		return nil
 	}
-	hit := false
+	hit, duringWait := false, false
 	if !e.rules.RowLocks {
 		// One writer and a snapshot per transaction (SQLite WAL): a write
 		// after another transaction committed since the snapshot fails.
@@ -286,13 +286,18 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 		for _, v := range tests {
 			if matched[v.ID] {
 				hit = true
+				duringWait = duringWait || st.Blocked() && v.Txn.CommitAt >= st.Start && v.Txn.CommitAt < st.End
 			}
 		}
 	}
 	if !hit {
 		return nil
 	}
-	d := &Deviation{Kind: "missing-error", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
+	verdict, rule := report.Bug, e.rules.StatementView()
+	if v := e.rules.ConflictAfterWait; v != nil && duringWait {
+		verdict, rule = v.Verdict, v.Rule
+	}
+	d := &Deviation{Kind: "missing-error", Verdict: verdict, Rule: rule, Stmt: st, StmtKind: s.kind.String(),
 		Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s succeeded, but it writes a row changed by a transaction that committed after its snapshot; %s %s documents a %s error",
 			st.Conn, s.kind, e.rules.DBMS, e.rules.Level, e.rules.WriteConflict)}
