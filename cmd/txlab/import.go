@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/convert"
+)
+
+func newImportCmd() *cobra.Command {
+	var from, out string
+	cmd := &cobra.Command{
+		Use:   "import --from FORMAT FILE...",
+		Short: "Convert other tools' published cases (Troc, WriteCheck, DT2) into case files",
+		Long: `Convert the case files other isolation-testing tools publish into txlab case files.
+Each converted case keeps its source as a comment. The troc, writecheck and dt2
+formats share one shape: setup statements, one block per transaction (headed by its
+isolation level, e.g. RC, or its number), the schedule (1-1-2-2-1-2) and END. A file
+may hold several cases. Cases go to stdout, or one file each into --out DIR.`,
+		Example: `  txlab import --from troc cases/mariadb27992.txt > mdev-27992.txn
+  txlab import --from writecheck --out imported/ test.txt
+  txlab run --db mariadb imported/test-1.txn`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if from == "" {
+				return usageErr(fmt.Errorf("--from is required: one of %s", strings.Join(convert.Formats, ", ")))
+			}
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return &exitError{code: 2, err: err}
+				}
+			}
+			first := true
+			for _, path := range args {
+				f, err := os.Open(path)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				cases, err := convert.Parse(from, path, f)
+				f.Close()
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+				for i, c := range cases {
+					if out == "" {
+						if !first {
+							fmt.Fprintln(cmd.OutOrStdout())
+						}
+						first = false
+						fmt.Fprint(cmd.OutOrStdout(), c.String())
+						continue
+					}
+					name := base + ".txn"
+					if len(cases) > 1 {
+						name = fmt.Sprintf("%s-%d.txn", base, i+1)
+					}
+					dst := filepath.Join(out, name)
+					if err := os.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
+						return &exitError{code: 2, err: err}
+					}
+					fmt.Fprintln(cmd.ErrOrStderr(), "wrote", dst)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the source format: "+strings.Join(convert.Formats, ", ")+" (e.g. --from troc)")
+	cmd.Flags().StringVar(&out, "out", "", "write one case file per case into DIR instead of stdout (e.g. --out imported/)")
+	return cmd
+}

@@ -1,0 +1,118 @@
+package convert_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/convert"
+	"github.com/txlab/txlab/testcase"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestPublished converts the cases published in the Troc and WriteCheck
+// repositories (testdata/troc, testdata/writecheck: the files as published)
+// and compares them with the golden case files beside them. Each
+// converted case must parse back to itself.
+func TestPublished(t *testing.T) {
+	for _, format := range []string{"troc", "writecheck"} {
+		files, err := filepath.Glob(filepath.Join("testdata", format, "*.txt"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no testdata for %s: %v", format, err)
+		}
+		for _, path := range files {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases, err := convert.Parse(format, filepath.Base(path), f)
+			f.Close()
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				continue
+			}
+			var b strings.Builder
+			for i, c := range cases {
+				if i > 0 {
+					b.WriteString("\n-- ---- next case ----\n\n")
+				}
+				text := c.String()
+				b.WriteString(text)
+				back, err := testcase.ParseString(c.Name, text)
+				if err != nil {
+					t.Errorf("%s: the converted case does not parse: %v\n%s", c.Name, err, text)
+				} else if !back.Equal(c) {
+					t.Errorf("%s: the converted case does not parse back to itself:\n%s", c.Name, text)
+				}
+			}
+			golden := strings.TrimSuffix(path, ".txt") + ".txn"
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%s: conversion differs from %s:\n%s", path, golden, b.String())
+			}
+		}
+	}
+}
+
+// TestErrors: malformed input is refused with the line that is wrong.
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"empty", "", "empty file"},
+		{"no END", "CREATE TABLE t (a INT)\n\nRC\nBEGIN\nCOMMIT\n\n1-1\n", "x:7: no END line"},
+		{"junk after the schedule", "RC\nBEGIN\nCOMMIT\n\n1-1\nEXTRA\nEND\n", "x:6: \"EXTRA\" after the schedule"},
+		{"unknown transaction", "RC\nBEGIN\nCOMMIT\n\n1-2\nEND\n", "x:5: the schedule names transaction 2"},
+		{"too many statements", "RC\nBEGIN\nCOMMIT\n\n1-1-1\nEND\n", "x:5: the schedule submits 3 statements of transaction 1"},
+		{"too few statements", "RC\nBEGIN\nCOMMIT\n\n1\nEND\n", "x:5: the schedule submits 1 of transaction 1's 2 statements"},
+		{"bad block header", "CREATE TABLE t (a INT)\n\nFOO\nBEGIN\n\n1-1\nEND\n", "x:3: \"FOO\" starts a transaction block"},
+		{"END without a schedule", "RC\nBEGIN\nCOMMIT\nEND\n", "x:1: no schedule line"},
+		{"duplicate block", "1\nBEGIN\n\n1\nCOMMIT\n\n1-1\nEND\n", "x:4: transaction 1 has two blocks"},
+		{"second case broken", "RC\nBEGIN\nCOMMIT\n\n1-1\nEND\n\nRC\nBEGIN\n\n1-2\nEND\n", "x:11: the schedule names transaction 2"},
+	} {
+		_, err := convert.Parse("troc", "x", strings.NewReader(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := convert.Parse("nope", "x", strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "troc, writecheck") {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// FuzzParse: any input either converts to valid cases that print and
+// parse back, or fails with an error; it never panics.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*", "*.txt"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(string(data))
+		}
+	}
+	f.Add("RC\nBEGIN\nCOMMIT\n\n1-1\nEND\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		cases, err := convert.Parse("troc", "fuzz", strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		for _, c := range cases {
+			if err := c.Validate(); err != nil {
+				t.Fatalf("converted case is invalid: %v", err)
+			}
+			if _, err := testcase.ParseString("fuzz", c.String()); err != nil {
+				t.Fatalf("converted case does not parse: %v\n%s", err, c.String())
+			}
+		}
+	})
+}
