@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/report"
+)
+
+// TestPublishedCases is how a user first tries txlab: the cases other
+// tools publish (Troc's and WriteCheck's repositories), converted with
+// `txlab import` and replayed with `txlab run` and the default oracles on
+// MariaDB and PostgreSQL. testdata/published.txt says which `bug` rules
+// each case must give: MariaDB's confirmed read-view and semi-consistent
+// read bugs, and nothing on PostgreSQL, whose documented semantics allow
+// or prevent every one of these schedules.
+func TestPublishedCases(t *testing.T) {
+	want := map[string][2]string{}
+	f, err := os.Open("testdata/published.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		if len(fs) != 3 {
+			t.Fatalf("bad line %q", sc.Text())
+		}
+		want[fs[0]] = [2]string{fs[1], fs[2]}
+	}
+	f.Close()
+
+	dir := t.TempDir()
+	for _, format := range []string{"troc", "writecheck"} {
+		srcs, _ := filepath.Glob(filepath.Join("../../convert/testdata", format, "*.txt"))
+		args := append([]string{"import", "--from", format, "--out", dir}, srcs...)
+		if code, _, stderr := txlab(t, args...); code != 0 {
+			t.Fatalf("import --from %s: exit %d: %s", format, code, stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txn"))
+	if len(files) != len(want) {
+		t.Fatalf("%d converted cases, testdata/published.txt lists %d", len(files), len(want))
+	}
+	for col, db := range []string{"mariadb", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			localdbtest.Require(t, localdb.Kind(db))
+			_, stdout, stderr := txlab(t, append([]string{"run", "--db", db, "--json", "--out", t.TempDir()}, files...)...)
+			got := map[string]string{}
+			for _, cr := range decodeCases(t, stdout) {
+				name := strings.TrimSuffix(filepath.Base(cr.Case), ".txn")
+				var rules []string
+				for _, fd := range cr.Findings {
+					if fd.Verdict == report.Bug {
+						rules = append(rules, fd.Rule)
+					}
+				}
+				slices.Sort(rules)
+				rules = slices.Compact(rules)
+				switch {
+				case len(rules) == 0:
+					got[name] = "none"
+				default:
+					got[name] = strings.Join(rules, ",")
+				}
+			}
+			// A case that could not run has a line on stderr instead.
+			for _, line := range strings.Split(stderr, "\n") {
+				if name, _, ok := strings.Cut(line, ".txn: setup statement"); ok {
+					got[filepath.Base(strings.TrimPrefix(name, "txlab: "))] = "setup-fails"
+				}
+			}
+			for name, w := range want {
+				if got[name] != w[col] {
+					t.Errorf("%s on %s: %q, want %q", name, db, got[name], w[col])
+				}
+			}
+		})
+	}
+}
