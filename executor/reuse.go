@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/txlab/txlab/target"
 )
@@ -50,6 +51,11 @@ func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []E
 	slot := memoOf(t)
 	if slot == nil {
 		return
+	}
+	for _, s := range schemaStatements(stmts) {
+		if !createsTableOrIndex(s) {
+			return // a sequence, view or routine: TRUNCATE would not restore it
+		}
 	}
 	e, _ := target.As[target.Emptier](t)
 	tables, err := e.Tables(ctx)
@@ -112,4 +118,22 @@ func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, 
 	}
 	slot.Put(m)
 	return evs, true
+}
+
+// createsTableOrIndex reports whether a schema statement creates a table
+// or an index: the only objects that emptying the tables returns to the
+// state the statement left them in (a sequence keeps its position, a
+// view or routine may keep state of its own).
+func createsTableOrIndex(sql string) bool {
+	f := strings.Fields(strings.ToUpper(sql))
+	if len(f) < 2 || f[0] != "CREATE" {
+		return false
+	}
+	switch f[1] {
+	case "TABLE", "INDEX":
+		return true
+	case "UNIQUE":
+		return len(f) > 2 && f[2] == "INDEX"
+	}
+	return false
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
@@ -20,12 +19,21 @@ import (
 // agree statement by statement and in the final state, AUTO_INCREMENT
 // included; a schema statement among the steps must turn reuse off.
 func TestReusedSetup(t *testing.T) {
-	tg := connecttest.Target(t, "mariadb")
+	for _, dbms := range []string{"mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) { testReusedSetup(t, dbms) })
+	}
+}
+
+func testReusedSetup(t *testing.T, dbms string) {
+	tg := connecttest.Target(t, dbms)
 	ctx := context.Background()
 	opt := executor.Options{HangTimeout: 5 * time.Second}
-	cases := []*testcase.Case{loadCase(t, "auto-increment-reuse")}
+	var cases []*testcase.Case
+	if dbms == "mariadb" {
+		cases = append(cases, loadCase(t, "auto-increment-reuse"))
+	}
 	for seed := uint64(1); seed <= 40; seed++ {
-		cases = append(cases, gen.Case(seed, gen.Config{Dialect: sqlast.MySQL}))
+		cases = append(cases, gen.Case(seed, gen.Config{Dialect: tg.Info().Dialect}))
 	}
 	// Two runs of one case can differ without any reuse (the server picks
 	// a deadlock victim, statements released together race), so the
@@ -73,17 +81,27 @@ func TestReusedSetup(t *testing.T) {
 		t.Errorf("%d of %d cases ran differently on reused tables, %d on new ones:\n%s", differ, reused, baseline, strings.Join(diffs, "\n"))
 	}
 
-	ddl, err := testcase.ParseString("ddl-step", "CREATE TABLE t (k INT PRIMARY KEY);\n1> ALTER TABLE t ADD COLUMN v INT;\n")
-	if err != nil {
-		t.Fatal(err)
+	// Steps that alter a table, and a setup that creates a sequence (which
+	// emptying the tables would not rewind), turn reuse off. (On
+	// PostgreSQL, Reset does not drop a sequence a case created, so a
+	// second run of such a case fails: not tried there.)
+	srcs := []string{"CREATE TABLE t (k INT PRIMARY KEY);\n1> ALTER TABLE t ADD COLUMN v INT;\n"}
+	if dbms == "mariadb" {
+		srcs = append(srcs, "CREATE SEQUENCE s;\nCREATE TABLE t (k INT PRIMARY KEY);\n1> SELECT * FROM t;\n")
 	}
-	for i, want := range []bool{false, false} {
-		res, err := executor.Run(ctx, tg, ddl, opt)
+	for _, src := range srcs {
+		c, err := testcase.ParseString("no-reuse", src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Reused != want {
-			t.Errorf("run %d of a case that alters its table: reused = %v", i+1, res.Reused)
+		for i := range 2 {
+			res, err := executor.Run(ctx, tg, c, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reused {
+				t.Errorf("run %d of %q reused its tables", i+1, src)
+			}
 		}
 	}
 }

@@ -97,7 +97,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 		// version() adds the compiler and platform: too long for a summary line.
 		t.version = v[0][0].S
 	}
-	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL))}
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL)), Memo: &target.Memo{}}
 	return t, nil
 }
 
@@ -348,6 +348,19 @@ func (c catalog) Tables(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	return column(rows), nil
+}
+
+// TruncateTables implements target.Truncater: one table at a time, so
+// PostgreSQL refuses (without CASCADE, which txlab never uses) a table
+// that any foreign key references, inside txlab's schema or outside it;
+// RESTART IDENTITY restarts the table's own serial and identity columns.
+func (c catalog) TruncateTables(ctx context.Context, names []string) error {
+	for _, n := range names {
+		if err := c.ExecAdmin(ctx, "TRUNCATE TABLE "+quoteIdent(c.t.schema)+"."+quoteIdent(n)+" RESTART IDENTITY"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c catalog) DropTables(ctx context.Context, names []string) error {
