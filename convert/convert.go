@@ -9,7 +9,8 @@
 // is submitted n-th), and a line "END"; free text (the tool's verdict)
 // may follow. The header of a block is its isolation level (Troc: RC, RR,
 // SER, …) or the transaction's number (WriteCheck). Statements may end in
-// a semicolon or not.
+// a semicolon or not. ReplBug's Python bug modules are read too (see
+// parseReplBug).
 package convert
 
 import (
@@ -24,7 +25,7 @@ import (
 )
 
 // Formats names the formats Parse reads.
-var Formats = []string{"troc", "writecheck", "dt2"}
+var Formats = []string{"troc", "writecheck", "dt2", "replbug"}
 
 // Parse reads the cases in the given format (see Formats) from r; name is
 // the file name errors and the source comments cite. A file may hold
@@ -33,6 +34,12 @@ var Formats = []string{"troc", "writecheck", "dt2"}
 func Parse(format, name string, r io.Reader) ([]*testcase.Case, error) {
 	switch format {
 	case "troc", "writecheck", "dt2":
+	case "replbug":
+		src, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return parseReplBug(name, string(src))
 	default:
 		return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}

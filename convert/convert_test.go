@@ -13,13 +13,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestPublished converts the cases published in the Troc and WriteCheck
-// repositories (testdata/troc, testdata/writecheck: the files as published)
-// and compares them with the golden case files beside them. Each
-// converted case must parse back to itself.
+// TestPublished converts the cases published in the Troc, WriteCheck and
+// ReplBug repositories (testdata/*: the files as published) and compares
+// them with the golden case files beside them (or the refusal's message).
+// Each converted case must parse back to itself.
 func TestPublished(t *testing.T) {
-	for _, format := range []string{"troc", "writecheck"} {
-		files, err := filepath.Glob(filepath.Join("testdata", format, "*.txt"))
+	for _, format := range []string{"troc", "writecheck", "replbug"} {
+		ext := map[string]string{"replbug": ".py"}[format]
+		if ext == "" {
+			ext = ".txt"
+		}
+		files, err := filepath.Glob(filepath.Join("testdata", format, "*"+ext))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no testdata for %s: %v", format, err)
 		}
@@ -30,11 +34,11 @@ func TestPublished(t *testing.T) {
 			}
 			cases, err := convert.Parse(format, filepath.Base(path), f)
 			f.Close()
-			if err != nil {
-				t.Errorf("%s: %v", path, err)
-				continue
-			}
 			var b strings.Builder
+			if err != nil {
+				// Refused: the golden file holds the message.
+				b.WriteString("error: " + err.Error() + "\n")
+			}
 			for i, c := range cases {
 				if i > 0 {
 					b.WriteString("\n-- ---- next case ----\n\n")
@@ -48,7 +52,7 @@ func TestPublished(t *testing.T) {
 					t.Errorf("%s: the converted case does not parse back to itself:\n%s", c.Name, text)
 				}
 			}
-			golden := strings.TrimSuffix(path, ".txt") + ".txn"
+			golden := strings.TrimSuffix(path, ext) + ".txn"
 			if *update {
 				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 					t.Fatal(err)
@@ -103,6 +107,31 @@ func FuzzParse(f *testing.F) {
 	f.Add("RC\nBEGIN\nCOMMIT\n\n1-1\nEND\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		cases, err := convert.Parse("troc", "fuzz", strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		for _, c := range cases {
+			if err := c.Validate(); err != nil {
+				t.Fatalf("converted case is invalid: %v", err)
+			}
+			if _, err := testcase.ParseString("fuzz", c.String()); err != nil {
+				t.Fatalf("converted case does not parse: %v\n%s", err, c.String())
+			}
+		}
+	})
+}
+
+// FuzzParseReplBug: the same for ReplBug's Python modules.
+func FuzzParseReplBug(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "replbug", "*.py"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(string(data))
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		cases, err := convert.Parse("replbug", "fuzz.py", strings.NewReader(src))
 		if err != nil {
 			return
 		}

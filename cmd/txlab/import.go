@@ -15,14 +15,17 @@ func newImportCmd() *cobra.Command {
 	var from, out string
 	cmd := &cobra.Command{
 		Use:   "import --from FORMAT FILE...",
-		Short: "Convert other tools' published cases (Troc, WriteCheck, DT2) into case files",
+		Short: "Convert other tools' published cases (Troc, WriteCheck, DT2, ReplBug) into case files",
 		Long: `Convert the case files other isolation-testing tools publish into txlab case files.
 Each converted case keeps its source as a comment. The troc, writecheck and dt2
 formats share one shape: setup statements, one block per transaction (headed by its
 isolation level, e.g. RC, or its number), the schedule (1-1-2-2-1-2) and END. A file
-may hold several cases. Cases go to stdout, or one file each into --out DIR.`,
+may hold several cases. --from replbug reads ReplBug's Python bug modules
+(src/testcase/bug_list/*.py): one case per scenario of conn_N> lines, at the bug's
+original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 		Example: `  txlab import --from troc cases/mariadb27992.txt > mdev-27992.txn
   txlab import --from writecheck --out imported/ test.txt
+  txlab import --from replbug --out imported/ ReplBug/src/testcase/bug_list/MDEV-*.py
   txlab run --db mariadb imported/test-1.txn`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
