@@ -175,6 +175,9 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	opt = opt.withDefaults()
 	start := time.Now()
 	res := &Result{Levels: map[int]target.Level{}}
+	if err := inScope(t, c); err != nil {
+		return res, err
+	}
 	var err error
 	if res.Setup, res.Reused, err = prepare(ctx, t, c.Setup); err != nil {
 		return res, err
@@ -758,4 +761,32 @@ func fill(ev *Event, res *target.Result, err error) {
 		ev.Rows = res.Rows
 		ev.Affected = res.Affected
 	}
+}
+
+// inScope refuses a case with a statement that would change something
+// outside txlab's own database (see target.OutsideSchema): the case's SQL
+// is the user's, and txlab's promise covers it too.
+func inScope(t target.Target, c *testcase.Case) error {
+	schema := t.Info().Schema
+	check := func(what, sql string) error {
+		if name := target.OutsideSchema(sql, schema); name != "" {
+			where := "txlab's database"
+			if schema != "" {
+				where = fmt.Sprintf("txlab's database %q", schema)
+			}
+			return fmt.Errorf("%s names %q, outside %s: txlab runs a case only inside it (%s)", what, name, where, sql)
+		}
+		return nil
+	}
+	for i, s := range c.Setup {
+		if err := check(fmt.Sprintf("setup statement %d", i+1), s); err != nil {
+			return err
+		}
+	}
+	for i, s := range c.Steps {
+		if err := check(fmt.Sprintf("step %d", i+1), s.SQL); err != nil {
+			return err
+		}
+	}
+	return nil
 }

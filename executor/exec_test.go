@@ -125,3 +125,27 @@ func TestReleasedTogetherMarked(t *testing.T) {
 		})
 	}
 }
+
+// TestOutsideSchemaRefused: a case that would change a table outside
+// txlab's database is refused before anything runs; the same case without
+// that statement runs.
+func TestOutsideSchemaRefused(t *testing.T) {
+	tg := connecttest.Target(t, "sqlite")
+	ctx := context.Background()
+	src := "CREATE TABLE t (a INT);\n1> INSERT INTO t VALUES (1);\n1> DELETE FROM other.users;\n"
+	c, err := testcase.ParseString("outside", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Run(ctx, tg, c, executor.Options{})
+	if err == nil || !strings.Contains(err.Error(), `step 2 names "FROM other.users"`) {
+		t.Fatalf("error %v, want a refusal naming step 2", err)
+	}
+	if len(res.Setup) != 0 || len(res.Events) != 0 {
+		t.Errorf("a refused case ran statements: %+v", res)
+	}
+	c.Steps = c.Steps[:1]
+	if _, err := executor.Run(ctx, tg, c, executor.Options{}); err != nil {
+		t.Errorf("the case without the statement: %v", err)
+	}
+}
