@@ -135,16 +135,9 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 			continue // a docstring, or a piece code assembles
 		}
 		c := &testcase.Case{Name: name, Isolation: level, DBMS: dbms, Setup: kept}
-		about := "Bug " + bugID
-		if link != "" {
-			about += ", " + link
-		}
+		c.Known = testcase.Known{Bug: bugID, Link: link, Symptom: strings.Join(strings.Fields(desc), " ")}
 		if dbms != "" {
-			about += fmt.Sprintf(", reported on %s %s", dbms, version)
-		}
-		c.Comments = append(c.Comments, about)
-		if d := strings.Join(strings.Fields(desc), " "); d != "" {
-			c.Comments = append(c.Comments, "Symptom (ReplBug's words) "+d)
+			c.Known.Affects = fmt.Sprintf("%s %s (where it was reported)", dbms, version)
 		}
 		c.Comments = append(c.Comments, fmt.Sprintf("Converted by txlab import --from replbug from %s (scenario at line %d); ReplBug replays it at every isolation level: txlab run --isolation L", name, start))
 		lines := strings.Split(body, "\n")

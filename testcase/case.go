@@ -19,6 +19,9 @@ type Case struct {
 	Mode   string // pessimistic or optimistic, where the DBMS has both
 	Seed   string
 	Expect string
+	// Known describes the known bug the case reproduces (the corpus in
+	// bugs/); empty for other cases.
+	Known Known `json:",omitzero"`
 	// Comments are the free `--` comment lines before the first statement,
 	// without the leading "--" and one space; printed back after the headers.
 	Comments []string
@@ -63,4 +66,36 @@ func (c *Case) Conns() []int {
 		}
 	}
 	return out
+}
+
+// Known is what the known-bug headers say: bug (its id, e.g. MDEV-30835),
+// link, affects (the versions), fixed (the version that fixed it), levels
+// (where it shows, e.g. rc,ru), oracle (the one that finds it) and symptom
+// (one line). They are informational for `txlab run`.
+type Known struct {
+	Bug, Link, Affects, Fixed, Levels, Oracle, Symptom string
+}
+
+// knownHeaders are Known's header keys, in print order.
+var knownHeaderKeys = []string{"bug", "link", "affects", "fixed", "levels", "oracle", "symptom"}
+
+// field returns the Known field a header key sets.
+func (k *Known) field(key string) *string {
+	switch key {
+	case "bug":
+		return &k.Bug
+	case "link":
+		return &k.Link
+	case "affects":
+		return &k.Affects
+	case "fixed":
+		return &k.Fixed
+	case "levels":
+		return &k.Levels
+	case "oracle":
+		return &k.Oracle
+	case "symptom":
+		return &k.Symptom
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,9 +37,9 @@ const bom = "\ufeff"
 
 // headers are the known header keys (isolation.N aside); knownHeaders lists
 // them in the warning for an unknown key.
-var headers = []string{"isolation", "dbms", "mode", "seed", "expect"}
+var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "bug", "link", "affects", "fixed", "levels", "oracle", "symptom"}
 
-const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect"
+const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, and for known bugs bug, link, affects, fixed, levels, oracle, symptom"
 
 var (
 	// headerRE matches the text of a "-- key: value" line after the "--".
@@ -235,11 +236,7 @@ func (p *parser) comment(ln int, t string) error {
 }
 
 func isKnownHeader(key string) bool {
-	switch key {
-	case "isolation", "dbms", "mode", "seed", "expect":
-		return true
-	}
-	return strings.HasPrefix(key, "isolation.")
+	return slices.Contains(headers, key) || strings.HasPrefix(key, "isolation.")
 }
 
 func (p *parser) header(ln int, key, val string) error {
@@ -279,6 +276,8 @@ func (p *parser) header(ln int, key, val string) error {
 		c.Seed = val
 	case "expect":
 		c.Expect = val
+	case "bug", "link", "affects", "fixed", "levels", "oracle", "symptom":
+		*c.Known.field(key) = val
 	default: // isolation.N
 		l, err := target.ParseLevel(val)
 		if err != nil {
