@@ -87,3 +87,15 @@ func TestPublishedCases(t *testing.T) {
 		})
 	}
 }
+
+// TestBugsList: `txlab bugs list` shows the corpus; --dbms filters it.
+func TestBugsList(t *testing.T) {
+	code, out, stderr := txlab(t, "bugs", "list")
+	if code != 0 || !strings.Contains(out, "MDEV-30835") || !strings.Contains(out, "bugs/mdev-30835-found-rc-replace.txn") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
+	}
+	code, out, _ = txlab(t, "bugs", "list", "--dbms", "postgres", "--json")
+	if code != 0 || strings.Contains(out, "MDEV") {
+		t.Errorf("--dbms postgres --json: exit %d, %s", code, out)
+	}
+}

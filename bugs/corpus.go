@@ -1,0 +1,66 @@
+// Package bugs is txlab's corpus of known bugs: one case file per bug and
+// DBMS (this directory), with the known-bug headers (bug, link, affects,
+// fixed, levels, oracle, symptom). The files are embedded, so `txlab bugs
+// list` works from any directory.
+package bugs
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/testcase"
+)
+
+//go:embed *.txn
+var files embed.FS
+
+// Entry is one case of the corpus.
+type Entry struct {
+	File string         `json:"file"` // bugs/NAME.txn
+	Case *testcase.Case `json:"-"`
+	// The headers, flattened for listing.
+	Bug     string `json:"bug"`
+	DBMS    string `json:"dbms"`
+	Levels  string `json:"levels,omitempty"`
+	Oracle  string `json:"oracle,omitempty"`
+	Link    string `json:"link,omitempty"`
+	Affects string `json:"affects,omitempty"`
+	Fixed   string `json:"fixed,omitempty"`
+	Symptom string `json:"symptom"`
+}
+
+// List returns the corpus, sorted by bug id, the cases whose dbms header
+// starts with dbms only when dbms is not empty. A file without a bug
+// header is an error: every case here documents a known bug.
+func List(dbms string) ([]Entry, error) {
+	names, err := fs.Glob(files, "*.txn")
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, name := range names {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		c, err := testcase.ParseString("bugs/"+name, string(data))
+		if err != nil {
+			return nil, err
+		}
+		if c.Known.Bug == "" {
+			return nil, fmt.Errorf("bugs/%s: no bug header", name)
+		}
+		db, _, _ := strings.Cut(c.DBMS, " ")
+		if dbms != "" && !strings.EqualFold(db, dbms) {
+			continue
+		}
+		k := c.Known
+		out = append(out, Entry{File: "bugs/" + name, Case: c, Bug: k.Bug, DBMS: db, Levels: k.Levels, Oracle: k.Oracle,
+			Link: k.Link, Affects: k.Affects, Fixed: k.Fixed, Symptom: k.Symptom})
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Bug, b.Bug) })
+	return out, nil
+}
