@@ -201,11 +201,7 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 	seen := map[int]bool{}
 	for _, a := range after {
 		if a.vid == 0 {
-			if r := e.revived(table, a.vals); r != nil {
-				e.h.write(r, a.vals, false, t)
-			} else {
-				e.h.insert(table, a.vals, t)
-			}
+			e.insertOrRevive(t, table, a.vals)
 			continue
 		}
 		old := byID[a.vid]
@@ -215,8 +211,10 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 		seen[a.vid] = true
 		switch {
 		case !slices.Equal(old.Values, a.vals) && e.rules.ClusteredKey && e.keyChanged(table, old.Values, a.vals):
+			// A key update moves the row: InnoDB delete-marks the old
+			// record and inserts the new key, which may revive a deleted one.
 			e.h.write(old.Row, nil, true, t)
-			e.h.insert(table, a.vals, t)
+			e.insertOrRevive(t, table, a.vals)
 		case !slices.Equal(old.Values, a.vals):
 			e.h.write(old.Row, a.vals, false, t)
 		case touched[a.vid]:
@@ -355,6 +353,17 @@ func (e *Engine) keyChanged(table string, a, b target.Row) bool {
 		e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
 	}
 	return changed && known
+}
+
+// insertOrRevive records t's new row vals of table: a new version of the
+// row whose deleted clustered key it takes again (see revived), else a new
+// row.
+func (e *Engine) insertOrRevive(t *Txn, table string, vals target.Row) {
+	if r := e.revived(table, vals); r != nil {
+		e.h.write(r, vals, false, t)
+		return
+	}
+	e.h.insert(table, vals, t)
 }
 
 // revived returns the row of table whose clustered key vals takes again
