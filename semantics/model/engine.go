@@ -405,6 +405,10 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	case t.Snapshot >= 0 && !t.pinned && s.kind == KindSelect:
 		// The earlier reads may never have reached the storage engine.
 		t.SnapshotUntil, t.pinned = st.Start, readRows(st, s)
+	case t.Snapshot >= 0 && !t.pinned && len(s.subs) > 0 && s.kind <= KindSelectUpdate && e.rules.Source[s.kind] == SnapTxn:
+		// Nor may this locking read's subqueries have been the first to
+		// reach it before it waited: the view may be as young as its end.
+		t.SnapshotUntil = st.End
 	case t.Snapshot >= 0:
 	case e.rules.SnapshotAt == FirstStatement:
 		t.Snapshot, t.SnapshotUntil, t.pinned = st.Start, st.Start, true
