@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/report"
@@ -97,5 +100,42 @@ func TestBugsList(t *testing.T) {
 	code, out, _ = txlab(t, "bugs", "list", "--dbms", "postgres", "--json")
 	if code != 0 || strings.Contains(out, "MDEV") {
 		t.Errorf("--dbms postgres --json: exit %d, %s", code, out)
+	}
+}
+
+// TestBugsTest runs the corpus's MariaDB bugs on MariaDB with the default
+// oracles: the statuses measured on 10.11.14, the fixed MDEV-27992
+// included (its blocked DELETE now fails with a deadlock error).
+func TestBugsTest(t *testing.T) {
+	localdbtest.Require(t, localdb.MariaDB)
+	want := map[string]string{
+		"MDEV-26642 repeatable-read":  "reproduces",
+		"MDEV-26643 read-committed":   "reproduces",
+		"MDEV-26643 read-uncommitted": "reproduces",
+		"MDEV-26671 repeatable-read":  "reproduces",
+		"MDEV-27992 serializable":     "not-reproduced",
+		"MDEV-30835 read-committed":   "reproduces",
+		"MDEV-30835 read-uncommitted": "reproduces",
+	}
+	code, stdout, stderr := txlab(t, "bugs", "test", "--db", "mariadb", "--json", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := map[string]string{}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	for dec.More() {
+		var r bugs.Result
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range r.Levels {
+			got[r.Bug+" "+string(l.Level)] = l.Status
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("statuses %v\nwant %v", got, want)
+	}
+	if code, _, _ := txlab(t, "bugs", "test", "--db", "sqlite", "MDEV-30835"); code != 2 {
+		t.Errorf("a MariaDB bug on SQLite: exit %d, want 2 (no such bug for sqlite)", code)
 	}
 }
