@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/report"
@@ -25,22 +24,9 @@ import (
 // or prevent every one of these schedules.
 func TestPublishedCases(t *testing.T) {
 	want := map[string][2]string{}
-	f, err := os.Open("testdata/published.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		if len(fs) != 3 {
-			t.Fatalf("bad line %q", sc.Text())
-		}
+	for _, fs := range expectfile.Read(t, "testdata/published.txt", 3, 3) {
 		want[fs[0]] = [2]string{fs[1], fs[2]}
 	}
-	f.Close()
 
 	dir := t.TempDir()
 	for _, format := range []string{"troc", "writecheck"} {

@@ -1,7 +1,6 @@
 package isorel_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/oracle/isorel"
@@ -34,21 +34,8 @@ type expectation struct {
 
 func readExpect(t *testing.T) []expectation {
 	t.Helper()
-	f, err := os.Open("testdata/expect.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []expectation
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		if len(fs) < 5 {
-			t.Fatalf("bad expect line %q", sc.Text())
-		}
+	for _, fs := range expectfile.Read(t, "testdata/expect.txt", 5, 0) {
 		e := expectation{file: fs[0], dbms: fs[1], level: target.Level(fs[2]), setting: fs[3]}
 		if fs[4] != "none" {
 			e.want = fs[4:]

@@ -1,14 +1,13 @@
 package troc_test
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
@@ -21,21 +20,8 @@ type expectation struct{ file, target, want string }
 
 func readExpectations(t *testing.T) []expectation {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "expect.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []expectation
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		if len(fs) != 3 {
-			t.Fatalf("expect.txt: bad line %q", sc.Text())
-		}
+	for _, fs := range expectfile.Read(t, filepath.Join("testdata", "expect.txt"), 3, 3) {
 		out = append(out, expectation{fs[0], fs[1], fs[2]})
 	}
 	return out

@@ -1,7 +1,6 @@
 package wss_test
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics/model"
@@ -25,21 +25,8 @@ type expectation struct {
 
 func readExpectations(t *testing.T) []expectation {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "expect.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []expectation
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		if len(fs) < 3 {
-			t.Fatalf("expect.txt: bad line %q", sc.Text())
-		}
+	for _, fs := range expectfile.Read(t, filepath.Join("testdata", "expect.txt"), 3, 0) {
 		e := expectation{file: fs[0], dbms: fs[1]}
 		if fs[2] != "none" {
 			e.want = fs[2:]
