@@ -68,11 +68,8 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 		Example: `  txlab bugs test --db mariadb
   txlab bugs test --db mariadb --json MDEV-30835`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := orc.validate(); err != nil {
+			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
-			}
-			if orc.sel.Free() {
-				return usageErr(fmt.Errorf("--oracle %s runs a workload of its own: use it with txlab fuzz", orc.list))
 			}
 			t, err := g.open(cmd)
 			if err != nil {

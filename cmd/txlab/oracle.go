@@ -64,6 +64,18 @@ func (o *oracleFlags) validate() error {
 	return nil
 }
 
+// validateForCases is validate for the commands that judge given cases
+// (run, bugs test), which a free-running workload cannot do.
+func (o *oracleFlags) validateForCases() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.sel.Free() {
+		return fmt.Errorf("--oracle %s runs a workload of its own: use it with txlab fuzz", o.list)
+	}
+	return nil
+}
+
 // build makes the chosen oracles for target t. The semantics settings are
 // read from the server, with --set on top.
 func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target) ([]oracle.CaseOracle, oracle.Workload, error) {

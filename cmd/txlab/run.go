@@ -38,11 +38,8 @@ that did not run.`,
 				}
 				level = l
 			}
-			if err := orc.validate(); err != nil {
+			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
-			}
-			if orc.sel.Free() {
-				return usageErr(fmt.Errorf("--oracle %s runs a workload of its own: use it with txlab fuzz", orc.list))
 			}
 			t, err := g.open(cmd)
 			if err != nil {
