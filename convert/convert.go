@@ -191,31 +191,28 @@ func parseBlocks(format, name string, all []string, offset int) (*testcase.Case,
 	}
 	// Connections are numbered by block order; a level header sets the
 	// connection's level.
-	conn := map[int]int{}
-	next := map[int]int{}
+	index := map[int]int{} // transaction number → its block's index
 	levels := map[int]target.Level{}
 	for i, b := range blocks {
-		conn[b.id] = i + 1
+		index[b.id] = i
 		if b.level != "" {
 			levels[i+1] = b.level
 		}
 	}
-	byID := map[int]*block{}
-	for _, b := range blocks {
-		byID[b.id] = b
-	}
+	next := map[int]int{}
 	for _, field := range strings.Split(schedLine.text, "-") {
 		id, _ := strconv.Atoi(strings.TrimSpace(field))
-		b := byID[id]
-		if b == nil {
+		i, ok := index[id]
+		if !ok {
 			return nil, fail(schedLine.n, "the schedule names transaction %d, which has no block", id)
 		}
+		b := blocks[i]
 		if next[id] >= len(b.stmts) {
 			return nil, fail(schedLine.n, "the schedule submits %d statements of transaction %d, which has %d", next[id]+1, id, len(b.stmts))
 		}
 		s := b.stmts[next[id]]
 		next[id]++
-		c.Steps = append(c.Steps, testcase.Step{Conn: conn[id], SQL: statement(s.text), Line: s.n})
+		c.Steps = append(c.Steps, testcase.Step{Conn: i + 1, SQL: statement(s.text), Line: s.n})
 	}
 	for _, b := range blocks {
 		if next[b.id] != len(b.stmts) {
@@ -248,12 +245,8 @@ func setLevels(c *testcase.Case, levels map[int]target.Level, conns int) {
 
 // isSchedule reports whether s is transaction numbers joined by "-".
 func isSchedule(s string) bool {
-	fields := strings.Split(s, "-")
-	if len(fields) < 1 {
-		return false
-	}
-	for _, f := range fields {
-		if _, err := strconv.Atoi(strings.TrimSpace(f)); err != nil || strings.TrimSpace(f) == "" {
+	for _, f := range strings.Split(s, "-") {
+		if _, err := strconv.Atoi(strings.TrimSpace(f)); err != nil {
 			return false
 		}
 	}

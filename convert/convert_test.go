@@ -97,41 +97,29 @@ func TestErrors(t *testing.T) {
 // FuzzParse: any input either converts to valid cases that print and
 // parse back, or fails with an error; it never panics.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*", "*.txt"))
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err == nil {
-			f.Add(string(data))
-		}
-	}
-	f.Add("RC\nBEGIN\nCOMMIT\n\n1-1\nEND\n")
-	f.Fuzz(func(t *testing.T, src string) {
-		cases, err := convert.Parse("troc", "fuzz", strings.NewReader(src))
-		if err != nil {
-			return
-		}
-		for _, c := range cases {
-			if err := c.Validate(); err != nil {
-				t.Fatalf("converted case is invalid: %v", err)
-			}
-			if _, err := testcase.ParseString("fuzz", c.String()); err != nil {
-				t.Fatalf("converted case does not parse: %v\n%s", err, c.String())
-			}
-		}
-	})
+	fuzzFormat(f, "troc", filepath.Join("testdata", "*", "*.txt"), "RC\nBEGIN\nCOMMIT\n\n1-1\nEND\n")
 }
 
 // FuzzParseReplBug: the same for ReplBug's Python modules.
 func FuzzParseReplBug(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "replbug", "*.py"))
+	fuzzFormat(f, "replbug", filepath.Join("testdata", "replbug", "*.py"))
+}
+
+// fuzzFormat fuzzes Parse in one format, seeded with the files of glob and
+// the given texts.
+func fuzzFormat(f *testing.F, format, glob string, seeds ...string) {
+	files, _ := filepath.Glob(glob)
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err == nil {
 			f.Add(string(data))
 		}
 	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
-		cases, err := convert.Parse("replbug", "fuzz.py", strings.NewReader(src))
+		cases, err := convert.Parse(format, "fuzz", strings.NewReader(src))
 		if err != nil {
 			return
 		}

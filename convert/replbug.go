@@ -111,7 +111,7 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 		}
 	}
 
-	setup, err := splitSQL(setupSrc)
+	setup, err := testcase.SplitStatements(setupSrc)
 	if err != nil {
 		return nil, fail(lineOf(constAt["SETUP_SQL_SCRIPT"]), "SETUP_SQL_SCRIPT: %v", err)
 	}
@@ -182,30 +182,6 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 	}
 	if len(out) == 0 {
 		return nil, fail(lineOf(fn), "get_scenarios returns no scenario of conn_N> lines written out (it is assembled by code)")
-	}
-	return out, nil
-}
-
-// splitSQL splits a script into statements at semicolons that end a
-// line, skipping comment lines.
-func splitSQL(script string) ([]string, error) {
-	var out []string
-	var cur []string
-	for _, l := range strings.Split(script, "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "--") || strings.HasPrefix(t, "#") {
-			continue
-		}
-		cur = append(cur, t)
-		if strings.HasSuffix(t, ";") {
-			if s := statement(strings.Join(cur, "\n")); s != "" {
-				out = append(out, s)
-			}
-			cur = nil
-		}
-	}
-	if s := statement(strings.Join(cur, "\n")); s != "" {
-		out = append(out, s)
 	}
 	return out, nil
 }
