@@ -1,6 +1,6 @@
 // Package bugs is txlab's corpus of known bugs: one case file per bug and
 // DBMS (this directory), with the known-bug headers (bug, link, affects,
-// fixed, levels, oracle, symptom). The files are embedded, so `txlab bugs
+// fixed, levels, oracle, rule, symptom). The files are embedded, so `txlab bugs
 // list` works from any directory.
 package bugs
 
@@ -26,6 +26,7 @@ type Entry struct {
 	DBMS    string `json:"dbms"`
 	Levels  string `json:"levels,omitempty"`
 	Oracle  string `json:"oracle,omitempty"`
+	Rule    string `json:"rule,omitempty"`
 	Link    string `json:"link,omitempty"`
 	Affects string `json:"affects,omitempty"`
 	Fixed   string `json:"fixed,omitempty"`
@@ -58,9 +59,30 @@ func List(dbms string) ([]Entry, error) {
 			continue
 		}
 		k := c.Known
-		out = append(out, Entry{File: "bugs/" + name, Case: c, Bug: k.Bug, DBMS: db, Levels: k.Levels, Oracle: k.Oracle,
+		out = append(out, Entry{File: "bugs/" + name, Case: c, Bug: k.Bug, DBMS: db, Levels: k.Levels, Oracle: k.Oracle, Rule: k.Rule,
 			Link: k.Link, Affects: k.Affects, Fixed: k.Fixed, Symptom: k.Symptom})
 	}
 	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Bug, b.Bug) })
 	return out, nil
+}
+
+// Rules returns the rules txlab's verdicts name bug id by (the rule headers
+// of its cases; case-insensitive id), and whether the corpus knows the id.
+func Rules(id string) (rules []string, known bool, err error) {
+	entries, err := List("")
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range entries {
+		if !strings.EqualFold(e.Bug, id) {
+			continue
+		}
+		known = true
+		for _, r := range strings.Split(e.Rule, ",") {
+			if r = strings.TrimSpace(r); r != "" && !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return rules, known, nil
 }

@@ -59,6 +59,8 @@ type OracleCounts struct {
 	Judged   int `json:"judged"`
 	Findings int `json:"findings"`
 	Bugs     int `json:"bugs"`
+	// Known counts the findings a suppression file matched.
+	Known int `json:"known,omitempty"`
 }
 
 // maxInvalidExamples bounds the invalid statements kept for the summary.
@@ -117,8 +119,11 @@ func (s *Summary) addFindings(fs []report.Finding) {
 			s.ByOracle[f.Oracle] = c
 		}
 		c.Findings++
-		if f.Verdict == report.Bug {
+		switch f.Verdict {
+		case report.Bug:
 			c.Bugs++
+		case report.Known:
+			c.Known++
 		}
 	}
 }
@@ -231,8 +236,15 @@ func (s *Summary) findingsLine() string {
 	for i, name := range s.Oracles {
 		c := s.ByOracle[name]
 		parts[i] = fmt.Sprintf("%s %d", name, c.Findings)
+		var of []string
 		if c.Bugs > 0 {
-			parts[i] += fmt.Sprintf(" (%d bug%s)", c.Bugs, plural(c.Bugs))
+			of = append(of, fmt.Sprintf("%d bug%s", c.Bugs, plural(c.Bugs)))
+		}
+		if c.Known > 0 {
+			of = append(of, fmt.Sprintf("%d known", c.Known))
+		}
+		if len(of) > 0 {
+			parts[i] += " (" + strings.Join(of, ", ") + ")"
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -287,7 +299,11 @@ func (s *Summary) WriteText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "  oracles       %s\n", strings.Join(s.Oracles, ", "))
 	}
-	fmt.Fprintf(w, "  findings      %d (%d bugs)", len(s.Findings), report.CountBugs(s.Findings))
+	fmt.Fprintf(w, "  findings      %d (%d bugs", len(s.Findings), report.CountBugs(s.Findings))
+	if n := report.CountVerdict(s.Findings, report.Known); n > 0 {
+		fmt.Fprintf(w, ", %d known", n)
+	}
+	fmt.Fprint(w, ")")
 	if len(s.Oracles) > 0 {
 		fmt.Fprintf(w, ": %s", s.findingsLine())
 	}

@@ -178,7 +178,8 @@ func runFile(ctx context.Context, t target.Target, path string, opt Options, war
 	for _, w := range c.Warnings {
 		warn(w.Error())
 	}
-	if dbms := t.Info().DBMS; c.DBMS != "" && !strings.EqualFold(c.DBMS, dbms) {
+	// The header may carry a version after the name ("mariadb 10.11.19").
+	if dbms, name := t.Info().DBMS, strings.Fields(c.DBMS); len(name) > 0 && !strings.EqualFold(name[0], dbms) {
 		warn(fmt.Sprintf("%s: the case says dbms %s; it runs on %s", path, c.DBMS, dbms))
 	}
 	if err := c.Validate(); err != nil {
@@ -219,6 +220,9 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 	}
 	for _, f := range cr.Findings {
 		fmt.Fprintf(w, "finding: %s %s, verdict %s (%s): %s\n", f.Oracle, f.Kind, f.Verdict, f.Rule, f.Summary)
+		if f.KnownAs != "" {
+			fmt.Fprintf(w, "  known: %s\n", f.KnownAs)
+		}
 		if f.Dir != "" {
 			fmt.Fprintf(w, "  report: %s\n", f.Dir)
 		}

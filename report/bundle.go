@@ -62,14 +62,21 @@ type SignatureCount struct {
 	Verdict   Verdict `json:"verdict"`
 	Rule      string  `json:"rule,omitempty"`
 	Count     int     `json:"count"`
-	// Dir is the bundle written for the first finding with this signature.
+	// Dir is the bundle written for the first finding with this signature
+	// ("" for a known finding whose bundle was not kept).
 	Dir string `json:"dir"`
+	// KnownAs is the suppression entry that matched (verdict known).
+	KnownAs string `json:"known_as,omitempty"`
 }
 
 // Writer writes one directory per new finding signature under Dir and counts
 // repeats. It is safe for concurrent use by several fuzz workers.
 type Writer struct {
 	Dir string // default DefaultDir
+	// Suppress turns the findings it matches into verdict known.
+	Suppress *Suppressions
+	// KeepKnown writes bundles for known findings too.
+	KeepKnown bool
 
 	mu   sync.Mutex
 	seen map[string]*SignatureCount
@@ -95,10 +102,19 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 		w.seen = map[string]*SignatureCount{}
 	}
 	sig := b.Signature()
+	b.Finding.Signature = sig
+	if by := w.Suppress.Match(sig, b.Finding.Rule); by != "" {
+		b.Finding.Verdict, b.Finding.KnownAs = Known, by
+	}
 	if sc, ok := w.seen[sig]; ok {
 		sc.Count++
 		b.Finding.Dir = sc.Dir
 		return b.Finding, true, nil
+	}
+	if b.Finding.Verdict == Known && !w.KeepKnown {
+		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: Known, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
+		w.keys = append(w.keys, sig)
+		return b.Finding, false, nil
 	}
 	root := w.Dir
 	if root == "" {
@@ -113,7 +129,7 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 	if err := writeBundle(dir, &b); err != nil {
 		return b.Finding, false, err
 	}
-	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir}
+	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir, KnownAs: b.Finding.KnownAs}
 	w.keys = append(w.keys, sig)
 	return b.Finding, false, nil
 }
@@ -169,7 +185,7 @@ func writeBundle(dir string, b *Bundle) error {
 		Signature string   `json:"signature"`
 		StmtKinds []string `json:"stmt_kinds,omitempty"`
 		Details   any      `json:"details,omitempty"`
-	}{b.Finding, b.Signature(), b.StmtKinds, b.Details}, "", "  ")
+	}{b.Finding, b.Finding.Signature, b.StmtKinds, b.Details}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report.json: %w", err)
 	}
@@ -206,15 +222,32 @@ func (w *Writer) Summary() []SignatureCount {
 	return out
 }
 
-// WriteSummary prints the summary, one signature per line, bugs first.
+// WriteSummary prints the summary, one signature per line, bugs first and
+// known findings last.
 func (w *Writer) WriteSummary(out io.Writer) {
 	sum := w.Summary()
-	sort.SliceStable(sum, func(i, j int) bool { return sum[i].Verdict == Bug && sum[j].Verdict != Bug })
+	rank := func(v Verdict) int {
+		switch v {
+		case Bug:
+			return 0
+		case Known:
+			return 2
+		}
+		return 1
+	}
+	sort.SliceStable(sum, func(i, j int) bool { return rank(sum[i].Verdict) < rank(sum[j].Verdict) })
 	if len(sum) == 0 {
 		fmt.Fprintln(out, "no findings")
 		return
 	}
 	for _, s := range sum {
-		fmt.Fprintf(out, "%5d× %s → %s\n", s.Count, s.Signature, s.Dir)
+		where := "→ " + s.Dir
+		if s.Verdict == Known {
+			where = "known: " + s.KnownAs
+			if s.Dir != "" {
+				where += " → " + s.Dir
+			}
+		}
+		fmt.Fprintf(out, "%5d× %s %s\n", s.Count, s.Signature, where)
 	}
 }

@@ -1,6 +1,7 @@
 // Package report holds what an oracle found and how it is shown: findings
-// with their verdict (bug or allowed) and the finding bundles written under
-// --out, one per new signature, with the repeats counted.
+// with their verdict (bug, allowed, known) and the finding bundles written
+// under --out, one per new signature, with the repeats counted, and the
+// suppression files that turn known problems' findings into verdict known.
 package report
 
 // Verdict says whether a finding breaks the DBMS's documented guarantee.
@@ -25,6 +26,22 @@ type Finding struct {
 	Transactions []int   `json:"transactions,omitempty"`
 	Dir          string  `json:"dir,omitempty"`
 	Summary      string  `json:"summary,omitempty"`
+	// Signature is the finding's signature with its verdict before any
+	// suppression (Bundle.Signature): what a suppression file matches.
+	Signature string `json:"signature,omitempty"`
+	// KnownAs is the suppression entry that made the verdict known.
+	KnownAs string `json:"known_as,omitempty"`
+}
+
+// CountVerdict returns how many findings have verdict v.
+func CountVerdict(fs []Finding, v Verdict) int {
+	n := 0
+	for _, f := range fs {
+		if f.Verdict == v {
+			n++
+		}
+	}
+	return n
 }
 
 // CountBugs returns how many findings have verdict bug.

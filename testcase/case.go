@@ -70,14 +70,15 @@ func (c *Case) Conns() []int {
 
 // Known is what the known-bug headers say: bug (its id, e.g. MDEV-30835),
 // link, affects (the versions), fixed (the version that fixed it), levels
-// (where it shows, e.g. rc,ru), oracle (the one that finds it) and symptom
-// (one line). They are informational for `txlab run`.
+// (where it shows, e.g. rc,ru), oracle (the one that finds it), rule (the
+// rule txlab's verdict names it by, which --suppress with the bug id matches)
+// and symptom (one line). They are informational for `txlab run`.
 type Known struct {
-	Bug, Link, Affects, Fixed, Levels, Oracle, Symptom string
+	Bug, Link, Affects, Fixed, Levels, Oracle, Rule, Symptom string
 }
 
 // knownHeaders are Known's header keys, in print order.
-var knownHeaderKeys = []string{"bug", "link", "affects", "fixed", "levels", "oracle", "symptom"}
+var knownHeaderKeys = []string{"bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom"}
 
 // field returns the Known field a header key sets.
 func (k *Known) field(key string) *string {
@@ -94,6 +95,8 @@ func (k *Known) field(key string) *string {
 		return &k.Levels
 	case "oracle":
 		return &k.Oracle
+	case "rule":
+		return &k.Rule
 	case "symptom":
 		return &k.Symptom
 	}

@@ -37,7 +37,7 @@ const bom = "\ufeff"
 
 // headers are the known header keys (isolation.N aside); knownHeaders lists
 // them in the warning for an unknown key.
-var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "bug", "link", "affects", "fixed", "levels", "oracle", "symptom"}
+var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom"}
 
 const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, and for known bugs bug, link, affects, fixed, levels, oracle, symptom"
 
@@ -276,7 +276,7 @@ func (p *parser) header(ln int, key, val string) error {
 		c.Seed = val
 	case "expect":
 		c.Expect = val
-	case "bug", "link", "affects", "fixed", "levels", "oracle", "symptom":
+	case "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom":
 		*c.Known.field(key) = val
 	default: // isolation.N
 		l, err := target.ParseLevel(val)

@@ -123,6 +123,7 @@ saying what failed).`,
 	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
+	orc.registerSuppress(cmd)
 	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd

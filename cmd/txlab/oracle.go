@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/oracle/mt/mtoracle"
@@ -24,13 +25,19 @@ var oracles = oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry, mtoracle.E
 // oracleFlags are --oracle, the settings every oracle shares, and each
 // registered oracle's own flags.
 type oracleFlags struct {
-	list   string
-	model  string
-	out    string
-	common oracle.Common
-	bound  *oracle.Bound
-	sel    *oracle.Selection
-	writer *report.Writer
+	list  string
+	model string
+	out   string
+	// suppress are the --suppress files; keepKnown writes bundles for
+	// the findings they match.
+	suppress  []string
+	keepKnown bool
+	supp      *report.Suppressions
+	cmd       *cobra.Command // for the warnings of validate
+	common    oracle.Common
+	bound     *oracle.Bound
+	sel       *oracle.Selection
+	writer    *report.Writer
 	// built are what build made, for close.
 	built   []oracle.CaseOracle
 	checker *model.Checker
@@ -48,6 +55,14 @@ func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	o.bound = oracles.Bind(f, generating)
 }
 
+// registerSuppress adds --suppress and --keep-known (run and fuzz).
+func (o *oracleFlags) registerSuppress(cmd *cobra.Command) {
+	o.cmd = cmd
+	f := cmd.Flags()
+	f.StringArrayVar(&o.suppress, "suppress", nil, "file of known problems, repeatable: one known-bug id (txlab bugs list) or finding signature\n(as report.json prints it; * matches anything) per line; a finding it matches gets verdict\nknown: printed and counted, no bundle, exit 0 (e.g. --suppress known.txt)")
+	f.BoolVar(&o.keepKnown, "keep-known", false, "write bundles for findings --suppress matched too (e.g. --keep-known)")
+}
+
 // validate resolves --oracle and checks every oracle flag before any server
 // is started.
 func (o *oracleFlags) validate() error {
@@ -61,6 +76,16 @@ func (o *oracleFlags) validate() error {
 		return err
 	}
 	o.sel = sel
+	if len(o.suppress) > 0 {
+		supp, warnings, err := report.ReadSuppressions(o.suppress, bugs.Rules)
+		if err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(o.cmd.ErrOrStderr(), "txlab: warning: %s\n", w)
+		}
+		o.supp = supp
+	}
 	return nil
 }
 
@@ -86,7 +111,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	if err != nil {
 		return nil, nil, err
 	}
-	o.writer = &report.Writer{Dir: o.out}
+	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown}
 	o.checker = &model.Checker{Settings: settings}
 	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer, Model: o.checker})
 	o.built = cases

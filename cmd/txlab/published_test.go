@@ -116,6 +116,11 @@ func TestBugsTest(t *testing.T) {
 		}
 		for _, l := range r.Levels {
 			got[r.Bug+" "+string(l.Level)] = l.Status
+			// --suppress BUG relies on the rule header naming what the
+			// verdict says.
+			if l.Status == bugs.Reproduces && (r.Rule == "" || !slices.Contains(l.Rules, r.Rule)) {
+				t.Errorf("%s at %s reproduces with rules %v; its rule header says %q", r.Bug, l.Level, l.Rules, r.Rule)
+			}
 		}
 	}
 	if !maps.Equal(got, want) {

@@ -73,6 +73,7 @@ that did not run.`,
 		},
 	}
 	orc.register(cmd, false)
+	orc.registerSuppress(cmd)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header:\nread-uncommitted, read-committed, repeatable-read, snapshot, serializable (or RU, RC, RR, SI, SER)\n(e.g. --isolation rr)")
 	return cmd
 }
