@@ -19,6 +19,10 @@ type Case struct {
 	Mode   string // pessimistic or optimistic, where the DBMS has both
 	Seed   string
 	Expect string
+	// ReducedFrom names the case a reduction started from (`txlab
+	// reduce`), and Finding the signature of the finding it kept.
+	ReducedFrom string
+	Finding     string
 	// Known describes the known bug the case reproduces (the corpus in
 	// bugs/); empty for other cases.
 	Known Known `json:",omitzero"`

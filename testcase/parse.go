@@ -37,9 +37,9 @@ const bom = "\ufeff"
 
 // headers are the known header keys (isolation.N aside); knownHeaders lists
 // them in the warning for an unknown key.
-var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom"}
+var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "reduced-from", "finding", "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom"}
 
-const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, and for known bugs bug, link, affects, fixed, levels, oracle, symptom"
+const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, reduced-from, finding, and for known bugs bug, link, affects, fixed, levels, oracle, rule, symptom"
 
 var (
 	// headerRE matches the text of a "-- key: value" line after the "--".
@@ -276,6 +276,10 @@ func (p *parser) header(ln int, key, val string) error {
 		c.Seed = val
 	case "expect":
 		c.Expect = val
+	case "reduced-from":
+		c.ReducedFrom = val
+	case "finding":
+		c.Finding = val
 	case "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom":
 		*c.Known.field(key) = val
 	default: // isolation.N

@@ -25,6 +25,8 @@ func (c *Case) String() string {
 	header("mode", c.Mode)
 	header("seed", c.Seed)
 	header("expect", c.Expect)
+	header("reduced-from", c.ReducedFrom)
+	header("finding", c.Finding)
 	for _, key := range knownHeaderKeys {
 		header(key, *c.Known.field(key))
 	}
@@ -49,7 +51,7 @@ func (c *Case) String() string {
 // ignored, and so is the difference between nil and empty.
 func (c *Case) Equal(o *Case) bool {
 	if c.Isolation != o.Isolation || c.DBMS != o.DBMS || c.Mode != o.Mode ||
-		c.Seed != o.Seed || c.Expect != o.Expect || c.Known != o.Known ||
+		c.Seed != o.Seed || c.Expect != o.Expect || c.ReducedFrom != o.ReducedFrom || c.Finding != o.Finding || c.Known != o.Known ||
 		!maps.Equal(c.ConnIsolation, o.ConnIsolation) ||
 		!slices.Equal(c.Comments, o.Comments) || !slices.Equal(c.Setup, o.Setup) ||
 		len(c.Steps) != len(o.Steps) {

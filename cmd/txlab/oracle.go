@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -39,8 +40,10 @@ type oracleFlags struct {
 	sel       *oracle.Selection
 	writer    *report.Writer
 	// built are what build made, for close.
-	built   []oracle.CaseOracle
-	checker *model.Checker
+	built       []oracle.CaseOracle
+	checker     *model.Checker
+	settings    map[string]string
+	scratchDirs []string
 }
 
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
@@ -113,9 +116,27 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	}
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown}
 	o.checker = &model.Checker{Settings: settings}
+	o.settings = settings
 	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer, Model: o.checker})
 	o.built = cases
 	return cases, work, err
+}
+
+// buildScratch makes a second set of the chosen case oracles, after build,
+// whose bundles go to a temporary directory that close removes: the
+// candidates of a reduction must not count as findings of the run.
+func (o *oracleFlags) buildScratch(ctx context.Context) ([]oracle.CaseOracle, error) {
+	if o.checker == nil {
+		return nil, fmt.Errorf("scratch oracles built before the oracles")
+	}
+	dir, err := os.MkdirTemp("", "txlab-reduce-")
+	if err != nil {
+		return nil, err
+	}
+	o.scratchDirs = append(o.scratchDirs, dir)
+	cases, _, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: o.settings, Writer: &report.Writer{Dir: dir}, Model: o.checker})
+	o.built = append(o.built, cases...)
+	return cases, err
 }
 
 // close releases the connections the oracles opened for themselves
@@ -129,5 +150,8 @@ func (o *oracleFlags) close() {
 	}
 	if o.checker != nil {
 		o.checker.Close()
+	}
+	for _, dir := range o.scratchDirs {
+		os.RemoveAll(dir)
 	}
 }

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/reduce"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+func newReduceCmd(g *globalFlags) *cobra.Command {
+	var (
+		finding   string
+		isolation string
+		runs      int
+		budget    time.Duration
+		orc       oracleFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "reduce [flags] CASE|BUNDLE",
+		Short: "Shrink a case to the smallest one that still gives its finding",
+		Long: `reduce shrinks a case that gives a finding — a case file, or a finding bundle
+directory that fuzz or run wrote — into a small case that still gives it: it drops
+transactions, tables, steps, setup statements and setup rows, and simplifies WHERE
+clauses (a condition removed, an AND/OR cut to one side). Every candidate runs on
+freshly created tables through the normal executor and the finding's oracle, and is
+kept only when it gives the same finding (oracle, kind, isolation, verdict, rule, and
+statement kinds among the original's) in each of --runs runs.
+
+The finding is the bundle's (its report.json signature), the one --finding names, or
+else the case's first bug finding (first finding) on the target. For a bundle the
+reduced case replaces case.txn and the case as found is kept as case.orig.txn; for a
+case file the reduced case goes to stdout or --out. Progress goes to stderr.
+Exit status: 0 reduced, 2 usage or infrastructure error, or a case that does not
+give the finding in every run.`,
+		Example: `  txlab reduce --db mariadb txlab-reports/0003-troc-incorrect-blocking-bug
+  txlab reduce --db mariadb --isolation rc --out small.txn case.txn
+  txlab reduce --db mariadb --finding 'wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]' case.txn`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var level target.Level
+			if isolation != "" {
+				l, err := target.ParseLevel(isolation)
+				if err != nil {
+					return usageErr(err)
+				}
+				level = l
+			}
+			if runs < 1 {
+				return usageErr(fmt.Errorf("--runs must be at least 1"))
+			}
+			input := args[0]
+			st, err := os.Stat(input)
+			if err != nil {
+				return usageErr(err)
+			}
+			bundleDir := ""
+			var key reduce.Key
+			haveKey := false
+			if finding != "" {
+				if key, err = reduce.ParseKey(finding); err != nil {
+					return usageErr(fmt.Errorf("--finding: %w", err))
+				}
+				haveKey = true
+			}
+			var c *testcase.Case
+			if st.IsDir() {
+				bundleDir = input
+				if !haveKey {
+					if key, err = reduce.BundleKey(input); err != nil {
+						return usageErr(fmt.Errorf("%s is not a finding bundle: %w", input, err))
+					}
+					haveKey = true
+				}
+				if c, _, err = reduce.ReadBundleCase(input); err != nil {
+					return usageErr(err)
+				}
+			} else {
+				if c, err = testcase.ParseFile(input); err == nil {
+					err = c.Validate()
+				}
+				if err != nil {
+					return usageErr(err)
+				}
+			}
+			if haveKey && !cmd.Flags().Changed("oracle") {
+				orc.list = key.Oracle
+			}
+			if err := orc.validateForCases(); err != nil {
+				return usageErr(err)
+			}
+			from := input
+			t, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			if level != "" {
+				if err := target.CheckLevel(t.Info().DBMS, level, t.Levels()); err != nil {
+					return usageErr(err)
+				}
+			}
+			if _, _, err := orc.build(cmd.Context(), g, t); err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			defer orc.close()
+			// Candidates' findings go to a scratch directory, not --out.
+			oracles, err := orc.buildScratch(cmd.Context())
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			out := orc.out
+			exec := g.execOptions(level)
+			if !haveKey {
+				if key, err = firstFinding(cmd, t, c, oracles, exec); err != nil {
+					return err
+				}
+			}
+			errs := cmd.ErrOrStderr()
+			fmt.Fprintf(errs, "txlab reduce: keeping %s on %s %s\n", key, t.Info().DBMS, t.Info().Version)
+			opt := reduce.Options{Oracles: oracles, Exec: exec, Runs: runs, Budget: budget, Dialect: t.Info().Dialect, Log: errs}
+			var res *reduce.Result
+			if bundleDir != "" {
+				res, err = reduce.Bundle(cmd.Context(), t, bundleDir, key, opt)
+				out = filepath.Join(bundleDir, reduce.CaseFile)
+			} else {
+				res, err = reduce.Reduce(cmd.Context(), t, c, key, opt)
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			if bundleDir == "" {
+				reduce.Annotate(res, from, key, c)
+				text := res.Case.String()
+				if out == "" {
+					fmt.Fprint(cmd.OutOrStdout(), text)
+				} else if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+					return &exitError{code: 2, err: err}
+				}
+			}
+			fmt.Fprintf(errs, "txlab reduce: %s → %s in %.1f s (%d runs)", res.Before, res.After, res.Elapsed.Seconds(), res.Executions)
+			if res.OutOfTime {
+				fmt.Fprint(errs, "; the --budget ran out")
+			}
+			if out != "" {
+				fmt.Fprintf(errs, "; written to %s", out)
+			}
+			fmt.Fprintln(errs)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&finding, "finding", "", "the finding to keep, as a signature (report.json's \"signature\"); default: the bundle's,\nor the case's first bug finding (e.g. --finding 'troc incorrect-result SELECT repeatable-read bug [mdev-26642-noop-update-view]')")
+	f.StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header (e.g. --isolation rc)")
+	f.IntVar(&runs, "runs", 3, "a candidate is kept only when each of this many runs gives the finding (e.g. --runs 5)")
+	f.DurationVar(&budget, "budget", 5*time.Minute, "stop reducing after this long and keep the smallest case so far; 0 = no limit (e.g. --budget 30s)")
+	orc.register(cmd, false)
+	// --out is the reduced case here: the candidates' findings go to a
+	// scratch directory.
+	orc.out = ""
+	outFlag := cmd.Flags().Lookup("out")
+	outFlag.DefValue = ""
+	outFlag.Usage = "write the reduced case to this file instead of stdout (a bundle's is written in place) (e.g. --out small.txn)"
+	return cmd
+}
+
+// firstFinding runs c once and returns the key of its first bug finding, or
+// of its first finding when none is a bug.
+func firstFinding(cmd *cobra.Command, t target.Target, c *testcase.Case, oracles []oracle.CaseOracle, exec executor.Options) (reduce.Key, error) {
+	o, err := oracle.CheckCase(cmd.Context(), t, c, oracles, exec, false)
+	if err != nil {
+		return reduce.Key{}, &exitError{code: 2, err: err}
+	}
+	if len(o.Findings) == 0 {
+		return reduce.Key{}, &exitError{code: 2, err: fmt.Errorf("%s gives no finding on %s: nothing to keep", c.Name, t.Info().DBMS)}
+	}
+	i := slices.IndexFunc(o.Findings, func(f report.Finding) bool { return f.Verdict == report.Bug })
+	if i < 0 {
+		i = 0
+	}
+	k, err := reduce.KeyOf(o.Findings[i])
+	if err != nil {
+		return reduce.Key{}, &exitError{code: 2, err: err}
+	}
+	return k, nil
+}

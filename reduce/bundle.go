@@ -1,0 +1,93 @@
+package reduce
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Bundle files: the reduced case replaces case.txn, the case as found is
+// kept beside it.
+const (
+	CaseFile = "case.txn"
+	OrigFile = "case.orig.txn"
+)
+
+// BundleKey reads the signature of a finding bundle's report.json.
+func BundleKey(dir string) (Key, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return Key{}, err
+	}
+	var rep struct {
+		Signature string `json:"signature"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return Key{}, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+	}
+	return ParseKey(rep.Signature)
+}
+
+// ReadBundleCase reads the case a bundle was found with: case.orig.txn when
+// an earlier reduction kept it, else case.txn.
+func ReadBundleCase(dir string) (*testcase.Case, string, error) {
+	path := filepath.Join(dir, OrigFile)
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, CaseFile)
+	}
+	c, err := testcase.ParseFile(path)
+	if err != nil {
+		return nil, path, err
+	}
+	return c, path, c.Validate()
+}
+
+// Annotate sets the headers and the comment of a reduced case: where it came
+// from, the finding it keeps, and what the reduction did.
+func Annotate(res *Result, from string, key Key, orig *testcase.Case) {
+	c := res.Case
+	c.ReducedFrom = from
+	c.Finding = key.String()
+	c.Seed, c.DBMS = orig.Seed, orig.DBMS
+	c.Known = orig.Known
+	c.Comments = []string{fmt.Sprintf("Reduced by txlab reduce from %s to %s (%d runs, %.1f s);", res.Before, res.After, res.Executions, res.Elapsed.Seconds()),
+		fmt.Sprintf("each smaller case was kept only when every one of %d runs gave the finding.", res.Runs)}
+	if res.OutOfTime {
+		c.Comments = append(c.Comments, "The time budget ran out: a smaller case may exist.")
+	}
+}
+
+// Bundle reduces the case of finding bundle dir on t, keeping key's finding
+// (the zero Key: the one its report.json names), and writes the result:
+// case.orig.txn keeps the case as found, case.txn becomes the reduced case.
+// A bundle whose case does not give the finding any more is left as it is
+// (ErrNotReproduced).
+func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Options) (*Result, error) {
+	if key.Oracle == "" {
+		k, err := BundleKey(dir)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	}
+	c, from, err := ReadBundleCase(dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Reduce(ctx, t, c, key, opt)
+	if err != nil {
+		return nil, err
+	}
+	Annotate(res, OrigFile, key, c)
+	if orig := filepath.Join(dir, OrigFile); from != orig {
+		if err := os.Rename(from, orig); err != nil {
+			return nil, err
+		}
+	}
+	return res, os.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644)
+}

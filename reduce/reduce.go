@@ -1,0 +1,486 @@
+// Package reduce shrinks a case that gives a finding into a small case that
+// still gives it, for a bug report: greedy delta debugging over the case's
+// transactions, steps, setup statements, tables, setup rows and WHERE
+// conjuncts. Every candidate runs on a fresh database through the normal
+// executor and oracle pipeline, and is kept only when the finding's key
+// (oracle, kind, isolation, verdict, rule, statement kinds) shows in every
+// one of several runs, so a flaky candidate never replaces a reliable one.
+package reduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Key is what a reduced case must keep of the finding: the same oracle,
+// kind, isolation, verdict and rule, and statement kinds among the
+// original's (Troc names the one deviating statement's kind, so for Troc
+// that kind stays; WSS and IsoRel name every involved kind, which may
+// shrink).
+type Key struct {
+	Oracle, Kind, Isolation string
+	Verdict                 report.Verdict
+	Rule                    string
+	Kinds                   []string
+}
+
+// ParseKey reads a finding signature (report.json's "signature": oracle,
+// kind, statement kinds joined by +, isolation, verdict, [rule]).
+func ParseKey(sig string) (Key, error) {
+	f := strings.Split(strings.TrimSpace(sig), " ")
+	if len(f) < 5 {
+		return Key{}, fmt.Errorf("%q is not a finding signature (oracle kind statement-kinds isolation verdict [rule])", sig)
+	}
+	k := Key{Oracle: f[0], Kind: f[1], Isolation: f[3], Verdict: report.Verdict(f[4])}
+	if f[2] != "" {
+		k.Kinds = strings.Split(f[2], "+")
+	}
+	if len(f) > 5 {
+		rule := strings.Join(f[5:], " ")
+		if !strings.HasPrefix(rule, "[") || !strings.HasSuffix(rule, "]") {
+			return Key{}, fmt.Errorf("%q: the rule must be in brackets", sig)
+		}
+		k.Rule = rule[1 : len(rule)-1]
+	}
+	return k, nil
+}
+
+// KeyOf is the key of a finding a Writer returned (it carries its
+// signature). The verdict is the one before any suppression.
+func KeyOf(f report.Finding) (Key, error) {
+	if f.Signature == "" {
+		return Key{}, fmt.Errorf("finding %s %s has no signature", f.Oracle, f.Kind)
+	}
+	return ParseKey(f.Signature)
+}
+
+func (k Key) String() string {
+	s := strings.Join([]string{k.Oracle, k.Kind, strings.Join(k.Kinds, "+"), k.Isolation, string(k.Verdict)}, " ")
+	if k.Rule != "" {
+		s += " [" + k.Rule + "]"
+	}
+	return s
+}
+
+// Matches reports whether finding f keeps the key.
+func (k Key) Matches(f report.Finding) bool {
+	if f.Oracle != k.Oracle || f.Kind != k.Kind || f.Isolation != k.Isolation || f.Rule != k.Rule {
+		return false
+	}
+	got, err := KeyOf(f)
+	if err != nil || got.Verdict != k.Verdict || len(got.Kinds) == 0 && len(k.Kinds) > 0 {
+		return false
+	}
+	for _, kind := range got.Kinds {
+		if !slices.Contains(k.Kinds, kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// Options configure a reduction.
+type Options struct {
+	// Oracles judge every candidate; only findings of Key.Oracle count, so
+	// passing that oracle alone is fastest.
+	Oracles []oracle.CaseOracle
+	Exec    executor.Options
+	// Runs: a candidate is kept only if every one of Runs executions gives
+	// the finding (default 3).
+	Runs int
+	// Budget bounds the reduction's time (0 = none); when it runs out the
+	// smallest case found so far is the result.
+	Budget time.Duration
+	// Dialect parses and prints statements for the WHERE and row passes.
+	Dialect sqlast.Dialect
+	// Log receives one line per kept candidate; nil = none.
+	Log io.Writer
+}
+
+// Size measures a case.
+type Size struct {
+	Steps, Setup, Transactions int
+}
+
+func sizeOf(c *testcase.Case) Size {
+	return Size{Steps: len(c.Steps), Setup: len(c.Setup), Transactions: len(testcase.Transactions(c))}
+}
+
+func (s Size) String() string {
+	return fmt.Sprintf("%d statement%s in %d transaction%s, %d setup statement%s",
+		s.Steps, plural(s.Steps), s.Transactions, plural(s.Transactions), s.Setup, plural(s.Setup))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Result is a reduction's outcome.
+type Result struct {
+	Case          *testcase.Case
+	Before, After Size
+	// Executions counts the candidate runs; Kept the candidates kept;
+	// Runs is how many runs each kept candidate passed.
+	Executions, Kept, Runs int
+	Elapsed                time.Duration
+	// OutOfTime is set when the budget ended the reduction early.
+	OutOfTime bool
+}
+
+// A candidate may run hangFactor times as long as the original, and at
+// least minHang, before it counts as hung (and is rejected).
+const (
+	hangFactor = 10
+	minHang    = time.Second
+)
+
+// ErrNotReproduced is returned when the original case does not give the
+// finding in every one of the runs.
+var ErrNotReproduced = errors.New("the case does not give the finding")
+
+type reducer struct {
+	t        target.Target
+	key      Key
+	opt      Options
+	deadline time.Time
+	res      *Result
+}
+
+// Reduce shrinks c while it keeps giving key's finding on t. c itself must
+// give it in every run, or ErrNotReproduced is returned. Errors that are not
+// a candidate's own (a lost connection) end the reduction.
+func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt Options) (*Result, error) {
+	if opt.Runs < 1 {
+		opt.Runs = 3
+	}
+	var judges []oracle.CaseOracle
+	for _, o := range opt.Oracles {
+		if o.Name() == key.Oracle {
+			judges = append(judges, o)
+		}
+	}
+	if len(judges) == 0 {
+		return nil, fmt.Errorf("the finding is %s's, and %s is not among the oracles", key.Oracle, key.Oracle)
+	}
+	opt.Oracles = judges
+	r := &reducer{t: t, key: key, opt: opt, res: &Result{Before: sizeOf(c), Runs: opt.Runs}}
+	start := time.Now()
+	if opt.Budget > 0 {
+		r.deadline = start.Add(opt.Budget)
+	}
+	defer func() { r.res.Elapsed = time.Since(start) }()
+	ok, err := r.gives(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	// Dropping a COMMIT can leave a statement waiting for a transaction
+	// that never ends; such a candidate is rejected once it has run far
+	// longer than the original, not after the executor's 30 s.
+	hang := min(max(hangFactor*time.Since(start)/time.Duration(opt.Runs), minHang), r.opt.Exec.HangTimeout)
+	if r.opt.Exec.HangTimeout == 0 {
+		hang = max(hangFactor*time.Since(start)/time.Duration(opt.Runs), minHang)
+	}
+	r.opt.Exec.HangTimeout = hang
+	if !ok {
+		return nil, fmt.Errorf("%w %s in each of %d runs", ErrNotReproduced, key, opt.Runs)
+	}
+	cur := c
+	for progress := true; progress; {
+		progress = false
+		for _, pass := range passes {
+			next, err := r.pass(ctx, cur, pass)
+			if err != nil && ctx.Err() == nil {
+				return nil, err
+			}
+			if next != nil && next != cur {
+				cur, progress = next, true
+			}
+			if r.outOfTime() || ctx.Err() != nil {
+				r.res.OutOfTime = true
+				progress = false
+				break
+			}
+		}
+	}
+	r.res.Case = cur
+	r.res.After = sizeOf(cur)
+	return r.res, nil
+}
+
+// outOfTime reports whether the budget (or the context) ended the
+// reduction.
+func (r *reducer) outOfTime() bool {
+	return !r.deadline.IsZero() && time.Now().After(r.deadline)
+}
+
+// pass is one kind of simplification: candidate i of case c, or nil when c
+// has fewer candidates. The candidates of a pass are tried in order; after
+// a kept one the pass goes on from the same index on the smaller case.
+type pass struct {
+	name string
+	cand func(r *reducer, c *testcase.Case, i int) *testcase.Case
+	// A list pass (items and drop set instead of cand) removes runs of
+	// items at once, halving the run down to one item (ddmin).
+	items func(c *testcase.Case) int
+	drop  func(c *testcase.Case, from, to int) *testcase.Case
+}
+
+var passes = []pass{
+	{name: "transactions", cand: dropTransaction},
+	{name: "tables", cand: dropTable},
+	{name: "steps", items: func(c *testcase.Case) int { return len(c.Steps) }, drop: dropSteps},
+	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
+	{name: "rows", cand: dropRow},
+	{name: "where", cand: simplifyExpr},
+}
+
+func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase.Case, error) {
+	try := func(cand *testcase.Case) (bool, error) {
+		if cand == nil || cand.Validate() != nil {
+			return false, nil
+		}
+		ok, err := r.gives(ctx, cand)
+		if ok {
+			r.res.Kept++
+			if r.opt.Log != nil {
+				fmt.Fprintf(r.opt.Log, "reduce: %s: %s\n", p.name, sizeOf(cand))
+			}
+		}
+		return ok, err
+	}
+	if p.drop != nil {
+		for chunk := p.items(c) / 2; chunk >= 1; chunk /= 2 {
+			for from := 0; from < p.items(c) && !r.outOfTime() && ctx.Err() == nil; {
+				to := min(from+chunk, p.items(c))
+				cand := p.drop(c, from, to)
+				ok, err := try(cand)
+				if err != nil {
+					return c, err
+				}
+				if ok {
+					c = cand
+					continue
+				}
+				from = to
+			}
+		}
+		return c, nil
+	}
+	for i := 0; !r.outOfTime() && ctx.Err() == nil; {
+		cand, more := p.candidate(r, c, i)
+		if !more {
+			break
+		}
+		ok, err := try(cand)
+		if err != nil {
+			return c, err
+		}
+		if ok {
+			c = cand
+			continue
+		}
+		i++
+	}
+	return c, nil
+}
+
+// candidate returns candidate i and whether there was one (a nil candidate
+// with more = true is one that does not apply, e.g. an unparsable
+// statement).
+func (p pass) candidate(r *reducer, c *testcase.Case, i int) (*testcase.Case, bool) {
+	cand := p.cand(r, c, i)
+	if cand == noMore {
+		return nil, false
+	}
+	return cand, true
+}
+
+// noMore ends a pass's candidates.
+var noMore = &testcase.Case{}
+
+// gives runs c Runs times and reports whether every run gives the finding.
+func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
+	for range r.opt.Runs {
+		r.res.Executions++
+		out, err := oracle.CheckCase(ctx, r.t, c, r.opt.Oracles, r.opt.Exec, false)
+		var setup *executor.SetupError
+		switch {
+		case errors.As(err, &setup):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		if !slices.ContainsFunc(out.Findings, r.key.Matches) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// clone copies c deeply enough for a pass to change its statements.
+func clone(c *testcase.Case) *testcase.Case {
+	d := *c
+	d.Setup = slices.Clone(c.Setup)
+	d.Steps = slices.Clone(c.Steps)
+	d.Comments = nil
+	d.Warnings = nil
+	if c.ConnIsolation != nil {
+		d.ConnIsolation = map[int]target.Level{}
+		for conn, l := range c.ConnIsolation {
+			d.ConnIsolation[conn] = l
+		}
+	}
+	return &d
+}
+
+// tidy drops the per-connection levels of connections that no longer run
+// a step; nil for a case left without steps.
+func tidy(c *testcase.Case) *testcase.Case {
+	if len(c.Steps) == 0 {
+		return nil
+	}
+	used := map[int]bool{}
+	for _, s := range c.Steps {
+		used[s.Conn] = true
+	}
+	for conn := range c.ConnIsolation {
+		if !used[conn] {
+			delete(c.ConnIsolation, conn)
+		}
+	}
+	return c
+}
+
+func dropTransaction(_ *reducer, c *testcase.Case, i int) *testcase.Case {
+	txns := testcase.Transactions(c)
+	if i >= len(txns) || len(txns) < 2 {
+		return noMore
+	}
+	d := clone(c)
+	d.Steps = d.Steps[:0]
+	for j, s := range c.Steps {
+		if !slices.Contains(txns[i].Steps, j) {
+			d.Steps = append(d.Steps, s)
+		}
+	}
+	return tidy(d)
+}
+
+func dropSteps(c *testcase.Case, from, to int) *testcase.Case {
+	d := clone(c)
+	d.Steps = slices.Delete(d.Steps, from, to)
+	return tidy(d)
+}
+
+func dropSetup(c *testcase.Case, from, to int) *testcase.Case {
+	d := clone(c)
+	d.Setup = slices.Delete(d.Setup, from, to)
+	return d
+}
+
+var createTableRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*|"[^"]+"|` + "`[^`]+`" + `)`)
+
+// dropTable removes the i-th table the setup creates and every statement
+// that names it.
+func dropTable(_ *reducer, c *testcase.Case, i int) *testcase.Case {
+	var tables []string
+	for _, s := range c.Setup {
+		if m := createTableRE.FindStringSubmatch(s); m != nil {
+			tables = append(tables, strings.Trim(m[1], "\"`"))
+		}
+	}
+	if i >= len(tables) || len(tables) < 2 {
+		return noMore
+	}
+	names := regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(tables[i]) + `($|[^A-Za-z0-9_])`)
+	d := clone(c)
+	d.Setup = slices.DeleteFunc(d.Setup, names.MatchString)
+	d.Steps = slices.DeleteFunc(d.Steps, func(s testcase.Step) bool { return names.MatchString(s.SQL) })
+	return tidy(d)
+}
+
+// statements numbers the setup statements first, then the steps.
+func statement(c *testcase.Case, k int) (sql string, ok bool) {
+	if k < len(c.Setup) {
+		return c.Setup[k], true
+	}
+	if k-len(c.Setup) < len(c.Steps) {
+		return c.Steps[k-len(c.Setup)].SQL, true
+	}
+	return "", false
+}
+
+func withStatement(c *testcase.Case, k int, sql string) *testcase.Case {
+	d := clone(c)
+	if k < len(d.Setup) {
+		d.Setup[k] = sql
+	} else {
+		d.Steps[k-len(d.Setup)].SQL = sql
+	}
+	return d
+}
+
+// nth finds the statement and the index within it of the i-th
+// simplification over the whole case, given how many each statement has.
+func nth(r *reducer, c *testcase.Case, i int, count func(sqlast.Stmt) int) (k, j int, stmt sqlast.Stmt, ok bool) {
+	for k = 0; ; k++ {
+		sql, more := statement(c, k)
+		if !more {
+			return 0, 0, nil, false
+		}
+		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		if err != nil {
+			continue
+		}
+		n := count(s)
+		if i < n {
+			return k, i, s, true
+		}
+		i -= n
+	}
+}
+
+// dropRow removes one row of a multi-row INSERT … VALUES in the setup.
+func dropRow(r *reducer, c *testcase.Case, i int) *testcase.Case {
+	rows := func(s sqlast.Stmt) int {
+		if ins, ok := s.(*sqlast.Insert); ok && len(ins.Values) > 1 {
+			return len(ins.Values)
+		}
+		return 0
+	}
+	k, j, s, ok := nth(r, c, i, rows)
+	if !ok || k >= len(c.Setup) {
+		return noMore
+	}
+	ins := s.(*sqlast.Insert)
+	ins.Values = slices.Delete(ins.Values, j, j+1)
+	return withStatement(c, k, sqlast.Format(r.opt.Dialect, ins))
+}
+
+// simplifyExpr applies one expression simplification: a WHERE clause
+// removed, or an AND/OR replaced by one of its sides.
+func simplifyExpr(r *reducer, c *testcase.Case, i int) *testcase.Case {
+	count := func(s sqlast.Stmt) int { return len(simplifications(s)) }
+	k, j, s, ok := nth(r, c, i, count)
+	if !ok {
+		return noMore
+	}
+	simplifications(s)[j]()
+	return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
+}

@@ -1,0 +1,135 @@
+package reduce
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
+)
+
+func TestParseKeyMatches(t *testing.T) {
+	key, err := ParseKey("wss tx-wss DELETE+REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := key.String(); got != "wss tx-wss DELETE+REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]" {
+		t.Errorf("String() = %q", got)
+	}
+	finding := func(sig string) report.Finding {
+		k, err := ParseKey(sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return report.Finding{Oracle: k.Oracle, Kind: k.Kind, Isolation: k.Isolation, Verdict: k.Verdict, Rule: k.Rule, Signature: sig}
+	}
+	for _, tt := range []struct {
+		sig  string
+		want bool
+	}{
+		{"wss tx-wss DELETE+REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", true},
+		{"wss tx-wss REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", true}, // fewer kinds
+		{"wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false}, // a new kind
+		{"wss stmt-wss REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false},
+		{"troc tx-wss REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false},
+		{"wss tx-wss REPLACE+UPDATE repeatable-read bug [mdev-30835-update-skips-uncommitted-insert]", false},
+		{"wss tx-wss REPLACE+UPDATE read-committed suspect [mdev-30835-update-skips-uncommitted-insert]", false},
+		{"wss tx-wss REPLACE+UPDATE read-committed bug [wss-fcrfs]", false},
+		{"wss tx-wss  read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false}, // no kinds left
+	} {
+		if got := key.Matches(finding(tt.sig)); got != tt.want {
+			t.Errorf("%q: Matches = %v, want %v", tt.sig, got, tt.want)
+		}
+	}
+	// A known finding keeps its signature (with the verdict before
+	// suppression): it still matches.
+	known := finding("wss tx-wss UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]")
+	known.Verdict = report.Known
+	if !key.Matches(known) {
+		t.Error("a suppressed finding no longer matches its own key")
+	}
+	for _, bad := range []string{"", "wss tx-wss UPDATE", "wss tx-wss UPDATE read-committed bug mdev"} {
+		if _, err := ParseKey(bad); err == nil {
+			t.Errorf("ParseKey(%q) accepted", bad)
+		}
+	}
+}
+
+// TestSimplifications checks the WHERE pass's candidates for each statement
+// of testdata/simplify.txt.
+func TestSimplifications(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "simplify.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for ln, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		sql, wantText, ok := strings.Cut(line, " | ")
+		if !ok {
+			t.Fatalf("simplify.txt:%d: want statement | simplifications", ln+1)
+		}
+		var want []string
+		if wantText != "-" {
+			want = strings.Split(wantText, " || ")
+		}
+		s, err := sqlast.Parse(sqlast.MySQL, sql)
+		if err != nil {
+			t.Fatalf("simplify.txt:%d: %v", ln+1, err)
+		}
+		count := len(simplifications(s))
+		if count != len(want) {
+			t.Errorf("simplify.txt:%d: %d simplifications, want %d", ln+1, count, len(want))
+			continue
+		}
+		for j := range count {
+			s, _ := sqlast.Parse(sqlast.MySQL, sql) // each applies to a fresh parse
+			simplifications(s)[j]()
+			if got := sqlast.Format(sqlast.MySQL, s); got != want[j] {
+				t.Errorf("simplify.txt:%d: simplification %d gives %q, want %q", ln+1, j+1, got, want[j])
+			}
+		}
+		n++
+	}
+	if n < 5 {
+		t.Errorf("only %d statements read", n)
+	}
+}
+
+// TestPasses checks the case-level candidates: a transaction, a table with
+// every statement naming it, a setup row.
+func TestPasses(t *testing.T) {
+	c, err := testcase.ParseFile(filepath.Join("testdata", "mdev-26643-padded.txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reducer{opt: Options{Dialect: sqlast.MySQL}}
+	txn := dropTransaction(r, c, 1) // T2 is connection 3's
+	if txn == nil || len(txn.Steps) != len(c.Steps)-4 || strings.Contains(txn.String(), "3> ") {
+		t.Errorf("dropping T2:\n%v", txn)
+	}
+	if dropTransaction(r, c, 99) != noMore {
+		t.Error("a transaction past the last one")
+	}
+	tbl := dropTable(r, c, 1) // u
+	if tbl == nil || strings.Contains(tbl.String(), " u ") || len(tbl.Setup) != 2 {
+		t.Errorf("dropping table u:\n%v", tbl)
+	} else if err := tbl.Validate(); err != nil {
+		t.Errorf("dropping table u: %v", err)
+	}
+	row := dropRow(r, c, 0)
+	if row == nil || row.Setup[2] != "INSERT INTO t VALUES (2, 2), (NULL, NULL), (NULL, 3), (4, NULL)" {
+		t.Errorf("dropping the first setup row: %v", row.Setup)
+	}
+	if dropRow(r, c, 8) != noMore { // 5 + 3 rows
+		t.Error("a row past the last one")
+	}
+	if c.Setup[2] != "INSERT INTO t VALUES(NULL, 1), (2, 2), (NULL, NULL), (NULL, 3), (4, NULL)" {
+		t.Errorf("a candidate changed the case it came from: %q", c.Setup[2])
+	}
+}
