@@ -22,6 +22,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -51,6 +52,10 @@ type Options struct {
 	// SaveDir, when set, receives the case file of a case whose run ended
 	// the campaign with an error, so that it can be replayed.
 	SaveDir string
+	// Reduce, when set, is called on the worker's target for the first
+	// finding with verdict bug of each bundle (f.Dir), after its case is
+	// counted; an error ends the campaign. Its time is the campaign's.
+	Reduce func(ctx context.Context, t target.Target, f report.Finding) error
 }
 
 // Run runs a campaign on one worker per target until the duration or the
@@ -116,6 +121,7 @@ type loop struct {
 	bar       *progressbar.ProgressBar
 	lastPlain time.Time
 	running   []int // transactions of each worker's current workload round
+	reduced   map[string]bool // bundle directories handed to Options.Reduce
 }
 
 // overdue reports whether the campaign's deadline has passed.
@@ -201,12 +207,41 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 			fmt.Fprintf(l.opt.Log, "%s: %v\n", tc.Name, setupErr)
 		}
 		l.progress(1)
+		todo := l.toReduce(out)
 		l.mu.Unlock()
+		for _, f := range todo {
+			if err := l.opt.Reduce(ctx, t, f); err != nil {
+				return fmt.Errorf("%s (seed %d): reducing %s: %w", tc.Name, spec.Seed, f.Dir, err)
+			}
+			l.mu.Lock()
+			l.s.Reduced++
+			l.mu.Unlock()
+		}
 	}
 	l.mu.Lock()
 	l.s.Rounds++
 	l.mu.Unlock()
 	return nil
+}
+
+// toReduce picks the bug findings of out whose bundles no reduction has
+// been given yet; called with mu held.
+func (l *loop) toReduce(out *oracle.Outcome) []report.Finding {
+	if l.opt.Reduce == nil || out == nil {
+		return nil
+	}
+	var todo []report.Finding
+	for _, f := range out.Findings {
+		if f.Verdict != report.Bug || f.Dir == "" || l.reduced[f.Dir] {
+			continue
+		}
+		if l.reduced == nil {
+			l.reduced = map[string]bool{}
+		}
+		l.reduced[f.Dir] = true
+		todo = append(todo, f)
+	}
+	return todo
 }
 
 // save writes tc's case file under SaveDir and returns its path ("" when

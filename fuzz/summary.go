@@ -29,6 +29,8 @@ type Summary struct {
 	Rounds          int              `json:"rounds"`
 	Cases           int              `json:"cases"`
 	SetupFailures   int              `json:"setup_failures,omitempty"`
+	// Reduced counts the bug bundles handed to reduction (Options.Reduce).
+	Reduced int `json:"reduced,omitempty"`
 	Transactions    int              `json:"transactions"`
 	Statements      int              `json:"statements"`
 	Blocked         int              `json:"blocked"`
@@ -289,6 +291,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  invalid       %d statements, %.3f%% of all\n", s.InvalidCount, 100*s.InvalidRatio)
 		for _, ex := range s.InvalidExamples {
 			fmt.Fprintf(w, "      e.g. %s\n", ex)
+		}
+		if s.Reduced > 0 {
+			fmt.Fprintf(w, "  reduced       %d bug bundles (case.txn reduced, case.orig.txn as found)\n", s.Reduced)
 		}
 		if s.Hangs > 0 {
 			fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)

@@ -39,6 +39,10 @@ type Env struct {
 	// Model judges executions against each DBMS's documented semantics;
 	// one checker serves every oracle (Build makes one when it is nil).
 	Model *model.Checker
+	// Scratch is set for a second set of oracles that judges a reduction's
+	// candidates on the campaign's targets: state an oracle keeps beside a
+	// target (IsoRel's sibling schema) must not be the first set's.
+	Scratch bool
 }
 
 // Factory builds one oracle from its flags.

@@ -89,5 +89,17 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 			return nil, err
 		}
 	}
-	return res, os.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644); err != nil {
+		return nil, err
+	}
+	// report.txt describes the run of the case as found.
+	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
+		res.Before, res.After, res.Elapsed.Seconds())
+	f, err := os.OpenFile(filepath.Join(dir, "report.txt"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return res, nil // a bundle without report.txt is still reduced
+	}
+	defer f.Close()
+	_, err = f.WriteString(note)
+	return res, err
 }

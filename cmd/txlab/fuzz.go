@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,7 +14,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
@@ -24,6 +29,8 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		seed      uint64
 		isolation string
 		workers   int
+		doReduce  bool
+		reduceFor time.Duration
 		orc       oracleFlags
 	)
 	cmd := &cobra.Command{
@@ -86,12 +93,20 @@ saying what failed).`,
 				return &exitError{code: 2, err: err}
 			}
 			defer orc.close()
+			var reduceBundle func(context.Context, target.Target, report.Finding) error
+			if doReduce && len(cases) > 0 {
+				scratch, err := orc.buildScratch(cmd.Context())
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				reduceBundle = bundleReducer(scratch, g.execOptions(""), reduceFor, g.log(cmd))
+			}
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
 				Seed: seed, Duration: duration, Cases: limit, Levels: levels,
 				Oracles: cases, Workload: work,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
-				SaveDir: orc.out,
+				SaveDir: orc.out, Reduce: reduceBundle,
 			})
 			if sum == nil {
 				return &exitError{code: 2, err: runErr}
@@ -125,6 +140,8 @@ saying what failed).`,
 	orc.register(cmd, true)
 	orc.registerSuppress(cmd)
 	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")
+	f.BoolVar(&doReduce, "reduce", true, "reduce the case of each new bug bundle (txlab reduce): case.txn becomes the reduced case,\ncase.orig.txn keeps the case as found; the time counts in --duration (e.g. --reduce=false)")
+	f.DurationVar(&reduceFor, "reduce-budget", 30*time.Second, "time limit of each reduction; the smallest case so far is kept (e.g. --reduce-budget 2m)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd
 }
@@ -152,4 +169,32 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// bundleReducer reduces a bug bundle's case in place with the scratch
+// oracles. A bundle whose case does not give its finding again (a flaky
+// finding) or that the campaign's end cuts short is left as found.
+func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, report.Finding) error {
+	return func(ctx context.Context, t target.Target, f report.Finding) error {
+		key, err := reduce.KeyOf(f)
+		if err != nil {
+			return err
+		}
+		res, err := reduce.Bundle(ctx, t, f.Dir, key, reduce.Options{Oracles: oracles, Exec: exec, Budget: budget, Dialect: t.Info().Dialect})
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, reduce.ErrNotReproduced):
+			if log != nil {
+				fmt.Fprintf(log, "%s: not reduced: %v\n", f.Dir, err)
+			}
+			return nil
+		case err != nil:
+			return err
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s: reduced %s → %s in %.1f s\n", f.Dir, res.Before, res.After, res.Elapsed.Seconds())
+		}
+		return nil
+	}
 }

@@ -134,7 +134,7 @@ func (o *oracleFlags) buildScratch(ctx context.Context) ([]oracle.CaseOracle, er
 		return nil, err
 	}
 	o.scratchDirs = append(o.scratchDirs, dir)
-	cases, _, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: o.settings, Writer: &report.Writer{Dir: dir}, Model: o.checker})
+	cases, _, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: o.settings, Writer: &report.Writer{Dir: dir}, Model: o.checker, Scratch: true})
 	o.built = append(o.built, cases...)
 	return cases, err
 }

@@ -55,6 +55,10 @@ type Options struct {
 	Checker *model.Checker
 	// Writer writes finding bundles; nil = findings are only returned.
 	Writer *report.Writer
+	// SiblingSuffix names the schema of the instrumented runs beside the
+	// target's (default "isorel": SCHEMA_isorel). Two instances working on
+	// one target need different ones: each remembers the tables it made.
+	SiblingSuffix string
 }
 
 // Oracle is the interleaved mode: one generated case per group, run through
@@ -67,7 +71,7 @@ type Oracle struct {
 	runs map[target.Target]target.Target // target → where its instrumented runs go
 }
 
-// siblingSuffix names the schema of the instrumented runs (SCHEMA_isorel).
+// siblingSuffix is the default Options.SiblingSuffix.
 const siblingSuffix = "isorel"
 
 // runTarget is where the instrumented runs of cases judged on t go: a
@@ -85,7 +89,11 @@ func (o *Oracle) runTarget(ctx context.Context, t target.Target) (target.Target,
 	if r := o.runs[t]; r != nil {
 		return r, nil
 	}
-	r, err := sib.Sibling(ctx, siblingSuffix)
+	suffix := o.SiblingSuffix
+	if suffix == "" {
+		suffix = siblingSuffix
+	}
+	r, err := sib.Sibling(ctx, suffix)
 	if err != nil {
 		return nil, fmt.Errorf("isorel: opening the schema of the instrumented runs: %w", err)
 	}
