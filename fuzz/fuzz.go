@@ -120,7 +120,7 @@ type loop struct {
 	s         *Summary
 	bar       *progressbar.ProgressBar
 	lastPlain time.Time
-	running   []int // transactions of each worker's current workload round
+	running   []int           // transactions of each worker's current workload round
 	reduced   map[string]bool // bundle directories handed to Options.Reduce
 }
 

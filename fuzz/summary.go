@@ -26,11 +26,11 @@ type Summary struct {
 	// Rounds are generated groups (several submitted orders of the same
 	// transactions for WSS) or workload rounds; Cases are the cases run
 	// (for a free-running workload: its rounds).
-	Rounds          int              `json:"rounds"`
-	Cases           int              `json:"cases"`
-	SetupFailures   int              `json:"setup_failures,omitempty"`
+	Rounds        int `json:"rounds"`
+	Cases         int `json:"cases"`
+	SetupFailures int `json:"setup_failures,omitempty"`
 	// Reduced counts the bug bundles handed to reduction (Options.Reduce).
-	Reduced int `json:"reduced,omitempty"`
+	Reduced         int              `json:"reduced,omitempty"`
 	Transactions    int              `json:"transactions"`
 	Statements      int              `json:"statements"`
 	Blocked         int              `json:"blocked"`
