@@ -10,7 +10,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -35,6 +38,40 @@ type Bundle struct {
 	Details any
 	// Extra holds further files by name.
 	Extra map[string][]byte
+	// Schedule is the execution the finding is about (the plain run of
+	// the case as submitted), written as schedule.json for the HTML
+	// report's timeline; nil = none.
+	Schedule *executor.Result
+}
+
+// Files of a bundle directory and of the directory holding the bundles.
+const (
+	// ScheduleFile holds Bundle.Schedule.
+	ScheduleFile = "schedule.json"
+	// PageFile is a bundle's page of the HTML report (txlab report).
+	PageFile = "report.html"
+	// SummaryFile, beside the bundles, counts each signature's findings
+	// (Writer.SaveSummary).
+	SummaryFile = "summary.json"
+)
+
+// Schedule is schedule.json: the events in the order the DBMS completed
+// them and the final state.
+type Schedule struct {
+	Events     []executor.Event `json:"events"`
+	FinalState target.State     `json:"final_state,omitempty"`
+	Hang       bool             `json:"hang,omitempty"`
+}
+
+// Report is report.json.
+type Report struct {
+	Finding   Finding  `json:"finding"`
+	Signature string   `json:"signature"`
+	StmtKinds []string `json:"stmt_kinds,omitempty"`
+	// Target is the DBMS and version the finding was made on; Found when.
+	Target  string          `json:"target,omitempty"`
+	Found   time.Time       `json:"found"`
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Signature identifies findings that are most likely the same problem. It
@@ -54,7 +91,7 @@ func (b *Bundle) Signature() string {
 }
 
 // reserved are the file names the writer itself produces.
-var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.json": true}
+var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.json": true, ScheduleFile: true, PageFile: true}
 
 // SignatureCount is one line of the summary.
 type SignatureCount struct {
@@ -73,6 +110,8 @@ type SignatureCount struct {
 // repeats. It is safe for concurrent use by several fuzz workers.
 type Writer struct {
 	Dir string // default DefaultDir
+	// Target names the DBMS and version in report.json.
+	Target string
 	// Suppress turns the findings it matches into verdict known.
 	Suppress *Suppressions
 	// KeepKnown writes bundles for known findings too.
@@ -126,7 +165,7 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 		return b.Finding, false, err
 	}
 	b.Finding.Dir = dir
-	if err := writeBundle(dir, &b); err != nil {
+	if err := writeBundle(dir, &b, w.Target); err != nil {
 		return b.Finding, false, err
 	}
 	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir, KnownAs: b.Finding.KnownAs}
@@ -164,7 +203,7 @@ func (w *Writer) freeDir(root string, f Finding) (string, error) {
 	}
 }
 
-func writeBundle(dir string, b *Bundle) error {
+func writeBundle(dir string, b *Bundle, targetName string) error {
 	files := map[string][]byte{}
 	text := b.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -180,16 +219,26 @@ func writeBundle(dir string, b *Bundle) error {
 		files["case.txn"] = []byte(c)
 	}
 	files["report.txt"] = []byte(text)
-	js, err := json.MarshalIndent(struct {
-		Finding   Finding  `json:"finding"`
-		Signature string   `json:"signature"`
-		StmtKinds []string `json:"stmt_kinds,omitempty"`
-		Details   any      `json:"details,omitempty"`
-	}{b.Finding, b.Finding.Signature, b.StmtKinds, b.Details}, "", "  ")
+	details, err := json.Marshal(b.Details)
+	if err != nil {
+		return fmt.Errorf("report.json: %w", err)
+	}
+	if string(details) == "null" {
+		details = nil
+	}
+	js, err := json.MarshalIndent(Report{Finding: b.Finding, Signature: b.Finding.Signature, StmtKinds: b.StmtKinds,
+		Target: targetName, Found: time.Now().UTC().Truncate(time.Second), Details: details}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report.json: %w", err)
 	}
 	files["report.json"] = append(js, '\n')
+	if r := b.Schedule; r != nil {
+		js, err := json.MarshalIndent(Schedule{Events: r.Events, FinalState: r.Final, Hang: r.Hang}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("%s: %w", ScheduleFile, err)
+		}
+		files[ScheduleFile] = append(js, '\n')
+	}
 	for name, data := range b.Extra {
 		files[name] = data
 	}
@@ -250,4 +299,51 @@ func (w *Writer) WriteSummary(out io.Writer) {
 		}
 		fmt.Fprintf(out, "%5d× %s %s\n", s.Count, s.Signature, where)
 	}
+}
+
+// SaveSummary writes the signature counts to SummaryFile in the writer's
+// directory, for the HTML report. Entries an earlier run sharing the
+// directory saved for other bundles are kept.
+func (w *Writer) SaveSummary() error {
+	root := w.Dir
+	if root == "" {
+		root = DefaultDir
+	}
+	mine := w.Summary()
+	if len(mine) == 0 {
+		return nil
+	}
+	path := filepath.Join(root, SummaryFile)
+	var all []SignatureCount
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, &all) // a damaged file is rewritten
+	}
+	key := func(s SignatureCount) string {
+		if s.Dir == "" {
+			return "known " + s.Signature
+		}
+		return s.Dir
+	}
+	index := map[string]int{}
+	for i, s := range all {
+		index[key(s)] = i
+	}
+	for _, s := range mine {
+		if i, ok := index[key(s)]; ok {
+			if s.Dir == "" {
+				s.Count += all[i].Count
+			}
+			all[i] = s
+			continue
+		}
+		all = append(all, s)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(js, '\n'), 0o644)
 }

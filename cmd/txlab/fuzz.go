@@ -16,6 +16,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
@@ -123,6 +124,11 @@ saying what failed).`,
 					orc.writer.WriteSummary(cmd.OutOrStdout())
 				}
 			}
+			if page, err := writeHTMLReport(orc.writer); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "txlab: warning: the HTML report: %v\n", err)
+			} else if page != "" && !g.json {
+				fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", page)
+			}
 			if runErr != nil {
 				// The summary above covers what ran before the failure.
 				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", runErr, seed)}
@@ -197,4 +203,20 @@ func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget ti
 		}
 		return nil
 	}
+}
+
+// writeHTMLReport saves the writer's signature counts and renders the HTML
+// report over its directory; "" when the run wrote nothing there.
+func writeHTMLReport(w *report.Writer) (string, error) {
+	if w == nil || len(w.Summary()) == 0 {
+		return "", nil
+	}
+	if err := w.SaveSummary(); err != nil {
+		return "", err
+	}
+	dir := w.Dir
+	if dir == "" {
+		dir = report.DefaultDir
+	}
+	return htmlreport.Write(dir)
 }

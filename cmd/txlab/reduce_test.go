@@ -113,3 +113,30 @@ func TestReduceBundle(t *testing.T) {
 		t.Errorf("a case without a finding: exit %d, %s", code, stderr)
 	}
 }
+
+// TestReportCommand: the bundles run writes render as an HTML report whose
+// path report prints; a directory that does not exist is exit 2.
+func TestReportCommand(t *testing.T) {
+	localdbtest.Require(t, localdb.MariaDB)
+	dir := t.TempDir()
+	if code, _, stderr := txlab(t, "run", "--db", "mariadb", "--out", dir, "../../bugs/mdev-26642-troc-listing2.txn"); code != 1 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := txlab(t, "report", dir)
+	if code != 0 || strings.TrimSpace(stdout) != filepath.Join(dir, "index.html") {
+		t.Fatalf("report: exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	index, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	pages, _ := filepath.Glob(filepath.Join(dir, "*", "report.html"))
+	if len(pages) == 0 || !strings.Contains(string(index), "mdev-26642-noop-update-view") {
+		t.Errorf("%d pages; index:\n%s", len(pages), index)
+	}
+	for _, p := range pages {
+		if page, _ := os.ReadFile(p); strings.Contains(p, "troc") && !strings.Contains(string(page), `<svg class="timeline"`) {
+			t.Errorf("%s has no timeline", p)
+		}
+	}
+	if code, _, _ := txlab(t, "report", filepath.Join(dir, "missing")); code != 2 {
+		t.Errorf("a missing directory: exit %d, want 2", code)
+	}
+}

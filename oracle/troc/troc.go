@@ -118,5 +118,5 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 	if d.Stmt != nil {
 		details["conn"], details["step"], details["sql"] = d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL
 	}
-	return report.Bundle{Finding: f, Case: c, StmtKinds: []string{d.StmtKind}, Text: b.String(), Details: details}
+	return report.Bundle{Finding: f, Case: c, StmtKinds: []string{d.StmtKind}, Text: b.String(), Details: details, Schedule: res}
 }

@@ -24,6 +24,7 @@ func (o *Outcome) Bundles() []report.Bundle {
 			StmtKinds: o.stmtKinds(v),
 			Text:      o.Text(v),
 			Details:   o.details(v),
+			Schedule:  o.Actual,
 		})
 	}
 	return out

@@ -1,0 +1,215 @@
+// Package htmlreport renders a directory of finding bundles (what `txlab
+// fuzz --out DIR` and `txlab run --out DIR` write) as static HTML a person
+// can open from disk: DIR/index.html, a table of every finding with
+// filters, and one page per bundle (BUNDLE/report.html) with the case, a
+// timeline of the actual schedule, the dependency graph where there is one
+// and, for Troc findings, the rows expected beside the rows returned. Pages
+// use no server and no external assets.
+package htmlreport
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
+)
+
+// IndexFile is the report's entry page in the bundle directory.
+const IndexFile = "index.html"
+
+//go:embed templates
+var templateFS embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"row": func(r target.Row) string { return executor.FormatRow(r) },
+}).ParseFS(templateFS, "templates/*.html"))
+
+// Bundle is one finding bundle as the pages show it.
+type Bundle struct {
+	Name   string // directory name
+	Report report.Report
+	// Count is how many findings had the bundle's signature (summary.json;
+	// 1 when the directory has none).
+	Count  int
+	Case   string
+	Orig   string // case.orig.txn, when the case was reduced
+	Text   string // report.txt
+	Steps  int    // statements of case.txn, and of case.orig.txn
+	OrigN  int
+	Sched  *report.Schedule
+	Graph  template.HTML // graph.svg, inline
+	Dot    string        // graph.dot, when there is no SVG
+	Troc   *trocRows
+	Styles template.CSS
+}
+
+// trocRows are the rows of a Troc incorrect-result finding.
+type trocRows struct {
+	Want, May, Got []target.Row
+	SQL            string
+}
+
+// index is the data of index.html.
+type index struct {
+	Dir       string
+	Generated string
+	Bundles   []*Bundle
+	Known     []report.SignatureCount
+	Oracles   []string
+	Verdicts  []string
+	Styles    template.CSS
+}
+
+// Write renders dir's bundles: dir/index.html and a report.html in each
+// bundle directory. It returns the index's path. A directory without any
+// bundle still gets an index saying so.
+func Write(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	counts := map[string]int{}
+	var known []report.SignatureCount
+	if data, err := os.ReadFile(filepath.Join(dir, report.SummaryFile)); err == nil {
+		var sum []report.SignatureCount
+		if err := json.Unmarshal(data, &sum); err != nil {
+			return "", fmt.Errorf("%s: %w", report.SummaryFile, err)
+		}
+		for _, s := range sum {
+			if s.Dir == "" {
+				known = append(known, s)
+				continue
+			}
+			counts[filepath.Base(s.Dir)] = s.Count
+		}
+	}
+	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Known: known, Styles: styles}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := readBundle(filepath.Join(dir, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not a bundle
+		}
+		if err != nil {
+			return "", err
+		}
+		b.Count = max(counts[e.Name()], 1)
+		if err := writePage(filepath.Join(dir, e.Name(), report.PageFile), b); err != nil {
+			return "", err
+		}
+		idx.Bundles = append(idx.Bundles, b)
+		for _, v := range []string{"o:" + b.Report.Finding.Oracle, "v:" + string(b.Report.Finding.Verdict)} {
+			if !seen[v] {
+				seen[v] = true
+				if v[0] == 'o' {
+					idx.Oracles = append(idx.Oracles, v[2:])
+				} else {
+					idx.Verdicts = append(idx.Verdicts, v[2:])
+				}
+			}
+		}
+	}
+	sort.Strings(idx.Oracles)
+	sort.Strings(idx.Verdicts)
+	// Bugs first, then in the order they were found.
+	sort.SliceStable(idx.Bundles, func(i, j int) bool {
+		bi, bj := idx.Bundles[i].Report.Finding.Verdict == report.Bug, idx.Bundles[j].Report.Finding.Verdict == report.Bug
+		return bi && !bj
+	})
+	path := filepath.Join(dir, IndexFile)
+	return path, writeTemplate(path, "index.html", idx)
+}
+
+func writePage(path string, b *Bundle) error {
+	b.Styles = styles
+	return writeTemplate(path, "page.html", b)
+}
+
+func writeTemplate(path, name string, data any) error {
+	var sb strings.Builder
+	if err := templates.ExecuteTemplate(&sb, name, data); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(sb.String()), 0o644)
+}
+
+// readBundle reads one bundle directory; fs.ErrNotExist when it has no
+// report.json.
+func readBundle(dir string) (*Bundle, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return nil, err
+	}
+	b := &Bundle{Name: filepath.Base(dir)}
+	if err := json.Unmarshal(data, &b.Report); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+	}
+	read := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(data)
+	}
+	b.Case, b.Orig, b.Text = read("case.txn"), read("case.orig.txn"), read("report.txt")
+	b.Steps, b.OrigN = countSteps(b.Case), countSteps(b.Orig)
+	if data, err := os.ReadFile(filepath.Join(dir, report.ScheduleFile)); err == nil {
+		var s report.Schedule
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, report.ScheduleFile), err)
+		}
+		b.Sched = &s
+	}
+	if svg := read("graph.svg"); strings.Contains(svg, "<svg") {
+		// Graphviz's own output; the XML prologue and DOCTYPE go.
+		b.Graph = template.HTML(svg[strings.Index(svg, "<svg"):])
+	} else {
+		b.Dot = read("graph.dot")
+	}
+	if b.Report.Finding.Oracle == "troc" && len(b.Report.Details) > 0 {
+		var d struct {
+			Want, May, Got []target.Row
+			SQL            string `json:"sql"`
+		}
+		if json.Unmarshal(b.Report.Details, &d) == nil && (len(d.Want)+len(d.May)+len(d.Got) > 0 || d.SQL != "") {
+			b.Troc = &trocRows{Want: d.Want, May: d.May, Got: d.Got, SQL: d.SQL}
+		}
+	}
+	return b, nil
+}
+
+// countSteps counts the "N> " statements of a case file's text.
+func countSteps(text string) int {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		i := 0
+		for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+		if i > 0 && i < len(line) && line[i] == '>' {
+			n++
+		}
+	}
+	return n
+}
+
+// Timeline is the schedule drawn as inline SVG: one lane per connection,
+// one column per event in completion order.
+func (b *Bundle) Timeline() template.HTML {
+	if b.Sched == nil || len(b.Sched.Events) == 0 {
+		return ""
+	}
+	return template.HTML(timeline(b.Sched.Events))
+}

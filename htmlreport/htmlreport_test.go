@@ -1,0 +1,165 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/htmlreport"
+	"github.com/txlab/txlab/report"
+)
+
+// bundles copies testdata/bundles (written by txlab run and fuzz on
+// MariaDB 10.11.19: a Troc incorrect-result bug, a WSS bug with blocked
+// statements, a reduced Troc bundle, and a summary.json with a count and a
+// known finding) into a temporary directory.
+func bundles(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "bundles"))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestWrite(t *testing.T) {
+	dir := bundles(t)
+	index, err := htmlreport.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := read(t, index)
+	for _, want := range []string{
+		`<a href="0002-troc-incorrect-result-bug/report.html">`,
+		`<a href="0003-wss-tx-wss-bug/report.html">`,
+		`<a href="0022-troc-incorrect-affected-bug/report.html">`,
+		`<td>4</td>`,           // summary.json's count
+		`MDEV-26643</td><td>7`, // the known finding
+		`5 <span class="muted">(reduced from 20)</span>`,
+		`mariadb 10.11.19-MariaDB-0`, // html/template writes + as &#43;
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "http://") || strings.Contains(html, "https://") {
+		t.Error("index.html refers to the network")
+	}
+	page := read(t, filepath.Join(dir, "0003-wss-tx-wss-bug", report.PageFile))
+	// 28 events: one mark each; the blocked statements get spans.
+	if n := strings.Count(page, `class="mark `); n != 28 {
+		t.Errorf("timeline has %d marks, want 28 (one per event)", n)
+	}
+	if n := strings.Count(page, `class="blocked-span"`); n < 2 {
+		t.Errorf("timeline has %d blocked spans", n)
+	}
+	for _, want := range []string{`class="mark commit"`, `class="mark error"`, `class="mark abort"`, "conn 3"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the WSS page's timeline lacks %q", want)
+		}
+	}
+	troc := read(t, filepath.Join(dir, "0002-troc-incorrect-result-bug", report.PageFile))
+	for _, want := range []string{"it must return (2)", "it returned (2)", "(10, 1)", "(1, 1)", "SELECT * FROM t"} {
+		if !strings.Contains(troc, want) {
+			t.Errorf("the Troc page lacks %q", want)
+		}
+	}
+	reduced := read(t, filepath.Join(dir, "0022-troc-incorrect-affected-bug", report.PageFile))
+	if !strings.Contains(reduced, "The case as found: <code>case.orig.txn</code>") || strings.Contains(reduced, `id="timeline"`) {
+		t.Error("the reduced bundle's page (no schedule.json) is wrong")
+	}
+
+	empty := t.TempDir()
+	index, err = htmlreport.Write(empty)
+	if err != nil || !strings.Contains(read(t, index), `id="no-findings"`) {
+		t.Errorf("an empty directory: %v", err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestChromium renders the index and a finding page in headless Chromium,
+// as a person opening them would see them: the DOM after the page's script
+// ran (the filter counted the rows), and screenshots that are not blank.
+func TestChromium(t *testing.T) {
+	bin := chromium(t)
+	dir := bundles(t)
+	index, err := htmlreport.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := headless(t, bin, "--dump-dom", index)
+	for _, want := range []string{"3 of 3 shown", `class="finding"`, "mdev-26642-noop-update-view"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered index lacks %q", want)
+		}
+	}
+	page := filepath.Join(dir, "0003-wss-tx-wss-bug", report.PageFile)
+	if dom := headless(t, bin, "--dump-dom", page); !strings.Contains(dom, `<svg class="timeline"`) {
+		t.Error("rendered finding page has no timeline")
+	}
+	for _, p := range []string{index, page} {
+		shot := filepath.Join(t.TempDir(), "shot.png")
+		headless(t, bin, "--screenshot="+shot, p)
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		colours := map[[3]uint32]bool{}
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y += 4 {
+			for x := b.Min.X; x < b.Max.X; x += 4 {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+			}
+		}
+		if len(colours) < 10 {
+			t.Errorf("%s: the screenshot has %d colours: blank", filepath.Base(p), len(colours))
+		}
+	}
+}
+
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("chromium is not installed")
+	return ""
+}
+
+func headless(t *testing.T, bin, mode, path string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--window-size=1280,900", "--user-data-dir="+t.TempDir(), mode, "file://"+path)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", mode, err, errb.String())
+	}
+	return out.String()
+}
