@@ -54,8 +54,9 @@ type Options struct {
 	SaveDir string
 	// Reduce, when set, is called on the worker's target for the first
 	// finding with verdict bug of each bundle (f.Dir), after its case is
-	// counted; an error ends the campaign. Its time is the campaign's.
-	Reduce func(ctx context.Context, t target.Target, f report.Finding) error
+	// counted, and says whether it reduced the bundle; an error ends the
+	// campaign. Its time is the campaign's.
+	Reduce func(ctx context.Context, t target.Target, f report.Finding) (bool, error)
 }
 
 // Run runs a campaign on one worker per target until the duration or the
@@ -210,11 +211,15 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		todo := l.toReduce(out)
 		l.mu.Unlock()
 		for _, f := range todo {
-			if err := l.opt.Reduce(ctx, t, f); err != nil {
+			ok, err := l.opt.Reduce(ctx, t, f)
+			if err != nil {
 				return fmt.Errorf("%s (seed %d): reducing %s: %w", tc.Name, spec.Seed, f.Dir, err)
 			}
 			l.mu.Lock()
-			l.s.Reduced++
+			l.s.ToReduce++
+			if ok {
+				l.s.Reduced++
+			}
 			l.mu.Unlock()
 		}
 	}

@@ -29,7 +29,9 @@ type Summary struct {
 	Rounds        int `json:"rounds"`
 	Cases         int `json:"cases"`
 	SetupFailures int `json:"setup_failures,omitempty"`
-	// Reduced counts the bug bundles handed to reduction (Options.Reduce).
+	// ToReduce counts the bug bundles handed to reduction
+	// (Options.Reduce), Reduced those it reduced.
+	ToReduce        int              `json:"to_reduce,omitempty"`
 	Reduced         int              `json:"reduced,omitempty"`
 	Transactions    int              `json:"transactions"`
 	Statements      int              `json:"statements"`
@@ -292,8 +294,12 @@ func (s *Summary) WriteText(w io.Writer) {
 		for _, ex := range s.InvalidExamples {
 			fmt.Fprintf(w, "      e.g. %s\n", ex)
 		}
-		if s.Reduced > 0 {
-			fmt.Fprintf(w, "  reduced       %d bug bundles (case.txn reduced, case.orig.txn as found)\n", s.Reduced)
+		if s.ToReduce > 0 {
+			fmt.Fprintf(w, "  reduced       %d of %d bug bundles (case.txn reduced, case.orig.txn as found", s.Reduced, s.ToReduce)
+			if s.Reduced < s.ToReduce {
+				fmt.Fprint(w, "; -v says why not")
+			}
+			fmt.Fprintln(w, ")")
 		}
 		if s.Hangs > 0 {
 			fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)

@@ -38,22 +38,28 @@ type Key struct {
 }
 
 // ParseKey reads a finding signature (report.json's "signature": oracle,
-// kind, statement kinds joined by +, isolation, verdict, [rule]).
+// kind, statement kinds joined by +, isolation, verdict, [rule]). A
+// statement kind may hold spaces (SELECT FOR UPDATE), so the fields after
+// the kinds are read from the end.
 func ParseKey(sig string) (Key, error) {
-	f := strings.Split(strings.TrimSpace(sig), " ")
-	if len(f) < 5 {
-		return Key{}, fmt.Errorf("%q is not a finding signature (oracle kind statement-kinds isolation verdict [rule])", sig)
-	}
-	k := Key{Oracle: f[0], Kind: f[1], Isolation: f[3], Verdict: report.Verdict(f[4])}
-	if f[2] != "" {
-		k.Kinds = strings.Split(f[2], "+")
-	}
-	if len(f) > 5 {
-		rule := strings.Join(f[5:], " ")
-		if !strings.HasPrefix(rule, "[") || !strings.HasSuffix(rule, "]") {
-			return Key{}, fmt.Errorf("%q: the rule must be in brackets", sig)
+	bad := fmt.Errorf("%q is not a finding signature (oracle kind statement-kinds isolation verdict [rule])", sig)
+	s := strings.TrimSpace(sig)
+	var k Key
+	if strings.HasSuffix(s, "]") {
+		i := strings.LastIndex(s, " [")
+		if i < 0 {
+			return Key{}, bad
 		}
-		k.Rule = rule[1 : len(rule)-1]
+		k.Rule, s = s[i+2:len(s)-1], s[:i]
+	}
+	f := strings.Split(s, " ")
+	if len(f) < 5 {
+		return Key{}, bad
+	}
+	k.Oracle, k.Kind = f[0], f[1]
+	k.Isolation, k.Verdict = f[len(f)-2], report.Verdict(f[len(f)-1])
+	if kinds := strings.Join(f[2:len(f)-2], " "); kinds != "" {
+		k.Kinds = strings.Split(kinds, "+")
 	}
 	return k, nil
 }
@@ -149,6 +155,14 @@ const (
 	hangFactor = 10
 	minHang    = time.Second
 )
+
+// RunError is a failure of a candidate's run that is not the candidate's
+// own: a lost connection, an oracle's internal error. It ends a campaign
+// like any failed run; other reduction failures leave the bundle as found.
+type RunError struct{ Err error }
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
 
 // ErrNotReproduced is returned when the original case does not give the
 // finding in every one of the runs.
@@ -324,7 +338,7 @@ func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
 		case errors.As(err, &setup):
 			return false, nil
 		case err != nil:
-			return false, err
+			return false, &RunError{err}
 		}
 		if !slices.ContainsFunc(out.Findings, r.key.Matches) {
 			return false, nil

@@ -39,6 +39,7 @@ func TestParseKeyMatches(t *testing.T) {
 		{"wss tx-wss REPLACE+UPDATE read-committed suspect [mdev-30835-update-skips-uncommitted-insert]", false},
 		{"wss tx-wss REPLACE+UPDATE read-committed bug [wss-fcrfs]", false},
 		{"wss tx-wss  read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false}, // no kinds left
+		{"wss tx-wss SELECT FOR UPDATE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false},
 	} {
 		if got := key.Matches(finding(tt.sig)); got != tt.want {
 			t.Errorf("%q: Matches = %v, want %v", tt.sig, got, tt.want)
@@ -51,7 +52,15 @@ func TestParseKeyMatches(t *testing.T) {
 	if !key.Matches(known) {
 		t.Error("a suppressed finding no longer matches its own key")
 	}
-	for _, bad := range []string{"", "wss tx-wss UPDATE", "wss tx-wss UPDATE read-committed bug mdev"} {
+	// Statement kinds with spaces, and no rule.
+	k, err := ParseKey("troc incorrect-result SELECT FOR UPDATE+DELETE read-committed bug [mariadb-rc-statement-view]")
+	if err != nil || len(k.Kinds) != 2 || k.Kinds[0] != "SELECT FOR UPDATE" || k.Isolation != "read-committed" || k.Rule != "mariadb-rc-statement-view" {
+		t.Errorf("kinds with spaces: %+v, %v", k, err)
+	}
+	if k, err := ParseKey("wss tx-wss UPDATE read-committed allowed"); err != nil || k.Rule != "" || k.Verdict != report.Allowed {
+		t.Errorf("no rule: %+v, %v", k, err)
+	}
+	for _, bad := range []string{"", "wss tx-wss UPDATE", "wss tx-wss UPDATE read-committed bug mdev]"} {
 		if _, err := ParseKey(bad); err == nil {
 			t.Errorf("ParseKey(%q) accepted", bad)
 		}

@@ -94,7 +94,7 @@ saying what failed).`,
 				return &exitError{code: 2, err: err}
 			}
 			defer orc.close()
-			var reduceBundle func(context.Context, target.Target, report.Finding) error
+			var reduceBundle func(context.Context, target.Target, report.Finding) (bool, error)
 			if doReduce && len(cases) > 0 {
 				scratch, err := orc.buildScratch(cmd.Context())
 				if err != nil {
@@ -179,29 +179,32 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 
 // bundleReducer reduces a bug bundle's case in place with the scratch
 // oracles. A bundle whose case does not give its finding again (a flaky
-// finding) or that the campaign's end cuts short is left as found.
-func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, report.Finding) error {
-	return func(ctx context.Context, t target.Target, f report.Finding) error {
+// finding), that the campaign's end cuts short or that cannot be reduced
+// for any reason of its own is left as found (said with -v); only a failed
+// run (a lost connection) is an error.
+func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, report.Finding) (bool, error) {
+	return func(ctx context.Context, t target.Target, f report.Finding) (bool, error) {
+		var res *reduce.Result
 		key, err := reduce.KeyOf(f)
-		if err != nil {
-			return err
+		if err == nil {
+			res, err = reduce.Bundle(ctx, t, f.Dir, key, reduce.Options{Oracles: oracles, Exec: exec, Budget: budget, Dialect: t.Info().Dialect})
 		}
-		res, err := reduce.Bundle(ctx, t, f.Dir, key, reduce.Options{Oracles: oracles, Exec: exec, Budget: budget, Dialect: t.Info().Dialect})
+		var run *reduce.RunError
 		switch {
 		case ctx.Err() != nil:
-			return nil
-		case errors.Is(err, reduce.ErrNotReproduced):
+			return false, nil
+		case errors.As(err, &run):
+			return false, err
+		case err != nil:
 			if log != nil {
 				fmt.Fprintf(log, "%s: not reduced: %v\n", f.Dir, err)
 			}
-			return nil
-		case err != nil:
-			return err
+			return false, nil
 		}
 		if log != nil {
 			fmt.Fprintf(log, "%s: reduced %s → %s in %.1f s\n", f.Dir, res.Before, res.After, res.Elapsed.Seconds())
 		}
-		return nil
+		return true, nil
 	}
 }
 

@@ -85,8 +85,10 @@ type Engine struct {
 	ev      Evaluator
 	h       *History
 	schema  map[string]*sqlast.CreateTable
-	// laterUnique are the UNIQUE indexes the setup created after a table.
-	laterUnique map[string][][]string
+	// laterUnique are the UNIQUE indexes the setup created after a table,
+	// laterIndexes every index it created after a table.
+	laterUnique  map[string][][]string
+	laterIndexes map[string][][]string
 	txns        []*Txn
 	open        map[int]*Txn // explicit transaction per connection
 	loaded      map[string][]int
@@ -142,6 +144,10 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 				return err
 			}
 		case *sqlast.CreateIndex:
+			if e.laterIndexes == nil {
+				e.laterIndexes = map[string][][]string{}
+			}
+			e.laterIndexes[st.Table] = append(e.laterIndexes[st.Table], st.Columns)
 			if st.Unique {
 				if e.laterUnique == nil {
 					e.laterUnique = map[string][][]string{}

@@ -127,6 +127,11 @@ type Rules struct {
 	// row meanwhile, succeeded where WriteConflict requires an error
 	// (MariaDB confirmed it as MDEV-39263).
 	ConflictAfterWait *Variation
+	// IndexMoveMayMiss, when set, is what it means that a locking
+	// statement which waited missed a row whose version changed, during
+	// the wait, a column of a secondary index (InnoDB without gap locks:
+	// the new index record can land behind the statement's index scan).
+	IndexMoveMayMiss *Variation
 	// NoOpUpdate, when set, says an UPDATE that leaves a row's values
 	// unchanged writes no version, so the transaction's later consistent
 	// reads still see its snapshot's version.
@@ -244,6 +249,18 @@ var (
 		},
 		Verdict: report.Bug,
 	}
+	// innodbIndexMove is a suspect, not allowed: the mechanism follows from
+	// documented facts, but MariaDB fixed its primary-key form at
+	// repeatable read as a bug (MDEV-27992), and nothing says what it makes
+	// of this form at read committed.
+	innodbIndexMove = Variation{
+		Rule: semantics.Rule{
+			Name:   "innodb-rc-index-record-moved-during-wait",
+			Text:   "a locking statement that waited for a row whose holder changed a column of a secondary index missed the row: the change delete-marked the row's index record and inserted a new one, which can land behind the statement's index scan, and without gap locks nothing stops that; MariaDB fixed the primary-key form at repeatable read as a bug (MDEV-27992), and whether it holds this form a bug is not known",
+			Source: "MySQL 8.0 manual 17.3 InnoDB Multi-Versioning (Multi-Versioning and Secondary Indexes: an update of a secondary index column delete-marks the old index record and inserts a new one); MariaDB docs, InnoDB transaction isolation levels (READ COMMITTED takes no gap locks); MDEV-27992",
+		},
+		Verdict: Suspect,
+	}
 	mdev26642 = Variation{
 		Rule: semantics.Rule{
 			Name:   "mdev-26642-noop-update-view",
@@ -318,6 +335,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 			r.Known = false
 		}
 		if level == target.ReadUncommitted || level == target.ReadCommitted {
+			r.IndexMoveMayMiss = &innodbIndexMove
 			if dbms == "mariadb" {
 				r.UncommittedInsert = &mdev30835
 				if !si || level == target.ReadUncommitted {

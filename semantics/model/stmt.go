@@ -275,6 +275,9 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 						opts = append(opts, option{v: old, vary: vary})
 					}
 				}
+				if e.indexMoved(l, opts[0].v) {
+					opts = e.mayMissMoved(opts)
+				}
 				return opts
 			}
 		}
@@ -288,16 +291,33 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 			opts = append(opts, option{v: v})
 		}
 		if st.Blocked() {
-			add(pick(st.Start))
+			start := pick(st.Start)
+			add(start)
+			moved := false
 			for _, v := range r.Versions {
 				if rd == Current && v.Txn.CommitAt >= st.Start && v.Txn.CommitAt < st.End {
 					add(v)
+					moved = moved || e.indexMoved(start, v)
 				}
+			}
+			if moved {
+				opts = e.mayMissMoved(opts)
 			}
 		}
 		return opts
 	}
 	return []option{{}}
+}
+
+// mayMissMoved adds to a waiting locking statement's options for a row
+// whose secondary-index record moved during the wait that it misses the
+// row (Rules.IndexMoveMayMiss), unless missing it is permitted already.
+func (e *Engine) mayMissMoved(opts []option) []option {
+	mv := e.rules.IndexMoveMayMiss
+	if mv == nil || slices.ContainsFunc(opts, func(o option) bool { return o.v == nil && o.vary == nil && o.gate == nil }) {
+		return opts
+	}
+	return append(opts, option{vary: mv})
 }
 
 func allNoOp(r *Row, t *Txn) bool {
@@ -582,7 +602,8 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string,
 }
 
 func (e *Engine) ruleNamed(name string) semantics.Rule {
-	for _, v := range []*Variation{e.rules.NoOpUpdate, e.rules.UncommittedInsert} {
+	r := e.rules
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}

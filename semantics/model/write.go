@@ -355,6 +355,53 @@ func (e *Engine) keyChanged(table string, a, b target.Row) bool {
 	return changed && known
 }
 
+// secondaryIndexed returns the positions of table's columns that a
+// secondary index holds (UNIQUE columns and constraints, CREATE INDEX),
+// the clustered key's columns left out: moving those is ClusteredKey's
+// case.
+func (e *Engine) secondaryIndexed(table string) []int {
+	ct := e.schema[table]
+	if ct == nil {
+		return nil
+	}
+	clustered, _ := e.clusteredKey(table)
+	var out []int
+	add := func(i int) {
+		if i >= 0 && !slices.Contains(clustered, i) && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	pos := func(name string) int {
+		return slices.IndexFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return c.Name == name })
+	}
+	for i, c := range ct.Columns {
+		if c.Unique || c.PrimaryKey {
+			add(i)
+		}
+	}
+	for _, idx := range append(append(slices.Clone(ct.Uniques), ct.PrimaryKey), e.laterIndexes[table]...) {
+		for _, name := range idx {
+			add(pos(name))
+		}
+	}
+	return out
+}
+
+// indexMoved reports whether version b holds another value than a in a
+// column of a secondary index of their table: InnoDB then delete-marked
+// a's index record and inserted a new one elsewhere in the index.
+func (e *Engine) indexMoved(a, b *Version) bool {
+	if a == nil || b == nil || a.Deleted || b.Deleted {
+		return false
+	}
+	for _, i := range e.secondaryIndexed(a.Row.Table) {
+		if i < len(a.Values) && i < len(b.Values) && (target.Row{a.Values[i]}).Compare(target.Row{b.Values[i]}) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // insertOrRevive records t's new row vals of table: a new version of the
 // row whose deleted clustered key it takes again (see revived), else a new
 // row.
