@@ -89,12 +89,12 @@ type Engine struct {
 	// laterIndexes every index it created after a table.
 	laterUnique  map[string][][]string
 	laterIndexes map[string][][]string
-	txns        []*Txn
-	open        map[int]*Txn // explicit transaction per connection
-	loaded      map[string][]int
-	halted      string
-	unsure      bool
-	nextTxn     int
+	txns         []*Txn
+	open         map[int]*Txn // explicit transaction per connection
+	loaded       map[string][]int
+	halted       string
+	unsure       bool
+	nextTxn      int
 }
 
 // NewEngine makes an engine for one case.
