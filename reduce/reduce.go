@@ -279,7 +279,7 @@ func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase
 		return ok, err
 	}
 	if p.drop != nil {
-		for chunk := p.items(c) / 2; chunk >= 1; chunk /= 2 {
+		for chunk := max(p.items(c)/2, 1); chunk >= 1; chunk /= 2 {
 			for from := 0; from < p.items(c) && !r.outOfTime() && ctx.Err() == nil; {
 				to := min(from+chunk, p.items(c))
 				cand := p.drop(c, from, to)
