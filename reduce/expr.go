@@ -37,3 +37,29 @@ func simplifications(s sqlast.Stmt) []func() {
 	})
 	return out
 }
+
+// literalSimplifications lists, in source order, the literal values of
+// statement s that can become simpler ones: a number 0 or 1, a string 'a'.
+func literalSimplifications(s sqlast.Stmt) []func() {
+	var out []func()
+	sqlast.Walk(s, func(n any) bool {
+		lit, ok := n.(*sqlast.Literal)
+		if !ok {
+			return true
+		}
+		var simpler []string
+		switch lit.Kind {
+		case sqlast.LitInt, sqlast.LitFloat:
+			simpler = []string{"0", "1"}
+		case sqlast.LitString:
+			simpler = []string{"a"}
+		}
+		for _, v := range simpler {
+			if lit.Text != v {
+				out = append(out, func() { lit.Text = v })
+			}
+		}
+		return true
+	})
+	return out
+}

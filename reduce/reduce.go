@@ -262,6 +262,8 @@ var passes = []pass{
 	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
 	{name: "rows", cand: dropRow},
 	{name: "where", cand: simplifyExpr},
+	{name: "autocommit to setup", cand: autocommitToSetup},
+	{name: "literals", cand: simplifyLiteral},
 }
 
 func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase.Case, error) {
@@ -497,4 +499,39 @@ func simplifyExpr(r *reducer, c *testcase.Case, i int) *testcase.Case {
 	}
 	simplifications(s)[j]()
 	return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
+}
+
+// simplifyLiteral replaces one literal value by a simpler one.
+func simplifyLiteral(r *reducer, c *testcase.Case, i int) *testcase.Case {
+	count := func(s sqlast.Stmt) int { return len(literalSimplifications(s)) }
+	k, j, s, ok := nth(r, c, i, count)
+	if !ok {
+		return noMore
+	}
+	literalSimplifications(s)[j]()
+	return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
+}
+
+// autocommitToSetup moves the i-th autocommit step (a statement outside
+// any explicit transaction) to the end of the setup: one connection and
+// one step fewer in the schedule.
+func autocommitToSetup(_ *reducer, c *testcase.Case, i int) *testcase.Case {
+	n := 0
+	for _, txn := range testcase.Transactions(c) {
+		if txn.Explicit || len(txn.Steps) != 1 {
+			continue
+		}
+		step := c.Steps[txn.Steps[0]]
+		if testcase.ControlOf(step.SQL) != testcase.NotControl {
+			continue
+		}
+		if n == i {
+			d := clone(c)
+			d.Setup = append(d.Setup, step.SQL)
+			d.Steps = slices.Delete(d.Steps, txn.Steps[0], txn.Steps[0]+1)
+			return tidy(d)
+		}
+		n++
+	}
+	return noMore
 }

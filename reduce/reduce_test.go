@@ -142,3 +142,41 @@ func TestPasses(t *testing.T) {
 		t.Errorf("a candidate changed the case it came from: %q", c.Setup[2])
 	}
 }
+
+func TestLiteralAndAutocommitPasses(t *testing.T) {
+	s, err := sqlast.Parse(sqlast.MySQL, "UPDATE t SET a = 12.5, b = 'xyz' WHERE c = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for j := range literalSimplifications(s) {
+		s, _ := sqlast.Parse(sqlast.MySQL, "UPDATE t SET a = 12.5, b = 'xyz' WHERE c = 1")
+		literalSimplifications(s)[j]()
+		got = append(got, sqlast.Format(sqlast.MySQL, s))
+	}
+	want := []string{
+		"UPDATE t SET a = 0, b = 'xyz' WHERE c = 1",
+		"UPDATE t SET a = 1, b = 'xyz' WHERE c = 1",
+		"UPDATE t SET a = 12.5, b = 'a' WHERE c = 1",
+		"UPDATE t SET a = 12.5, b = 'xyz' WHERE c = 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("literal simplifications:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	c, err := testcase.ParseString("c.txn", "CREATE TABLE t (a INT);\n2> INSERT INTO t VALUES (1);\n1> BEGIN;\n1> UPDATE t SET a = 2;\n3> DELETE FROM t;\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reducer{}
+	first := autocommitToSetup(r, c, 0)
+	if first == nil || len(first.Setup) != 2 || first.Setup[1] != "INSERT INTO t VALUES (1)" || len(first.Steps) != 4 {
+		t.Errorf("moving the first autocommit step: %v", first)
+	}
+	if second := autocommitToSetup(r, c, 1); second == nil || second.Setup[1] != "DELETE FROM t" {
+		t.Errorf("moving the second autocommit step: %v", second)
+	}
+	if autocommitToSetup(r, c, 2) != noMore {
+		t.Error("BEGIN … COMMIT is not an autocommit step")
+	}
+}
