@@ -47,17 +47,19 @@ func literalSimplifications(s sqlast.Stmt) []func() {
 		if !ok {
 			return true
 		}
+		// Only ever towards simpler (0 before 1 before anything else), so
+		// that kept candidates cannot take turns for ever.
 		var simpler []string
-		switch lit.Kind {
-		case sqlast.LitInt, sqlast.LitFloat:
+		switch {
+		case (lit.Kind == sqlast.LitInt || lit.Kind == sqlast.LitFloat) && lit.Text == "1":
+			simpler = []string{"0"}
+		case (lit.Kind == sqlast.LitInt || lit.Kind == sqlast.LitFloat) && lit.Text != "0":
 			simpler = []string{"0", "1"}
-		case sqlast.LitString:
+		case lit.Kind == sqlast.LitString && lit.Text != "" && lit.Text != "a":
 			simpler = []string{"a"}
 		}
 		for _, v := range simpler {
-			if lit.Text != v {
-				out = append(out, func() { lit.Text = v })
-			}
+			out = append(out, func() { lit.Text = v })
 		}
 		return true
 	})
