@@ -1,7 +1,8 @@
 // Package reduce shrinks a case that gives a finding into a small case that
 // still gives it, for a bug report: greedy delta debugging over the case's
-// transactions, steps, setup statements, tables, setup rows and WHERE
-// conjuncts. Every candidate runs on a fresh database through the normal
+// transactions, tables, steps, setup statements, setup rows, WHERE
+// conjuncts, columns, autocommit steps (into the setup), the submitted
+// order (fewer switches between connections) and literal values. Every candidate runs on a fresh database through the normal
 // executor and oracle pipeline, and is kept only when the finding's key
 // (oracle, kind, isolation, verdict, rule, statement kinds) shows in every
 // one of several runs, so a flaky candidate never replaces a reliable one.
@@ -262,7 +263,9 @@ var passes = []pass{
 	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
 	{name: "rows", cand: dropRow},
 	{name: "where", cand: simplifyExpr},
+	{name: "columns", cand: dropColumn},
 	{name: "autocommit to setup", cand: autocommitToSetup},
+	{name: "order", cand: swapSteps},
 	{name: "literals", cand: simplifyLiteral},
 }
 
@@ -534,4 +537,35 @@ func autocommitToSetup(_ *reducer, c *testcase.Case, i int) *testcase.Case {
 		n++
 	}
 	return noMore
+}
+
+// swapSteps swaps steps i and i+1 when that makes the submitted order
+// switch between connections less often (nil when it does not), so that
+// kept swaps leave each transaction's statements closer together and never
+// undo each other.
+func swapSteps(_ *reducer, c *testcase.Case, i int) *testcase.Case {
+	if i+1 >= len(c.Steps) {
+		return noMore
+	}
+	if c.Steps[i].Conn == c.Steps[i+1].Conn {
+		return nil
+	}
+	d := clone(c)
+	d.Steps[i], d.Steps[i+1] = d.Steps[i+1], d.Steps[i]
+	if switches(d) >= switches(c) {
+		return nil
+	}
+	return d
+}
+
+// switches counts the places where the submitted order moves to another
+// connection.
+func switches(c *testcase.Case) int {
+	n := 0
+	for i := 1; i < len(c.Steps); i++ {
+		if c.Steps[i].Conn != c.Steps[i-1].Conn {
+			n++
+		}
+	}
+	return n
 }

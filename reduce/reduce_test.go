@@ -3,6 +3,7 @@ package reduce
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,5 +190,74 @@ func TestLiteralAndAutocommitPasses(t *testing.T) {
 	}
 	if autocommitToSetup(r, c, 2) != noMore {
 		t.Error("BEGIN … COMMIT is not an autocommit step")
+	}
+}
+
+func TestDropColumn(t *testing.T) {
+	c, err := testcase.ParseString("c.txn", `CREATE TABLE t (a INT PRIMARY KEY, b INT, c VARCHAR(20) DEFAULT 'x');
+CREATE TABLE u (b INT, d INT);
+CREATE INDEX t_c ON t (c);
+INSERT INTO t VALUES (1, 10, 'p'), (2, 20, 'q');
+INSERT INTO t (a, c) VALUES (3, 'r');
+INSERT INTO u VALUES (1, 2);
+1> BEGIN;
+1> UPDATE t SET b = b + 1 WHERE a = 1;
+2> SELECT * FROM u WHERE b > 0;
+1> COMMIT;
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reducer{opt: Options{Dialect: sqlast.MySQL}}
+	// t.a is the primary key; t.b is updated; t.c goes with its index.
+	for i := range 2 {
+		if got := dropColumn(r, c, i); got != nil {
+			t.Errorf("column %d dropped, want it kept:\n%s", i, got)
+		}
+	}
+	got := dropColumn(r, c, 2)
+	if got == nil {
+		t.Fatal("column t.c not dropped")
+	}
+	wantSetup := []string{
+		"CREATE TABLE t (a INT PRIMARY KEY, b INT)",
+		"CREATE TABLE u (b INT, d INT)",
+		"INSERT INTO t VALUES (1, 10), (2, 20)",
+		"INSERT INTO t (a) VALUES (3)",
+		"INSERT INTO u VALUES (1, 2)",
+	}
+	if !slices.Equal(got.Setup, wantSetup) || len(got.Steps) != 4 {
+		t.Errorf("dropping t.c:\n%s", strings.Join(got.Setup, "\n"))
+	}
+	// u.b shares its name with t.b but only u's statements name it: the
+	// UPDATE of t.b does not hold it.
+	if got := dropColumn(r, c, 3); got != nil {
+		t.Errorf("u.b dropped although SELECT … FROM u WHERE b > 0 names it:\n%s", got)
+	}
+	if got := dropColumn(r, c, 4); got == nil || got.Setup[5] != "INSERT INTO u VALUES (1)" || got.Setup[1] != "CREATE TABLE u (b INT)" {
+		t.Errorf("dropping u.d: %v", got)
+	}
+	if dropColumn(r, c, 5) != noMore {
+		t.Error("a column past the last one")
+	}
+}
+
+func TestSwapSteps(t *testing.T) {
+	c, err := testcase.ParseString("c.txn", "CREATE TABLE t (a INT);\n1> BEGIN;\n2> BEGIN;\n1> UPDATE t SET a = 1;\n2> UPDATE t SET a = 2;\n1> COMMIT;\n2> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reducer{}
+	// 1 2 1 2 1 2: 5 switches; swapping steps 1 and 2 gives 1 1 2 2 1 2: 3.
+	got := swapSteps(r, c, 1)
+	if got == nil || switches(got) != 3 || got.Steps[1].SQL != "UPDATE t SET a = 1" {
+		t.Errorf("swap 1: %v", got)
+	}
+	c2, _ := testcase.ParseString("c.txn", "CREATE TABLE t (a INT);\n1> BEGIN;\n1> UPDATE t SET a = 1;\n2> BEGIN;\n2> UPDATE t SET a = 2;\n")
+	if got := swapSteps(r, c2, 1); got != nil {
+		t.Errorf("a swap that adds switches: %v", got)
+	}
+	if swapSteps(r, c2, 3) != noMore {
+		t.Error("a swap past the last step")
 	}
 }

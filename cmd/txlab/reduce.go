@@ -30,8 +30,9 @@ func newReduceCmd(g *globalFlags) *cobra.Command {
 		Short: "Shrink a case to the smallest one that still gives its finding",
 		Long: `reduce shrinks a case that gives a finding — a case file, or a finding bundle
 directory that fuzz or run wrote — into a small case that still gives it: it drops
-transactions, tables, steps, setup statements and setup rows, and simplifies WHERE
-clauses (a condition removed, an AND/OR cut to one side). Every candidate runs on
+transactions, tables, steps, setup statements, setup rows and columns, simplifies WHERE
+clauses (a condition removed, an AND/OR cut to one side), moves autocommit steps into
+the setup, groups each transaction's steps, and makes literal values simpler. Every candidate runs on
 freshly created tables through the normal executor and the finding's oracle, and is
 kept only when it gives the same finding (oracle, kind, isolation, verdict, rule, and
 statement kinds among the original's) in each of --runs runs.
