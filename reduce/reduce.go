@@ -207,9 +207,9 @@ func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt
 	// Dropping a COMMIT can leave a statement waiting for a transaction
 	// that never ends; such a candidate is rejected once it has run far
 	// longer than the original, not after the executor's 30 s.
-	hang := min(max(hangFactor*time.Since(start)/time.Duration(opt.Runs), minHang), r.opt.Exec.HangTimeout)
-	if r.opt.Exec.HangTimeout == 0 {
-		hang = max(hangFactor*time.Since(start)/time.Duration(opt.Runs), minHang)
+	hang := max(hangFactor*time.Since(start)/time.Duration(opt.Runs), minHang)
+	if limit := r.opt.Exec.HangTimeout; limit > 0 {
+		hang = min(hang, limit)
 	}
 	r.opt.Exec.HangTimeout = hang
 	if !ok {
@@ -238,15 +238,15 @@ func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt
 	return r.res, nil
 }
 
-// outOfTime reports whether the budget (or the context) ended the
-// reduction.
+// outOfTime reports whether the budget has run out.
 func (r *reducer) outOfTime() bool {
 	return !r.deadline.IsZero() && time.Now().After(r.deadline)
 }
 
-// pass is one kind of simplification: candidate i of case c, or nil when c
-// has fewer candidates. The candidates of a pass are tried in order; after
-// a kept one the pass goes on from the same index on the smaller case.
+// pass is one kind of simplification. cand returns candidate i of case c,
+// nil when that candidate does not apply, or noMore past the last one. The
+// candidates of a pass are tried in order; after a kept one the pass goes
+// on from the same index on the smaller case.
 type pass struct {
 	name string
 	cand func(r *reducer, c *testcase.Case, i int) *testcase.Case
