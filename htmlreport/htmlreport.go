@@ -41,17 +41,19 @@ type Bundle struct {
 	Report report.Report
 	// Count is how many findings had the bundle's signature (summary.json;
 	// 1 when the directory has none).
-	Count  int
-	Case   string
-	Orig   string // case.orig.txn, when the case was reduced
-	Text   string // report.txt
-	Steps  int    // statements of case.txn, and of case.orig.txn
-	OrigN  int
-	Sched  *report.Schedule
-	Graph  template.HTML // graph.svg, inline
-	Dot    string        // graph.dot, when there is no SVG
-	Troc   *trocRows
-	Styles template.CSS
+	Count int
+	Case  string
+	Orig  string // case.orig.txn, when the case was reduced
+	Text  string // report.txt
+	Steps int    // statements of case.txn, and of case.orig.txn
+	OrigN int
+	Sched *report.Schedule
+	// SchedOf names the case Sched is an execution of.
+	SchedOf string
+	Graph   template.HTML // graph.svg, inline
+	Dot     string        // graph.dot, when there is no SVG
+	Troc    *trocRows
+	Styles  template.CSS
 }
 
 // trocRows are the rows of a Troc incorrect-result finding.
@@ -170,6 +172,11 @@ func readBundle(dir string) (*Bundle, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, report.ScheduleFile), err)
 		}
 		b.Sched = &s
+		b.SchedOf = "case.txn"
+		if _, err := os.Stat(filepath.Join(dir, "schedule.orig.json")); b.Orig != "" && err != nil {
+			// Reduced before reductions kept the reduced case's run.
+			b.SchedOf = "case.orig.txn"
+		}
 	}
 	if svg := read("graph.svg"); strings.Contains(svg, "<svg") {
 		// Graphviz's own output; the XML prologue and DOCTYPE go.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -92,6 +94,9 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 	if err := os.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644); err != nil {
 		return nil, err
 	}
+	if err := writeSchedule(dir, res.Schedule); err != nil {
+		return nil, err
+	}
 	// report.txt describes the run of the case as found.
 	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
 		res.Before, res.After, res.Elapsed.Seconds())
@@ -102,4 +107,28 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 	defer f.Close()
 	_, err = f.WriteString(note)
 	return res, err
+}
+
+// OrigScheduleFile keeps the schedule of the case as found once schedule.json
+// holds the reduced case's.
+const OrigScheduleFile = "schedule.orig.json"
+
+// writeSchedule puts the reduced case's execution in the bundle's
+// schedule.json, the one of the case as found going to schedule.orig.json
+// (once: a second reduction starts from case.orig.txn again).
+func writeSchedule(dir string, r *executor.Result) error {
+	if r == nil {
+		return nil
+	}
+	path, orig := filepath.Join(dir, report.ScheduleFile), filepath.Join(dir, OrigScheduleFile)
+	if _, err := os.Stat(orig); err != nil {
+		if err := os.Rename(path, orig); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	js, err := json.MarshalIndent(report.Schedule{Events: r.Events, FinalState: r.Final, Hang: r.Hang}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(js, '\n'), 0o644)
 }

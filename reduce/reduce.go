@@ -148,6 +148,8 @@ type Result struct {
 	Elapsed                time.Duration
 	// OutOfTime is set when the budget ended the reduction early.
 	OutOfTime bool
+	// Schedule is a plain execution of Case that gave the finding.
+	Schedule *executor.Result
 }
 
 // A candidate may run hangFactor times as long as the original, and at
@@ -175,6 +177,7 @@ type reducer struct {
 	opt      Options
 	deadline time.Time
 	res      *Result
+	lastRun  *executor.Result // the last run of gives that gave the finding
 }
 
 // Reduce shrinks c while it keeps giving key's finding on t. c itself must
@@ -215,6 +218,7 @@ func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt
 	if !ok {
 		return nil, fmt.Errorf("%w %s in each of %d runs", ErrNotReproduced, key, opt.Runs)
 	}
+	r.res.Schedule = r.lastRun
 	cur := c
 	for progress := true; progress; {
 		progress = false
@@ -277,6 +281,7 @@ func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase
 		ok, err := r.gives(ctx, cand)
 		if ok {
 			r.res.Kept++
+			r.res.Schedule = r.lastRun
 			if r.opt.Log != nil {
 				fmt.Fprintf(r.opt.Log, "reduce: %s: %s\n", p.name, sizeOf(cand))
 			}
@@ -348,6 +353,7 @@ func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
 		if !slices.ContainsFunc(out.Findings, r.key.Matches) {
 			return false, nil
 		}
+		r.lastRun = out.Result
 	}
 	return true, nil
 }

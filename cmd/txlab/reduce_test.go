@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,6 +104,23 @@ func TestReduceBundle(t *testing.T) {
 	}
 	if len(reduced.Steps) >= len(found.Steps) || reduced.ReducedFrom != reduce.OrigFile {
 		t.Errorf("case.txn not reduced:\n%s", reduced)
+	}
+	// schedule.json is now the reduced case's run; the found one is kept.
+	var now, then report.Schedule
+	for _, f := range []struct {
+		name string
+		s    *report.Schedule
+	}{{report.ScheduleFile, &now}, {reduce.OrigScheduleFile, &then}} {
+		data, err := os.ReadFile(filepath.Join(dirs[0], f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, f.s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(now.Events) == 0 || len(now.Events) >= len(then.Events) {
+		t.Errorf("schedule.json has %d events, schedule.orig.json %d", len(now.Events), len(then.Events))
 	}
 	code, stdout, _ = txlab(t, "run", "--db", "mariadb", "--oracle", "troc", "--json", "--out", t.TempDir(), filepath.Join(dirs[0], "case.txn"))
 	if code != 1 || report.CountBugs(decodeCases(t, stdout)[0].Findings) == 0 {
