@@ -181,8 +181,12 @@ func readBundle(dir string) (*Bundle, error) {
 	if svg := read("graph.svg"); strings.Contains(svg, "<svg") {
 		// Graphviz's own output; the XML prologue and DOCTYPE go.
 		b.Graph = template.HTML(svg[strings.Index(svg, "<svg"):])
-	} else {
-		b.Dot = read("graph.dot")
+	} else if dot := read("graph.dot"); dot != "" {
+		if svg, ok := graphSVG(dot); ok {
+			b.Graph = template.HTML(svg)
+		} else {
+			b.Dot = dot
+		}
 	}
 	if b.Report.Finding.Oracle == "troc" && len(b.Report.Details) > 0 {
 		var d struct {

@@ -1,4 +1,4 @@
-package htmlreport_test
+package htmlreport
 
 import (
 	"bytes"
@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/report"
 )
 
 // bundles copies testdata/bundles (written by txlab run and fuzz on
 // MariaDB 10.11.19: a Troc incorrect-result bug, a WSS bug with blocked
-// statements, a reduced Troc bundle, and a summary.json with a count and a
-// known finding) into a temporary directory.
+// statements, a reduced Troc bundle, an IsoRel finding with its graph.dot,
+// and a summary.json with a count and a known finding) into a temporary
+// directory.
 func bundles(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -30,7 +30,7 @@ func bundles(t *testing.T) string {
 
 func TestWrite(t *testing.T) {
 	dir := bundles(t)
-	index, err := htmlreport.Write(dir)
+	index, err := Write(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +75,13 @@ func TestWrite(t *testing.T) {
 		t.Error("the reduced bundle's page (no schedule.json) is wrong")
 	}
 
+	graph := read(t, filepath.Join(dir, "0001-isorel-lost-update-allowed", report.PageFile))
+	if !strings.Contains(graph, `<svg class="graph"`) || strings.Count(graph, `class="edge"`) != 2 || !strings.Contains(graph, "rw r2") {
+		t.Error("the IsoRel page has no drawing of graph.dot's two nodes and two edges")
+	}
+
 	empty := t.TempDir()
-	index, err = htmlreport.Write(empty)
+	index, err = Write(empty)
 	if err != nil || !strings.Contains(read(t, index), `id="no-findings"`) {
 		t.Errorf("an empty directory: %v", err)
 	}
@@ -97,12 +102,12 @@ func read(t *testing.T, path string) string {
 func TestChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := bundles(t)
-	index, err := htmlreport.Write(dir)
+	index, err := Write(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dom := headless(t, bin, "--dump-dom", index)
-	for _, want := range []string{"3 of 3 shown", `class="finding"`, "mdev-26642-noop-update-view"} {
+	for _, want := range []string{"4 of 4 shown", `class="finding"`, "mdev-26642-noop-update-view"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered index lacks %q", want)
 		}
@@ -162,4 +167,31 @@ func headless(t *testing.T, bin, mode, path string) string {
 		t.Fatalf("chromium %s: %v\n%s", mode, err, errb.String())
 	}
 	return out.String()
+}
+
+func TestGraphSVG(t *testing.T) {
+	svg, ok := graphSVG(`digraph cycle {
+  rankdir=LR;
+  node [shape=box, fontname="monospace"];
+  T1 [label="T1\lSELECT * FROM t WHERE a < 3 AND b = \"x\"\l"];
+  T2 [label="T2\lUPDATE t SET a = 1\l"];
+  T3 [label="T3\lDELETE FROM t\l"];
+  T1 -> T2 [label="rw r2"];
+  T2 -> T3 [label="ww r2"];
+  T3 -> T1 [label="wr r1"];
+}`)
+	if !ok {
+		t.Fatal("graph not understood")
+	}
+	for _, want := range []string{"a &lt; 3", "&#34;x&#34;", ">T3<", "wr r1"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("graph SVG lacks %q", want)
+		}
+	}
+	if n := strings.Count(svg, `class="edge"`); n != 3 {
+		t.Errorf("%d edges, want 3", n)
+	}
+	if _, ok := graphSVG("not a graph"); ok {
+		t.Error("text without nodes drawn as a graph")
+	}
 }
