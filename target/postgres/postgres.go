@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,7 +49,16 @@ type Target struct {
 
 	nextID int64 // CockroachDB session numbering, under mu
 	target.Owned
+
+	// idle are backends a closed Session left, reset, for the next Open: a
+	// new PostgreSQL connection costs about 20 ms (a backend process), and
+	// a case opens about twenty.
+	poolMu sync.Mutex
+	idle   []*pgconn.PgConn
 }
+
+// maxIdle bounds the backends kept for reuse.
+const maxIdle = 16
 
 var _ target.Target = (*Target)(nil)
 
@@ -133,9 +143,12 @@ func (t *Target) DefaultLevel() target.Level {
 
 // Open implements target.Target.
 func (t *Target) Open(ctx context.Context) (target.Session, error) {
-	c, err := pgconn.ConnectConfig(ctx, t.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
+	c := t.takeIdle()
+	if c == nil {
+		var err error
+		if c, err = pgconn.ConnectConfig(ctx, t.cfg); err != nil {
+			return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
+		}
 	}
 	s := &Session{t: t, conn: c, id: strconv.FormatUint(uint64(c.PID()), 10)}
 	if t.flavor == Cockroach {
@@ -177,11 +190,63 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 
 // Close implements target.Target.
 func (t *Target) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	t.poolMu.Lock()
+	for _, c := range t.idle {
+		c.Close(ctx)
+	}
+	t.idle = nil
+	t.poolMu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.admin.Close(ctx)
+}
+
+// takeIdle returns a backend from the pool, or nil.
+func (t *Target) takeIdle() *pgconn.PgConn {
+	t.poolMu.Lock()
+	defer t.poolMu.Unlock()
+	for len(t.idle) > 0 {
+		c := t.idle[len(t.idle)-1]
+		t.idle = t.idle[:len(t.idle)-1]
+		if !c.IsClosed() {
+			return c
+		}
+	}
+	return nil
+}
+
+// release resets a session's backend for reuse and keeps it, or closes it
+// when it cannot be reset: a transaction is rolled back and DISCARD ALL
+// drops every setting (isolation, deadlock_timeout), temporary table, lock
+// and prepared statement the session had, back to the connection's startup
+// parameters (the search_path of the schema).
+func (t *Target) release(c *pgconn.PgConn) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	reset := func() error {
+		if c.IsClosed() || c.IsBusy() || t.flavor != Postgres {
+			return errors.New("not reusable")
+		}
+		if c.TxStatus() != 'I' {
+			if _, err := run(ctx, c, "ROLLBACK"); err != nil {
+				return err
+			}
+		}
+		_, err := run(ctx, c, "DISCARD ALL")
+		return err
+	}
+	if err := reset(); err != nil {
+		return c.Close(ctx)
+	}
+	t.poolMu.Lock()
+	defer t.poolMu.Unlock()
+	if len(t.idle) >= maxIdle {
+		return c.Close(ctx)
+	}
+	t.idle = append(t.idle, c)
+	return nil
 }
 
 // adminQuery runs one statement on the admin connection and returns its rows.
@@ -200,6 +265,9 @@ type Session struct {
 	t    *Target
 	conn *pgconn.PgConn
 	id   string
+	// running is set while Exec runs, for a Close that comes from another
+	// goroutine (the executor's, after a hang).
+	running atomic.Bool
 }
 
 // ID implements target.Session: the backend pid.
@@ -250,6 +318,8 @@ func (s *Session) setCockroachIsolation(ctx context.Context, name string) error 
 
 // Exec implements target.Session.
 func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
+	s.running.Store(true)
+	defer s.running.Store(false)
 	res, err := run(ctx, s.conn, q)
 	if err != nil {
 		return nil, s.t.classify(ctx, s.conn, err)
@@ -275,11 +345,16 @@ func (s *Session) QuickDeadlocks(ctx context.Context) error {
 	return nil
 }
 
-// Close implements target.Session; the server rolls back an open transaction.
+// Close implements target.Session: an open transaction is rolled back and
+// the backend, reset, waits for the next Open (see release). A session
+// whose statement still runs is closed instead.
 func (s *Session) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return s.conn.Close(ctx)
+	if s.running.Load() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return s.conn.Close(ctx)
+	}
+	return s.t.release(s.conn)
 }
 
 // run executes one statement with the simple protocol. Values are the

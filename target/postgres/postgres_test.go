@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
 	"github.com/txlab/txlab/target"
@@ -174,4 +176,99 @@ func TestQuickDeadlocks(t *testing.T) {
 	if res := targettest.MustExec(t, ps, "SHOW deadlock_timeout"); res.Rows[0][0].S != "100ms" {
 		t.Errorf("without the privilege: deadlock_timeout = %v, want the server's 100ms", res.Rows)
 	}
+}
+
+// TestSessionPool: a closed session's backend serves the next Open, and
+// nothing of the first session reaches the second: its isolation level,
+// deadlock_timeout, temporary table, open transaction and row lock are gone.
+func TestSessionPool(t *testing.T) {
+	tg := open(t, "txlab_pool")
+	ctx := targettest.Ctx(t)
+	exec := func(s target.Session, q string) *target.Result {
+		t.Helper()
+		res, err := s.Exec(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return res
+	}
+	setup, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(setup, "DROP TABLE IF EXISTS t")
+	exec(setup, "CREATE TABLE t (k INT PRIMARY KEY, v INT)")
+	exec(setup, "INSERT INTO t VALUES (1, 1)")
+
+	first, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.SetIsolation(ctx, target.Serializable); err != nil {
+		t.Fatal(err)
+	}
+	exec(first, "SET deadlock_timeout = '12ms'")
+	exec(first, "CREATE TEMPORARY TABLE scratch (x INT)")
+	exec(first, "BEGIN")
+	exec(first, "UPDATE t SET v = 2 WHERE k = 1") // holds the row lock
+	pid := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	second, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if second.ID() != pid {
+		t.Errorf("backend %s not reused (got %s)", pid, second.ID())
+	}
+	for q, want := range map[string]string{
+		"SHOW transaction_isolation": "read committed",
+		"SHOW deadlock_timeout":      "100ms", // the server's setting
+		"SHOW search_path":           `"txlab_pool"`,
+		"SELECT count(*) FROM pg_tables WHERE tablename = 'scratch'": "0",
+		"SELECT v FROM t WHERE k = 1":                                "1", // rolled back
+	} {
+		if got := exec(second, q).Rows[0][0].S; got != want {
+			t.Errorf("%s: %q, want %q", q, got, want)
+		}
+	}
+	// The row lock went with the transaction: this does not wait.
+	lockCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := setup.Exec(lockCtx, "UPDATE t SET v = 3 WHERE k = 1"); err != nil {
+		t.Errorf("the first session's row lock outlived it: %v", err)
+	}
+	setup.Close()
+}
+
+// BenchmarkSessionOpen opens and closes one session: from the pool (a
+// backend reset with DISCARD ALL) against a new connection each time.
+func BenchmarkSessionOpen(b *testing.B) {
+	tg, err := Open(context.Background(), shared.Server(b).DSN(), "", "txlab_bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	ctx := context.Background()
+	b.Run("pooled", func(b *testing.B) {
+		for range b.N {
+			s, err := tg.Open(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
+	b.Run("new-connection", func(b *testing.B) {
+		for range b.N {
+			c, err := pgconn.ConnectConfig(ctx, tg.cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Close(ctx)
+		}
+	})
 }
