@@ -211,6 +211,12 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		todo := l.toReduce(out)
 		l.mu.Unlock()
 		for _, f := range todo {
+			l.mu.Lock()
+			if l.bar != nil {
+				// A reduction takes seconds; say why the count stands still.
+				l.bar.Describe(l.s.progressLine(time.Since(l.start), 0) + " · reducing " + filepath.Base(f.Dir))
+			}
+			l.mu.Unlock()
 			ok, err := l.opt.Reduce(ctx, t, f)
 			if err != nil {
 				return fmt.Errorf("%s (seed %d): reducing %s: %w", tc.Name, spec.Seed, f.Dir, err)
