@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -55,5 +56,47 @@ func BenchmarkOracles(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
 		})
+	}
+}
+
+// BenchmarkWorkers measures campaign throughput on embedded SQLite with one
+// and with two workers (a fresh database file each), plain runs and the
+// default oracles: ns/case of workers=2 over workers=1 is the scaling.
+//
+//	go test -run '^$' -bench BenchmarkWorkers -benchtime 3x ./fuzz/
+func BenchmarkWorkers(b *testing.B) {
+	const cases = 200
+	registry := oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry)
+	for _, list := range []string{"none", "wss,isorel,troc"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", list, workers), func(b *testing.B) {
+				var tgs []target.Target
+				for range workers {
+					tgs = append(tgs, connecttest.Target(b, "sqlite"))
+				}
+				fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+				sel, err := registry.Bind(fs, true).Select(list, &oracle.Common{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				total := 0
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
+					if err != nil {
+						b.Fatal(err)
+					}
+					total += s.Cases
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
+			})
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"os"
 	"strings"
 	"time"
@@ -60,8 +61,14 @@ saying what failed).`,
 			if err := orc.validate(); err != nil {
 				return usageErr(err)
 			}
-			if workers < 1 {
+			switch {
+			case cmd.Flags().Changed("workers") && workers < 1:
 				return usageErr(fmt.Errorf("--workers must be at least 1"))
+			case workers < 1 && g.db == "sqlite":
+				// Fresh embedded files: nothing shared but the CPU.
+				workers = runtime.NumCPU()
+			case workers < 1:
+				workers = 1
 			}
 			if duration < 0 || limit < 0 {
 				return usageErr(fmt.Errorf("--duration and --cases must not be negative"))
@@ -145,7 +152,7 @@ saying what failed).`,
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
 	orc.registerSuppress(cmd)
-	f.IntVar(&workers, "workers", 1, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file)\n(e.g. --workers 2 to use both cores)")
+	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file);\ndefault: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
 	f.BoolVar(&doReduce, "reduce", true, "reduce the case of each new bug bundle (txlab reduce): case.txn becomes the reduced case,\ncase.orig.txn keeps the case as found; the time counts in --duration (e.g. --reduce=false)")
 	f.DurationVar(&reduceFor, "reduce-budget", 30*time.Second, "time limit of each reduction; the smallest case so far is kept (e.g. --reduce-budget 2m)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
