@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
