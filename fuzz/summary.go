@@ -272,7 +272,11 @@ func (s *Summary) errorsLine() string {
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "txlab fuzz on %s, seed %d\n", s.Target, s.Seed)
+	fmt.Fprintf(w, "txlab fuzz on %s, seed %d", s.Target, s.Seed)
+	if s.Workers > 1 {
+		fmt.Fprintf(w, ", %d workers", s.Workers)
+	}
+	fmt.Fprintln(w)
 	if s.Free {
 		fmt.Fprintf(w, "  rounds        %d over %.1fs\n", s.Cases, s.ElapsedSeconds)
 		fmt.Fprintf(w, "  transactions  %d (%.0f/s): %d committed, %d failed, %d unknown outcome\n",
