@@ -53,8 +53,9 @@ type Target struct {
 	// idle are backends a closed Session left, reset, for the next Open: a
 	// new PostgreSQL connection costs about 20 ms (a backend process), and
 	// a case opens about twenty.
-	poolMu sync.Mutex
-	idle   []*pgconn.PgConn
+	poolMu     sync.Mutex
+	idle       []*pgconn.PgConn
+	poolClosed bool // Close ran: a session closed later is not kept
 }
 
 // maxIdle bounds the backends kept for reuse.
@@ -196,7 +197,7 @@ func (t *Target) Close() error {
 	for _, c := range t.idle {
 		c.Close(ctx)
 	}
-	t.idle = nil
+	t.idle, t.poolClosed = nil, true
 	t.poolMu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -242,7 +243,7 @@ func (t *Target) release(c *pgconn.PgConn) error {
 	}
 	t.poolMu.Lock()
 	defer t.poolMu.Unlock()
-	if len(t.idle) >= maxIdle {
+	if len(t.idle) >= maxIdle || t.poolClosed {
 		return c.Close(ctx)
 	}
 	t.idle = append(t.idle, c)
