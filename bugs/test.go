@@ -61,16 +61,20 @@ func (e Entry) LevelsOr(def target.Level) ([]target.Level, error) {
 	return out, nil
 }
 
-// Test runs each entry on t at each of its levels through the oracles
-// and says whether it reproduces there. An error that is not the case's
-// own (a lost connection) ends the test.
-func Test(ctx context.Context, t target.Target, entries []Entry, oracles []oracle.CaseOracle, opt executor.Options) ([]Result, error) {
+// Test runs each entry on t through the oracles at each of the given
+// levels (none: each entry's own, LevelsOr) and says whether it reproduces
+// there. An error that is not the case's own (a lost connection) ends the
+// test.
+func Test(ctx context.Context, t target.Target, entries []Entry, levels []target.Level, oracles []oracle.CaseOracle, opt executor.Options) ([]Result, error) {
 	info := t.Info()
 	var out []Result
 	for _, e := range entries {
-		levels, err := e.LevelsOr(t.DefaultLevel())
-		if err != nil {
-			return out, err
+		levels := levels
+		if len(levels) == 0 {
+			var err error
+			if levels, err = e.LevelsOr(t.DefaultLevel()); err != nil {
+				return out, err
+			}
 		}
 		r := Result{Entry: e, Target: info.DBMS + " " + info.Version}
 		for _, l := range levels {

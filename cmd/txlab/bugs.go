@@ -56,16 +56,18 @@ txlab run --db DBMS bugs/FILE.txn.`,
 
 func newBugsTestCmd(g *globalFlags) *cobra.Command {
 	var orc oracleFlags
+	var isolation string
 	cmd := &cobra.Command{
 		Use:   "test [flags] [BUG...]",
 		Short: "Run the known bugs of the target's DBMS at their levels and say which reproduce",
 		Long: `test runs every bug of the corpus whose dbms header names the target's DBMS (or
-only the BUG ids given) at each level of its levels header, through the chosen
+only the BUG ids given) at each level of its levels header (or of --isolation), through the chosen
 oracles (default: all), and prints one line per bug and level: reproduces (an
 oracle says bug, with its rule), not-reproduced, error (the case could not run)
 or unsupported (the target has no such level). Exit status: 0 when every bug ran,
 2 on a usage or infrastructure error or a bug that could not run.`,
 		Example: `  txlab bugs test --db mariadb
+  txlab bugs test --db mariadb --isolation all     # every bug at every level: the bug × level table
   txlab bugs test --db mariadb --json MDEV-30835`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := orc.validateForCases(); err != nil {
@@ -100,7 +102,11 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 				return &exitError{code: 2, err: err}
 			}
 			defer orc.close()
-			results, err := bugs.Test(cmd.Context(), t, entries, cases, g.execOptions(""))
+			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())
+			if err != nil {
+				return usageErr(err)
+			}
+			results, err := bugs.Test(cmd.Context(), t, entries, levels, cases, g.execOptions(""))
 			out := cmd.OutOrStdout()
 			if g.json {
 				enc := json.NewEncoder(out)
@@ -137,6 +143,7 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 		},
 	}
 	orc.register(cmd, false)
+	cmd.Flags().StringVar(&isolation, "isolation", "", "run every bug at these levels instead of its levels header: a comma-separated list, or all\n(every level the target has) (e.g. --isolation all)")
 	return cmd
 }
 

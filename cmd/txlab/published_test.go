@@ -126,6 +126,29 @@ func TestBugsTest(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("statuses %v\nwant %v", got, want)
 	}
+	// Every bug at every level: it reproduces exactly at the levels its
+	// header names (where want says it reproduces), nowhere else.
+	code, stdout, stderr = txlab(t, "bugs", "test", "--db", "mariadb", "--isolation", "all", "--json", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("--isolation all: exit %d: %s", code, stderr)
+	}
+	dec = json.NewDecoder(strings.NewReader(stdout))
+	n := 0
+	for dec.More() {
+		var r bugs.Result
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range r.Levels {
+			n++
+			if wantRepro := want[r.Bug+" "+string(l.Level)] == bugs.Reproduces; (l.Status == bugs.Reproduces) != wantRepro {
+				t.Errorf("--isolation all: %s at %s: %s", r.Bug, l.Level, l.Status)
+			}
+		}
+	}
+	if n != 5*4 {
+		t.Errorf("--isolation all ran %d bug × level pairs, want 20", n)
+	}
 	if code, _, _ := txlab(t, "bugs", "test", "--db", "sqlite", "MDEV-30835"); code != 2 {
 		t.Errorf("a MariaDB bug on SQLite: exit %d, want 2 (no such bug for sqlite)", code)
 	}
