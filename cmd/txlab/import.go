@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,10 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/convert"
+	"github.com/txlab/txlab/testcase"
 )
 
 func newImportCmd() *cobra.Command {
-	var from, out string
+	var from, out, setup string
 	cmd := &cobra.Command{
 		Use:   "import --from FORMAT FILE...",
 		Short: "Convert other tools' published cases (Troc, WriteCheck, DT2, ReplBug) into case files",
@@ -48,6 +50,11 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 				if err != nil {
 					return &exitError{code: 2, err: err}
 				}
+				for _, c := range cases {
+					if err := addDumpSetup(c, from, path, setup, cmd.ErrOrStderr()); err != nil {
+						return &exitError{code: 2, err: err}
+					}
+				}
 				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 				for i, c := range cases {
 					if out == "" {
@@ -74,5 +81,44 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the source format: "+strings.Join(convert.Formats, ", ")+" (e.g. --from troc)")
 	cmd.Flags().StringVar(&out, "out", "", "write one case file per case into DIR instead of stdout (e.g. --out imported/)")
+	cmd.Flags().StringVar(&setup, "setup", "", "a mysqldump file whose tables and rows become the setup of every case that has none; for\nReplBug, data/sql/BUG_mysql_bk.sql beside the modules is found by itself (e.g. --setup db.sql)")
 	return cmd
+}
+
+// addDumpSetup gives a case without setup the tables and rows of a database
+// dump: the one named by --setup, or, for a ReplBug module, the dump
+// ReplBug keeps for the bug (TxCheck's scenarios run on such databases).
+// A dump found by itself that cannot be read is said on warn, and the case
+// keeps no setup.
+func addDumpSetup(c *testcase.Case, from, module, setup string, warn io.Writer) error {
+	if len(c.Setup) > 0 {
+		return nil
+	}
+	dump, found := setup, false
+	if dump == "" && from == "replbug" {
+		dump, found = convert.ReplBugDump(module, c.Known.Bug), true
+	}
+	if dump == "" {
+		return nil
+	}
+	stmts, err := readDump(dump)
+	if err != nil && found {
+		fmt.Fprintf(warn, "txlab: warning: %v; the case has no setup\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.Setup = stmts
+	c.Comments = append(c.Comments, "Setup: the tables and rows of "+filepath.Base(dump)+" (a database dump), CREATE TABLE and INSERT statements only.")
+	return nil
+}
+
+func readDump(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return convert.DumpSetup(path, f)
 }

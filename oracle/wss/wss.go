@@ -47,6 +47,13 @@ var (
 		Name: "wss-no-serial-order",
 		Text: "serializable: no serial order of the committed transactions reproduces the result",
 	}
+	// RuleOutsideModel makes a difference suspect, never a bug, when the
+	// case does what serial re-runs cannot reproduce or WSS's transaction
+	// model does not cover (see outsideModel).
+	RuleOutsideModel = semantics.Rule{
+		Name: "wss-case-outside-model",
+		Text: "the case uses values a re-run does not reproduce (time, random numbers, server state) or statements outside WSS's transaction model (DDL and other implicit commits, savepoints, XA, session settings, AUTO_INCREMENT): a difference from the serial re-runs is not evidence of an isolation bug",
+	}
 )
 
 // DefaultMaxOrders bounds the serial orders triage tries (6! = 720).
@@ -622,6 +629,10 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 		if err := k.byModel(&f); err != nil {
 			return err
 		}
+	}
+	if reason := outsideModel(k.c); reason != "" && f.Verdict == report.Bug {
+		f.Verdict, f.Rule = model.Suspect, RuleOutsideModel.Name
+		f.Summary += "; not judged a bug: " + reason
 	}
 	v.Finding = f
 	k.o.Violations = append(k.o.Violations, v)

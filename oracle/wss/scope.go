@@ -1,0 +1,50 @@
+package wss
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/txlab/txlab/testcase"
+)
+
+var (
+	// nondeterministic are values a serial re-run computes anew: the time,
+	// random numbers, ids the server hands out, the server's own tables.
+	nondeterministic = regexp.MustCompile(`(?i)\b(NOW|SYSDATE|CURDATE|CURTIME|UTC_TIMESTAMP|UTC_DATE|UTC_TIME|UNIX_TIMESTAMP|CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIME|LOCALTIMESTAMP|RAND|RANDOM|UUID|UUID_SHORT|GEN_RANDOM_UUID|CONNECTION_ID|PG_BACKEND_PID|LAST_INSERT_ID|ROW_COUNT|FOUND_ROWS|NEXTVAL|CURRVAL|LASTVAL|TXID_CURRENT)\b|\b(mysql|information_schema|performance_schema|sys|pg_catalog)\s*\.|@@|\bAUTO_INCREMENT\b|\bSERIAL\b|\bIDENTITY\b|\bSEQUENCE\b`)
+	// outsideTxn are statements that end a transaction implicitly, undo
+	// part of it, or change how later statements behave: WSS's transactions
+	// are BEGIN … COMMIT/ROLLBACK blocks and autocommit statements.
+	outsideTxn = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP|TRUNCATE|RENAME|XA|LOCK|UNLOCK|SAVEPOINT|RELEASE|ROLLBACK\s+(WORK\s+)?TO|SET|CALL|DO|GRANT|REVOKE|FLUSH|ANALYZE|OPTIMIZE|LOAD|HANDLER|PREPARE|EXECUTE|DEALLOCATE)\b`)
+)
+
+// outsideModel says why case c is beyond what comparing it with serial
+// re-runs can judge ("" when it is not): a value a re-run computes anew, or
+// a step WSS's transaction model does not cover. txlab's generator writes
+// no such case; published cases (ReplBug's MDEV-16024 reads NOW(6) and
+// mysql.transaction_registry, MDEV-25297 runs DDL, XA and savepoints inside
+// a transaction) do.
+func outsideModel(c *testcase.Case) string {
+	for _, s := range c.Setup {
+		if m := nondeterministic.FindString(s); m != "" {
+			return fmt.Sprintf("the setup uses %s", strings.TrimSpace(m))
+		}
+	}
+	for _, st := range c.Steps {
+		if m := nondeterministic.FindString(st.SQL); m != "" {
+			return fmt.Sprintf("connection %d's %s uses %s", st.Conn, firstWord(st.SQL), strings.TrimSpace(m))
+		}
+		if m := outsideTxn.FindStringSubmatch(st.SQL); m != nil {
+			return fmt.Sprintf("connection %d runs %s, outside WSS's transaction model", st.Conn, strings.ToUpper(strings.Join(strings.Fields(m[0]), " ")))
+		}
+	}
+	return ""
+}
+
+func firstWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(f[0])
+}
