@@ -133,3 +133,61 @@ func fuzzFormat(f *testing.F, format, glob string, seeds ...string) {
 		}
 	})
 }
+
+// TestDumpSetup reads the database dump ReplBug keeps for MDEV-29565
+// (TxCheck's database) as setup statements, and finds it from a module
+// beside its data folder, as in ReplBug's repository.
+func TestDumpSetup(t *testing.T) {
+	module := filepath.Join("testdata", "replbug", "MDEV-26643.py")
+	path := convert.ReplBugDump(module, "MDEV-29565")
+	if path != filepath.Join("testdata", "replbug", "data", "sql", "MDEV-29565_mysql_bk.sql") {
+		t.Fatalf("dump found at %q", path)
+	}
+	if p := convert.ReplBugDump(module, "MDEV-00000"); p != "" {
+		t.Errorf("a dump for a bug without one: %q", p)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stmts, err := convert.DumpSetup(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range stmts {
+		kinds = append(kinds, strings.ToUpper(strings.Fields(s)[0]))
+	}
+	if got := strings.Join(kinds, " "); got != "CREATE INSERT CREATE INSERT" {
+		t.Errorf("statements %s, want the two tables and their rows (no DROP, LOCK or SET)", got)
+	}
+	if !strings.HasPrefix(stmts[0], "CREATE TABLE `t_g6ckkb`") || !strings.Contains(stmts[1], "(20,234000,NULL,'aarauc'") {
+		t.Errorf("statements:\n%s", strings.Join(stmts, ";\n"))
+	}
+	if _, err := convert.DumpSetup("empty.sql", strings.NewReader("-- nothing\n/*!40101 SET NAMES utf8 */;\n")); err == nil {
+		t.Error("a file without tables read as a dump")
+	}
+}
+
+// FuzzDumpSetup: any text gives statements that each start with CREATE or
+// INSERT, or an error.
+func FuzzDumpSetup(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "replbug", "data", "sql", "MDEV-29565_mysql_bk.sql"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(seed))
+	f.Add("CREATE TABLE t (a INT); INSERT INTO t VALUES (';');")
+	f.Fuzz(func(t *testing.T, text string) {
+		stmts, err := convert.DumpSetup("fuzz.sql", strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		for _, s := range stmts {
+			if w := strings.ToUpper(strings.Fields(s)[0]); w != "CREATE" && w != "INSERT" {
+				t.Fatalf("kept %q", s)
+			}
+		}
+	})
+}
