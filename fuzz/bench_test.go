@@ -31,30 +31,7 @@ func BenchmarkOracles(b *testing.B) {
 	registry := oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry)
 	for _, list := range []string{"none", "wss", "isorel", "troc", "wss,isorel", "wss,isorel,troc"} {
 		b.Run(list, func(b *testing.B) {
-			tg := connecttest.Target(b, "sqlite")
-			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-			bound := registry.Bind(fs, true)
-			sel, err := bound.Select(list, &oracle.Common{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			total := 0
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
-				if err != nil {
-					b.Fatal(err)
-				}
-				total += s.Cases
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
+			benchCampaign(b, registry, list, []target.Target{connecttest.Target(b, "sqlite")}, cases)
 		})
 	}
 }
@@ -74,29 +51,36 @@ func BenchmarkWorkers(b *testing.B) {
 				for range workers {
 					tgs = append(tgs, connecttest.Target(b, "sqlite"))
 				}
-				fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-				sel, err := registry.Bind(fs, true).Select(list, &oracle.Common{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctx := context.Background()
-				total := 0
-				b.ResetTimer()
-				for range b.N {
-					b.StopTimer()
-					cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-					s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
-					if err != nil {
-						b.Fatal(err)
-					}
-					total += s.Cases
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
+				benchCampaign(b, registry, list, tgs, cases)
 			})
 		}
 	}
+}
+
+// benchCampaign runs campaigns of seed 7 on targets (one worker each) with
+// the oracles of list, built fresh for each iteration outside the timer,
+// and reports ns/case.
+func benchCampaign(b *testing.B, registry *oracle.Registry, list string, targets []target.Target, cases int) {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	sel, err := registry.Bind(fs, true).Select(list, &oracle.Common{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	total := 0
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += s.Cases
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
 )
 
 // IndexFile is the report's entry page in the bundle directory.
@@ -200,20 +201,14 @@ func readBundle(dir string) (*Bundle, error) {
 	return b, nil
 }
 
-// countSteps counts the "N> " statements of a case file's text.
+// countSteps counts the steps of a case file's text (0 when it does not
+// read as one).
 func countSteps(text string) int {
-	n := 0
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimLeft(line, " \t")
-		i := 0
-		for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-			i++
-		}
-		if i > 0 && i < len(line) && line[i] == '>' {
-			n++
-		}
+	c, err := testcase.ParseString("case", text)
+	if err != nil {
+		return 0
 	}
-	return n
+	return len(c.Steps)
 }
 
 // Timeline is the schedule drawn as inline SVG: one lane per connection,

@@ -126,9 +126,9 @@ func writeSchedule(dir string, r *executor.Result) error {
 			return err
 		}
 	}
-	js, err := json.MarshalIndent(report.Schedule{Events: r.Events, FinalState: r.Final, Hang: r.Hang}, "", "  ")
+	js, err := report.ScheduleJSON(r)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(js, '\n'), 0o644)
+	return os.WriteFile(path, js, 0o644)
 }

@@ -500,25 +500,24 @@ func dropRow(r *reducer, c *testcase.Case, i int) *testcase.Case {
 
 // simplifyExpr applies one expression simplification: a WHERE clause
 // removed, or an AND/OR replaced by one of its sides.
-func simplifyExpr(r *reducer, c *testcase.Case, i int) *testcase.Case {
-	count := func(s sqlast.Stmt) int { return len(simplifications(s)) }
-	k, j, s, ok := nth(r, c, i, count)
-	if !ok {
-		return noMore
-	}
-	simplifications(s)[j]()
-	return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
-}
+var simplifyExpr = inPlace(simplifications)
 
 // simplifyLiteral replaces one literal value by a simpler one.
-func simplifyLiteral(r *reducer, c *testcase.Case, i int) *testcase.Case {
-	count := func(s sqlast.Stmt) int { return len(literalSimplifications(s)) }
-	k, j, s, ok := nth(r, c, i, count)
-	if !ok {
-		return noMore
+var simplifyLiteral = inPlace(literalSimplifications)
+
+// inPlace makes a pass of the changes list offers per statement (each a
+// function that applies one to the parsed statement): candidate i applies
+// the i-th over the whole case to a fresh parse.
+func inPlace(list func(sqlast.Stmt) []func()) func(*reducer, *testcase.Case, int) *testcase.Case {
+	return func(r *reducer, c *testcase.Case, i int) *testcase.Case {
+		count := func(s sqlast.Stmt) int { return len(list(s)) }
+		k, j, s, ok := nth(r, c, i, count)
+		if !ok {
+			return noMore
+		}
+		list(s)[j]()
+		return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
 	}
-	literalSimplifications(s)[j]()
-	return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
 }
 
 // autocommitToSetup moves the i-th autocommit step (a statement outside

@@ -63,6 +63,12 @@ type Schedule struct {
 	Hang       bool             `json:"hang,omitempty"`
 }
 
+// ScheduleJSON is the schedule.json text of execution r.
+func ScheduleJSON(r *executor.Result) ([]byte, error) {
+	js, err := json.MarshalIndent(Schedule{Events: r.Events, FinalState: r.Final, Hang: r.Hang}, "", "  ")
+	return append(js, '\n'), err
+}
+
 // Report is report.json.
 type Report struct {
 	Finding   Finding  `json:"finding"`
@@ -232,12 +238,12 @@ func writeBundle(dir string, b *Bundle, targetName string) error {
 		return fmt.Errorf("report.json: %w", err)
 	}
 	files["report.json"] = append(js, '\n')
-	if r := b.Schedule; r != nil {
-		js, err := json.MarshalIndent(Schedule{Events: r.Events, FinalState: r.Final, Hang: r.Hang}, "", "  ")
+	if b.Schedule != nil {
+		js, err := ScheduleJSON(b.Schedule)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ScheduleFile, err)
 		}
-		files[ScheduleFile] = append(js, '\n')
+		files[ScheduleFile] = js
 	}
 	for name, data := range b.Extra {
 		files[name] = data

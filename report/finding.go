@@ -45,12 +45,4 @@ func CountVerdict(fs []Finding, v Verdict) int {
 }
 
 // CountBugs returns how many findings have verdict bug.
-func CountBugs(fs []Finding) int {
-	n := 0
-	for _, f := range fs {
-		if f.Verdict == Bug {
-			n++
-		}
-	}
-	return n
-}
+func CountBugs(fs []Finding) int { return CountVerdict(fs, Bug) }

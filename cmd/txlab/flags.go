@@ -119,5 +119,29 @@ func (g *globalFlags) openWorkers(cmd *cobra.Command, n int) ([]target.Target, e
 	return targets, nil
 }
 
+// parseLevel reads the one-level --isolation of run and reduce ("" when
+// it is not given) before any server starts.
+func parseLevel(s string) (target.Level, error) {
+	if s == "" {
+		return "", nil
+	}
+	l, err := target.ParseLevel(s)
+	if err != nil {
+		return "", usageErr(err)
+	}
+	return l, nil
+}
+
+// checkLevelOn refuses a level target t does not have ("" passes).
+func checkLevelOn(t target.Target, l target.Level) error {
+	if l == "" {
+		return nil
+	}
+	if err := target.CheckLevel(t.Info().DBMS, l, t.Levels()); err != nil {
+		return usageErr(err)
+	}
+	return nil
+}
+
 // usageErr marks an error as a usage error (exit 2).
 func usageErr(err error) error { return &exitError{code: 2, err: err} }

@@ -48,13 +48,9 @@ give the finding in every run.`,
   txlab reduce --db mariadb --finding 'wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]' case.txn`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var level target.Level
-			if isolation != "" {
-				l, err := target.ParseLevel(isolation)
-				if err != nil {
-					return usageErr(err)
-				}
-				level = l
+			level, err := parseLevel(isolation)
+			if err != nil {
+				return err
 			}
 			if runs < 1 {
 				return usageErr(fmt.Errorf("--runs must be at least 1"))
@@ -105,10 +101,8 @@ give the finding in every run.`,
 				return err
 			}
 			defer t.Close()
-			if level != "" {
-				if err := target.CheckLevel(t.Info().DBMS, level, t.Levels()); err != nil {
-					return usageErr(err)
-				}
+			if err := checkLevelOn(t, level); err != nil {
+				return err
 			}
 			if _, _, err := orc.build(cmd.Context(), g, t); err != nil {
 				return &exitError{code: 2, err: err}

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/replay"
-	"github.com/txlab/txlab/target"
 )
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -30,13 +29,9 @@ that did not run.`,
   txlab run --db mariadb --oracle wss examples/design-read-committed.txn`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var level target.Level
-			if isolation != "" {
-				l, err := target.ParseLevel(isolation)
-				if err != nil {
-					return usageErr(err)
-				}
-				level = l
+			level, err := parseLevel(isolation)
+			if err != nil {
+				return err
 			}
 			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
@@ -46,10 +41,8 @@ that did not run.`,
 				return err
 			}
 			defer t.Close()
-			if level != "" {
-				if err := target.CheckLevel(t.Info().DBMS, level, t.Levels()); err != nil {
-					return usageErr(err)
-				}
+			if err := checkLevelOn(t, level); err != nil {
+				return err
 			}
 			cases, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
