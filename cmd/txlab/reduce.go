@@ -104,16 +104,20 @@ give the finding in every run.`,
 			if err := checkLevelOn(t, level); err != nil {
 				return err
 			}
-			if _, _, err := orc.build(cmd.Context(), g, t); err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			defer orc.close()
-			// Candidates' findings go to a scratch directory, not --out.
-			oracles, err := orc.buildScratch(cmd.Context())
+			// --out is the reduced case's file: the candidates' bundles go
+			// to a scratch directory.
+			out := orc.out
+			scratch, err := os.MkdirTemp("", "txlab-reduce-")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			out := orc.out
+			defer os.RemoveAll(scratch)
+			orc.out = scratch
+			oracles, _, err := orc.build(cmd.Context(), g, t)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			defer orc.close()
 			exec := g.execOptions(level)
 			if !haveKey {
 				if key, err = firstFinding(cmd, t, c, oracles, exec); err != nil {
