@@ -31,6 +31,10 @@ type Entry struct {
 	Affects string `json:"affects,omitempty"`
 	Fixed   string `json:"fixed,omitempty"`
 	Symptom string `json:"symptom"`
+	// Expect is what the bug looks like (the expect header; "bug" without
+	// one), Status what bugs test measured before (the status header).
+	Expect Expect     `json:"expect"`
+	Status []Recorded `json:"status,omitempty"`
 }
 
 // List returns the corpus, sorted by bug id, the cases whose dbms header
@@ -59,10 +63,39 @@ func List(dbms string) ([]Entry, error) {
 			continue
 		}
 		k := c.Known
-		out = append(out, Entry{File: "bugs/" + name, Case: c, Bug: k.Bug, DBMS: db, Levels: k.Levels, Oracle: k.Oracle, Rule: k.Rule,
-			Link: k.Link, Affects: k.Affects, Fixed: k.Fixed, Symptom: k.Symptom})
+		e := Entry{File: "bugs/" + name, Case: c, Bug: k.Bug, DBMS: db, Levels: k.Levels, Oracle: k.Oracle, Rule: k.Rule,
+			Link: k.Link, Affects: k.Affects, Fixed: k.Fixed, Symptom: k.Symptom}
+		if e.Expect, err = ParseExpect(c.Expect); err != nil {
+			return nil, fmt.Errorf("bugs/%s: %w", name, err)
+		}
+		for _, cl := range e.Expect {
+			if cl.Step > len(c.Steps) {
+				return nil, fmt.Errorf("bugs/%s: expect %s: the case has %d steps", name, cl, len(c.Steps))
+			}
+		}
+		if e.Status, err = ParseStatus(k.Status); err != nil {
+			return nil, fmt.Errorf("bugs/%s: %w", name, err)
+		}
+		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Bug, b.Bug) })
+	return out, nil
+}
+
+// ForTarget returns the corpus entries bugs test runs on a DBMS: its own
+// bugs and those whose status header records a measurement on it (a MySQL
+// bug measured on MariaDB).
+func ForTarget(dbms string) ([]Entry, error) {
+	all, err := List("")
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range all {
+		if strings.EqualFold(e.DBMS, dbms) || slices.ContainsFunc(e.Status, func(r Recorded) bool { return strings.EqualFold(r.DBMS, dbms) }) {
+			out = append(out, e)
+		}
+	}
 	return out, nil
 }
 

@@ -15,8 +15,8 @@ import (
 
 // Statuses of a bug at one level.
 const (
-	Reproduces    = "reproduces"     // an oracle says bug
-	NotReproduced = "not-reproduced" // the case ran, no oracle says bug
+	Reproduces    = "reproduces"     // every clause of the case's expect header holds
+	NotReproduced = "not-reproduced" // the case ran, a clause does not hold
 	Error         = "error"          // the case could not run (setup, connection)
 	Unsupported   = "unsupported"    // the target has no such level
 )
@@ -25,9 +25,18 @@ const (
 type LevelResult struct {
 	Level  target.Level `json:"level"`
 	Status string       `json:"status"`
-	// Rules are the rules of the bug findings (Reproduces).
-	Rules []string `json:"rules,omitempty"`
-	Error string   `json:"error,omitempty"`
+	// Verdict is the strongest oracle verdict on the run (bug, suspect,
+	// allowed, …; none without findings) and Rules the rules of its bug
+	// findings.
+	Verdict string   `json:"verdict"`
+	Rules   []string `json:"rules,omitempty"`
+	// Failed are the expect clauses that did not hold, with what was seen.
+	Failed []string `json:"failed,omitempty"`
+	Error  string   `json:"error,omitempty"`
+	// Recorded is the status the corpus's status header holds for this
+	// DBMS version and level ("" when none); Changed says it differs.
+	Recorded string `json:"recorded,omitempty"`
+	Changed  bool   `json:"changed,omitempty"`
 }
 
 // Result is one bug of the corpus run on a target.
@@ -36,6 +45,20 @@ type Result struct {
 	Target string        `json:"target"` // DBMS and version
 	Levels []LevelResult `json:"levels"`
 }
+
+// strongest returns the most severe verdict among the findings, "none"
+// without findings.
+func strongest(fs []report.Finding) string {
+	best, rank := "none", 0
+	for _, f := range fs {
+		if r := verdictRank[f.Verdict]; r > rank {
+			best, rank = string(f.Verdict), r
+		}
+	}
+	return best
+}
+
+var verdictRank = map[report.Verdict]int{report.Allowed: 1, report.Known: 2, report.Suspect: 3, report.Bug: 4}
 
 // LevelsOr returns the levels e says the bug shows at (its levels header),
 // else its case's isolation, else def.
@@ -77,33 +100,42 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 			}
 		}
 		r := Result{Entry: e, Target: info.DBMS + " " + info.Version}
+		var recorded map[target.Level]string
+		for _, g := range e.Status {
+			if g.Matches(info) {
+				recorded = g.Levels
+			}
+		}
 		for _, l := range levels {
-			lr := LevelResult{Level: l}
+			lr := LevelResult{Level: l, Recorded: recorded[l]}
 			if !slices.Contains(t.Levels(), l) {
 				lr.Status = Unsupported
-				r.Levels = append(r.Levels, lr)
-				continue
-			}
-			o := opt
-			o.Isolation = l
-			res, err := oracle.CheckCase(ctx, t, e.Case, oracles, o, false)
-			var setup *executor.SetupError
-			switch {
-			case errors.As(err, &setup):
-				lr.Status, lr.Error = Error, err.Error()
-			case err != nil:
-				return out, fmt.Errorf("%s at %s: %w", e.File, l, err)
-			default:
-				lr.Status = NotReproduced
-				for _, f := range res.Findings {
-					if f.Verdict == report.Bug {
-						lr.Status = Reproduces
-						if !slices.Contains(lr.Rules, f.Rule) {
+			} else {
+				o := opt
+				o.Isolation = l
+				// show: the expect clauses read the plain execution.
+				res, err := oracle.CheckCase(ctx, t, e.Case, oracles, o, true)
+				var setup *executor.SetupError
+				switch {
+				case errors.As(err, &setup):
+					lr.Status, lr.Error = Error, err.Error()
+				case err != nil:
+					return out, fmt.Errorf("%s at %s: %w", e.File, l, err)
+				default:
+					lr.Verdict = strongest(res.Findings)
+					for _, f := range res.Findings {
+						if f.Verdict == report.Bug && !slices.Contains(lr.Rules, f.Rule) {
 							lr.Rules = append(lr.Rules, f.Rule)
 						}
 					}
+					lr.Status = NotReproduced
+					var holds bool
+					if holds, lr.Failed = e.Expect.Check(res.Result, res.Findings); holds {
+						lr.Status = Reproduces
+					}
 				}
 			}
+			lr.Changed = lr.Recorded != "" && lr.Recorded != lr.Status
 			r.Levels = append(r.Levels, lr)
 		}
 		out = append(out, r)

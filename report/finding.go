@@ -14,6 +14,8 @@ const (
 	// Allowed: violates only the textbook (Adya) definition of the level's
 	// name; documented behaviour of this DBMS.
 	Allowed Verdict = "allowed"
+	// Suspect: outside what the semantics model can decide; a person looks.
+	Suspect Verdict = "suspect"
 )
 
 // Finding is one oracle finding.

@@ -76,13 +76,16 @@ func (c *Case) Conns() []int {
 // link, affects (the versions), fixed (the version that fixed it), levels
 // (where it shows, e.g. rc,ru), oracle (the one that finds it), rule (the
 // rule txlab's verdict names it by, which --suppress with the bug id matches)
-// and symptom (one line). They are informational for `txlab run`.
+// and symptom (one line), and status: what `txlab bugs test` measured per
+// DBMS version and level ("mariadb-10.11 rc=reproduces rr=not-reproduced;
+// …"), which it compares with what it measures. They are informational for
+// `txlab run`.
 type Known struct {
-	Bug, Link, Affects, Fixed, Levels, Oracle, Rule, Symptom string
+	Bug, Link, Affects, Fixed, Levels, Oracle, Rule, Symptom, Status string
 }
 
 // knownHeaders are Known's header keys, in print order.
-var knownHeaderKeys = []string{"bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom"}
+var knownHeaderKeys = []string{"bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom", "status"}
 
 // field returns the Known field a header key sets.
 func (k *Known) field(key string) *string {
@@ -103,6 +106,8 @@ func (k *Known) field(key string) *string {
 		return &k.Rule
 	case "symptom":
 		return &k.Symptom
+	case "status":
+		return &k.Status
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -56,18 +57,29 @@ txlab run --db DBMS bugs/FILE.txn.`,
 
 func newBugsTestCmd(g *globalFlags) *cobra.Command {
 	var orc oracleFlags
-	var isolation string
+	var isolation, dbms string
+	var check bool
 	cmd := &cobra.Command{
 		Use:   "test [flags] [BUG...]",
 		Short: "Run the known bugs of the target's DBMS at their levels and say which reproduce",
-		Long: `test runs every bug of the corpus whose dbms header names the target's DBMS (or
-only the BUG ids given) at each level of its levels header (or of --isolation), through the chosen
-oracles (default: all), and prints one line per bug and level: reproduces (an
-oracle says bug, with its rule), not-reproduced, error (the case could not run)
-or unsupported (the target has no such level). Exit status: 0 when every bug ran,
-2 on a usage or infrastructure error or a bug that could not run.`,
+		Long: `test runs the corpus's bugs for the target's DBMS (its own, and other DBMSs' bugs
+whose status header records a run on it; --dbms chooses another DBMS's bugs), or only
+the BUG ids given, at each level of the bug's levels header (or of --isolation), through
+the chosen oracles (default: all), and prints one line per bug and level:
+
+  STATUS   reproduces (every clause of the case's expect header holds; without one,
+           an oracle says bug), not-reproduced, error (the case could not run) or
+           unsupported (the target has no such level)
+  VERDICT  the strongest oracle verdict on the run (bug, suspect, known, allowed, none)
+  RECORDED the status the case's status header holds for this DBMS version and level;
+           a different status is marked CHANGED
+
+Exit status: 0 when every bug ran (and, with --check, every status is the recorded
+one); 1 with --check when a status changed; 2 on a usage or infrastructure error or a
+bug that could not run.`,
 		Example: `  txlab bugs test --db mariadb
-  txlab bugs test --db mariadb --isolation all     # every bug at every level: the bug × level table
+  txlab bugs test --db mariadb --isolation all --check   # the bug × level table, compared with the corpus
+  txlab bugs test --db mariadb --dbms mysql              # MySQL's bugs on MariaDB
   txlab bugs test --db mariadb --json MDEV-30835`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := orc.validateForCases(); err != nil {
@@ -78,7 +90,13 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 				return err
 			}
 			defer t.Close()
-			entries, err := bugs.List(t.Info().DBMS)
+			info := t.Info()
+			var entries []bugs.Entry
+			if dbms != "" {
+				entries, err = bugs.List(dbms)
+			} else {
+				entries, err = bugs.ForTarget(info.DBMS)
+			}
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -92,7 +110,7 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 						}
 					}
 					if len(chosen) == n {
-						return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, t.Info().DBMS, t.Info().DBMS))
+						return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
 					}
 				}
 				entries = chosen
@@ -102,7 +120,7 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 				return &exitError{code: 2, err: err}
 			}
 			defer orc.close()
-			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())
+			levels, err := parseLevels(isolation, info.DBMS, t.Levels())
 			if err != nil {
 				return usageErr(err)
 			}
@@ -116,35 +134,56 @@ or unsupported (the target has no such level). Exit status: 0 when every bug ran
 					}
 				}
 			} else {
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "BUG\tLEVEL\tSTATUS\tRULES")
-				for _, r := range results {
-					for _, l := range r.Levels {
-						detail := strings.Join(l.Rules, " ")
-						if l.Error != "" {
-							detail = l.Error
-						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Bug, l.Level.Abbrev(), l.Status, dash(detail))
-					}
-				}
-				tw.Flush()
+				writeBugTable(out, results)
 			}
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			changed := 0
 			for _, r := range results {
 				for _, l := range r.Levels {
 					if l.Status == bugs.Error {
 						return &exitError{code: 2, err: fmt.Errorf("%s at %s could not run", r.Bug, l.Level)}
 					}
+					if l.Changed {
+						changed++
+					}
 				}
+			}
+			if check && changed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s %s", changed, info.DBMS, info.Version)}
 			}
 			return nil
 		},
 	}
 	orc.register(cmd, false)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "run every bug at these levels instead of its levels header: a comma-separated list, or all\n(every level the target has) (e.g. --isolation all)")
+	cmd.Flags().StringVar(&dbms, "dbms", "", "run this DBMS's bugs instead of the target's (e.g. --dbms mysql on a MariaDB target)")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a measured status differs from the one the case's status header records\nfor this DBMS version (what CI runs)")
 	return cmd
+}
+
+// writeBugTable prints the bug × level table of bugs test.
+func writeBugTable(w io.Writer, results []bugs.Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BUG\tLEVEL\tSTATUS\tVERDICT\tRECORDED\tDETAIL")
+	for _, r := range results {
+		for _, l := range r.Levels {
+			rec := dash(l.Recorded)
+			if l.Changed {
+				rec = "CHANGED (was " + l.Recorded + ")"
+			}
+			detail := strings.Join(l.Rules, " ")
+			switch {
+			case l.Error != "":
+				detail = l.Error
+			case l.Status == bugs.NotReproduced && len(l.Failed) > 0:
+				detail = strings.Join(l.Failed, "; ")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Bug, l.Level.Abbrev(), l.Status, dash(l.Verdict), rec, dash(detail))
+		}
+	}
+	tw.Flush()
 }
 
 func dash(s string) string {

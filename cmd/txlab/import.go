@@ -110,7 +110,7 @@ func addDumpSetup(c *testcase.Case, from, module, setup string, warn io.Writer) 
 		return err
 	}
 	c.Setup = stmts
-	c.Comments = append(c.Comments, "Setup: the tables and rows of "+filepath.Base(dump)+" (a database dump), CREATE TABLE and INSERT statements only.")
+	c.Comments = append(c.Comments, "The setup is the tables and rows of "+filepath.Base(dump)+" (a database dump), its CREATE TABLE and INSERT statements only.")
 	return nil
 }
 

@@ -478,7 +478,7 @@ func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 }
 
 // Suspect is the verdict of an outcome the model cannot decide.
-const Suspect = report.Verdict("suspect")
+const Suspect = report.Suspect
 
 // bag is a multiset of rows.
 type bag map[string]int
