@@ -35,6 +35,9 @@ type Entry struct {
 	// one), Status what bugs test measured before (the status header).
 	Expect Expect     `json:"expect"`
 	Status []Recorded `json:"status,omitempty"`
+	// Kind is "bug", or "documented" for documented behaviour that looks
+	// like a bug (its expect header says allowed).
+	Kind string `json:"kind"`
 }
 
 // List returns the corpus, sorted by bug id, the cases whose dbms header
@@ -72,6 +75,10 @@ func List(dbms string) ([]Entry, error) {
 			if cl.Step > len(c.Steps) {
 				return nil, fmt.Errorf("bugs/%s: expect %s: the case has %d steps", name, cl, len(c.Steps))
 			}
+		}
+		e.Kind = "bug"
+		if slices.ContainsFunc(e.Expect, func(c Clause) bool { return c.Kind == "allowed" && !c.Not }) {
+			e.Kind = "documented"
 		}
 		if e.Status, err = ParseStatus(k.Status); err != nil {
 			return nil, fmt.Errorf("bugs/%s: %w", name, err)

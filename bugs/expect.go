@@ -36,7 +36,7 @@ type Clause struct {
 	Step  int    // 1-based, for rows, count, blocks, error, ok
 	Table string // for final
 	Arg   string // the rule (bug), error code (error)
-	Rows  []string
+	Rows  [][]string // values as executor.FormatRow prints them; sorted
 	Count int64
 }
 
@@ -158,14 +158,14 @@ func parseClause(s string) (Clause, error) {
 	return c, fmt.Errorf("unknown clause %q: want one of: %s", c.Kind, expectForms)
 }
 
-// parseTuples reads "(1, a) (2, NULL)" or "empty" into canonical rows as
-// executor.FormatRow prints them, sorted. A value may be quoted ('a b').
-func parseTuples(s string) ([]string, error) {
+// parseTuples reads "(1, a) (2, NULL)" or "empty" into rows of values,
+// sorted as formatRows sorts. A value may be quoted ('a b', 'it''s').
+func parseTuples(s string) ([][]string, error) {
 	s = strings.TrimSpace(s)
 	if strings.EqualFold(s, "empty") {
-		return []string{}, nil
+		return [][]string{}, nil
 	}
-	var rows []string
+	var rows [][]string
 	for s != "" {
 		if s[0] != '(' {
 			return nil, fmt.Errorf("rows: want (v, …) tuples or empty, at %q", s)
@@ -200,14 +200,22 @@ func parseTuples(s string) ([]string, error) {
 		if !closed {
 			return nil, fmt.Errorf("rows: unclosed tuple %q", s)
 		}
-		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+		rows = append(rows, vals)
 		s = strings.TrimSpace(s[i+1:])
 	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("rows: want (v, …) tuples or empty")
-	}
-	slices.Sort(rows)
+	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(rowKey(a), rowKey(b)) })
 	return rows, nil
+}
+
+// rowKey is a row as executor.FormatRow prints it.
+func rowKey(vals []string) string { return "(" + strings.Join(vals, ", ") + ")" }
+
+func keys(rows [][]string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = rowKey(r)
+	}
+	return out
 }
 
 func (c Clause) String() string {
@@ -249,7 +257,27 @@ func (e Expect) String() string {
 	return strings.Join(parts, "; ")
 }
 
-func tuples(rows []string) string {
+// tuples prints rows for an expect header, quoting the values that need it.
+func tuples(rows [][]string) string {
+	if len(rows) == 0 {
+		return "empty"
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		vals := make([]string, len(r))
+		for j, v := range r {
+			if v == "" || v != strings.TrimSpace(v) || strings.ContainsAny(v, "',()") {
+				v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			}
+			vals[j] = v
+		}
+		out[i] = rowKey(vals)
+	}
+	return strings.Join(out, " ")
+}
+
+// seen prints actual rows (FormatRow strings) for a failed clause.
+func seen(rows []string) string {
 	if len(rows) == 0 {
 		return "empty"
 	}
@@ -298,7 +326,7 @@ func (c Clause) holds(res *executor.Result, findings []report.Finding) (bool, st
 			return false, "no table " + c.Table
 		}
 		got := formatRows(rows)
-		return slices.Equal(got, c.Rows), "final " + c.Table + " = " + tuples(got)
+		return slices.Equal(got, keys(c.Rows)), "final " + c.Table + " = " + seen(got)
 	}
 	ev, blocked, ok := stepEvent(res, c.Step-1)
 	if !ok {
@@ -328,7 +356,7 @@ func (c Clause) holds(res *executor.Result, findings []report.Finding) (bool, st
 			return false, executor.Outcome(ev)
 		}
 		got := formatRows(ev.Rows)
-		return slices.Equal(got, c.Rows), "rows " + tuples(got)
+		return slices.Equal(got, keys(c.Rows)), "rows " + seen(got)
 	}
 	return false, "unknown clause"
 }

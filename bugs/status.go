@@ -10,9 +10,9 @@ import (
 // Recorded is one group of a status header: what bugs test measured on one
 // DBMS version ("mariadb-10.11 rc=reproduces rr=not-reproduced").
 type Recorded struct {
-	DBMS    string // mariadb, postgres, sqlite, …
-	Version string // a version prefix: 10.11 matches 10.11.19-MariaDB
-	Levels  map[target.Level]string
+	DBMS    string                  `json:"dbms"`    // mariadb, postgres, sqlite, …
+	Version string                  `json:"version"` // a version prefix: 10.11 matches 10.11.19-MariaDB
+	Levels  map[target.Level]string `json:"levels"`
 }
 
 // ParseStatus parses a status header: groups separated by ';', each a
@@ -69,4 +69,59 @@ func FormatStatus(dbms, version string, levels []LevelResult) string {
 		fmt.Fprintf(&b, " %s=%s", strings.ToLower(l.Level.Abbrev()), l.Status)
 	}
 	return b.String()
+}
+
+// VersionKey is the version prefix a status group records: the server
+// version's first two numeric components (10.11 of 10.11.19-MariaDB, 15.18
+// of 15.18 (Debian …)).
+func VersionKey(version string) string {
+	end, dots := 0, 0
+	for end < len(version) {
+		ch := version[end]
+		if ch == '.' {
+			if dots++; dots == 2 {
+				break
+			}
+		} else if ch < '0' || ch > '9' {
+			break
+		}
+		end++
+	}
+	return strings.TrimSuffix(version[:end], ".")
+}
+
+// Record returns a case file's text with its status header holding group
+// (a FormatStatus line) in place of any group of the same DBMS and version;
+// a case without a status header gets one after its last header line.
+func Record(text, group string) (string, error) {
+	key, _, _ := strings.Cut(group, " ")
+	lines := strings.SplitAfter(text, "\n")
+	lastHeader := -1
+	for i, ln := range lines {
+		body, ok := strings.CutPrefix(strings.TrimRight(ln, "\r\n"), "-- ")
+		if !ok {
+			break
+		}
+		k, v, ok := strings.Cut(body, ":")
+		if !ok || strings.ContainsAny(k, " \t") {
+			break
+		}
+		lastHeader = i
+		if k != "status" {
+			continue
+		}
+		var kept []string
+		for _, g := range strings.Split(v, ";") {
+			if g = strings.TrimSpace(g); g != "" && !strings.HasPrefix(g, key+" ") && g != key {
+				kept = append(kept, g)
+			}
+		}
+		lines[i] = "-- status: " + strings.Join(append(kept, group), "; ") + "\n"
+		return strings.Join(lines, ""), nil
+	}
+	if lastHeader < 0 {
+		return "", fmt.Errorf("no header lines")
+	}
+	lines[lastHeader] += "-- status: " + group + "\n"
+	return strings.Join(lines, ""), nil
 }

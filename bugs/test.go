@@ -116,8 +116,9 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 				// show: the expect clauses read the plain execution.
 				res, err := oracle.CheckCase(ctx, t, e.Case, oracles, o, true)
 				var setup *executor.SetupError
+				var scope *executor.ScopeError
 				switch {
-				case errors.As(err, &setup):
+				case errors.As(err, &setup), errors.As(err, &scope):
 					lr.Status, lr.Error = Error, err.Error()
 				case err != nil:
 					return out, fmt.Errorf("%s at %s: %w", e.File, l, err)

@@ -766,6 +766,12 @@ func fill(ev *Event, res *target.Result, err error) {
 // inScope refuses a case with a statement that would change something
 // outside txlab's own database (see target.OutsideSchema): the case's SQL
 // is the user's, and txlab's promise covers it too.
+// ScopeError reports a case that names a table outside txlab's database;
+// it does not run.
+type ScopeError struct{ msg string }
+
+func (e *ScopeError) Error() string { return e.msg }
+
 func inScope(t target.Target, c *testcase.Case) error {
 	schema := t.Info().Schema
 	check := func(what, sql string) error {
@@ -774,7 +780,7 @@ func inScope(t target.Target, c *testcase.Case) error {
 			if schema != "" {
 				where = fmt.Sprintf("txlab's database %q", schema)
 			}
-			return fmt.Errorf("%s names %q, outside %s: txlab runs a case only inside it (%s)", what, name, where, sql)
+			return &ScopeError{fmt.Sprintf("%s names %q, outside %s: txlab runs a case only inside it (%s)", what, name, where, sql)}
 		}
 		return nil
 	}

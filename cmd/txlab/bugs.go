@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/target"
 )
 
 func newBugsCmd(g *globalFlags) *cobra.Command {
@@ -43,9 +46,13 @@ txlab run --db DBMS bugs/FILE.txn.`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "BUG\tDBMS\tLEVELS\tORACLE\tFILE\tSYMPTOM")
+			fmt.Fprintln(tw, "BUG\tKIND\tDBMS\tLEVELS\tFILE\tSYMPTOM")
 			for _, e := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Bug, e.DBMS, dash(e.Levels), dash(e.Oracle), e.File, e.Symptom)
+				levels := e.Levels
+				if levels == "" && e.Case.Isolation != "" {
+					levels = strings.ToLower(e.Case.Isolation.Abbrev())
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Bug, e.Kind, e.DBMS, dash(levels), e.File, e.Symptom)
 			}
 			return tw.Flush()
 		},
@@ -59,6 +66,7 @@ func newBugsTestCmd(g *globalFlags) *cobra.Command {
 	var orc oracleFlags
 	var isolation, dbms string
 	var check bool
+	var record string
 	cmd := &cobra.Command{
 		Use:   "test [flags] [BUG...]",
 		Short: "Run the known bugs of the target's DBMS at their levels and say which reproduce",
@@ -74,7 +82,8 @@ the chosen oracles (default: all), and prints one line per bug and level:
   RECORDED the status the case's status header holds for this DBMS version and level;
            a different status is marked CHANGED
 
-Exit status: 0 when every bug ran (and, with --check, every status is the recorded
+Exit status: 0 when every bug ran (or failed to run where its status header records
+error) (and, with --check, every status is the recorded
 one); 1 with --check when a status changed; 2 on a usage or infrastructure error or a
 bug that could not run.`,
 		Example: `  txlab bugs test --db mariadb
@@ -139,10 +148,15 @@ bug that could not run.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			if record != "" {
+				if err := recordStatuses(record, info, results); err != nil {
+					return &exitError{code: 2, err: err}
+				}
+			}
 			changed := 0
 			for _, r := range results {
 				for _, l := range r.Levels {
-					if l.Status == bugs.Error {
+					if l.Status == bugs.Error && l.Recorded != bugs.Error {
 						return &exitError{code: 2, err: fmt.Errorf("%s at %s could not run", r.Bug, l.Level)}
 					}
 					if l.Changed {
@@ -159,8 +173,29 @@ bug that could not run.`,
 	orc.register(cmd, false)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "run every bug at these levels instead of its levels header: a comma-separated list, or all\n(every level the target has) (e.g. --isolation all)")
 	cmd.Flags().StringVar(&dbms, "dbms", "", "run this DBMS's bugs instead of the target's (e.g. --dbms mysql on a MariaDB target)")
+	cmd.Flags().StringVar(&record, "record", "", "write the measured statuses into the status headers of the case files in this directory\n(the corpus's source, e.g. --record bugs), for this DBMS version")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a measured status differs from the one the case's status header records\nfor this DBMS version (what CI runs)")
 	return cmd
+}
+
+// recordStatuses writes each result's statuses into the status header of
+// its case file in dir.
+func recordStatuses(dir string, info target.Info, results []bugs.Result) error {
+	for _, r := range results {
+		path := filepath.Join(dir, filepath.Base(r.File))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text, err := bugs.Record(string(data), bugs.FormatStatus(info.DBMS, bugs.VersionKey(info.Version), r.Levels))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeBugTable prints the bug × level table of bugs test.
