@@ -32,10 +32,10 @@ type Expect []Clause
 // Clause is one condition of an Expect.
 type Clause struct {
 	Not   bool
-	Kind  string // bug, allowed, rows, count, blocks, error, ok, final
-	Step  int    // 1-based, for rows, count, blocks, error, ok
-	Table string // for final
-	Arg   string // the rule (bug), error code (error)
+	Kind  string     // bug, allowed, rows, count, blocks, error, ok, final
+	Step  int        // 1-based, for rows, count, blocks, error, ok
+	Table string     // for final
+	Arg   string     // the rule (bug), error code (error)
 	Rows  [][]string // values as executor.FormatRow prints them; sorted
 	Count int64
 }
@@ -159,7 +159,7 @@ func parseClause(s string) (Clause, error) {
 }
 
 // parseTuples reads "(1, a) (2, NULL)" or "empty" into rows of values,
-// sorted as formatRows sorts. A value may be quoted ('a b', 'it''s').
+// sorted as formatRows sorts. A value may be quoted ('a b', 'it”s').
 func parseTuples(s string) ([][]string, error) {
 	s = strings.TrimSpace(s)
 	if strings.EqualFold(s, "empty") {

@@ -34,9 +34,15 @@ func main() {
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runIO(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runIO is run with stdin given (txlab shell reads its script from it).
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	prof := &profiles{}
 	root := newRoot(prof)
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
@@ -84,7 +90,7 @@ or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:/
 	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to FILE, for go tool pprof (e.g. --cpuprofile cpu.out)")
 	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write an allocation profile of the command to FILE when it ends (e.g. --memprofile mem.out)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
-	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newVersionCmd(g))
+	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})

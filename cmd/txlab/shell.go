@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chzyer/readline"
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/shell"
+)
+
+func newShellCmd(g *globalFlags) *cobra.Command {
+	var isolation string
+	cmd := &cobra.Command{
+		Use:   "shell [flags]",
+		Short: "An interactive session over several connections: N> statement;",
+		Long: `shell runs statements as you type them, each line "N> statement;" on connection N
+(opened on first use, at --isolation or the DBMS default), a bare statement on the last
+connection used. It follows run's execution protocol: a statement that waits on a lock
+prints BLOCKED at once and its RESUMED result when it completes, while the other
+connections stay usable. The session starts on txlab's emptied database, as a case does.
+
+` + shell.Help + `
+
+With a terminal, lines are edited and kept in a history (~/.txlab_history); otherwise
+shell reads a script from stdin, printing each statement with its outcome.`,
+		Example: `  txlab shell --db mariadb --isolation rc
+  printf '1> CREATE TABLE t (id INT PRIMARY KEY, v INT);\n1> INSERT INTO t VALUES (1, 0);\n1> BEGIN;\n1> UPDATE t SET v = 1 WHERE id = 1;\n2> BEGIN;\n2> UPDATE t SET v = 2 WHERE id = 1;\n1> COMMIT;\n2> COMMIT;\n\\save /tmp/s.txn\n' | txlab shell --db mariadb`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			level, err := parseLevel(isolation)
+			if err != nil {
+				return err
+			}
+			t, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			if err := checkLevelOn(t, level); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			in := cmd.InOrStdin()
+			f, isFile := in.(*os.File)
+			interactive := isFile && readline.IsTerminal(int(f.Fd()))
+			var out io.Writer = cmd.OutOrStdout()
+			var rl *readline.Instance
+			if interactive {
+				home, _ := os.UserHomeDir()
+				rl, err = readline.NewEx(&readline.Config{Prompt: "txlab 1> ", HistoryFile: filepath.Join(home, ".txlab_history")})
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				defer rl.Close()
+				// Lines printed while you type appear above the prompt.
+				out = rl.Stdout()
+			}
+			sh, err := shell.New(ctx, t, level, g.execOptions(level), out)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			if interactive {
+				fmt.Fprintf(out, "txlab shell on %s %s: N> statement; runs on connection N; \\help for commands, Ctrl-D ends.\n", t.Info().DBMS, t.Info().Version)
+				pctx, stop := context.WithCancel(ctx)
+				defer stop()
+				go sh.PollEvery(pctx, 100*time.Millisecond)
+			}
+			err = loop(ctx, sh, rl, in)
+			if cerr := sh.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil && !errors.Is(err, shell.ErrQuit) {
+				return &exitError{code: 2, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level of every connection (e.g. --isolation rc); \\isolation N L changes one")
+	return cmd
+}
+
+// loop feeds lines to the shell from the terminal (rl) or a script (in)
+// until the input ends, \quit, or the session fails.
+func loop(ctx context.Context, sh *shell.Shell, rl *readline.Instance, in io.Reader) error {
+	if rl != nil {
+		for {
+			rl.SetPrompt(sh.Prompt())
+			line, err := rl.Readline()
+			if errors.Is(err, readline.ErrInterrupt) {
+				continue // Ctrl-C drops the line being typed
+			}
+			if err != nil {
+				return nil // Ctrl-D
+			}
+			if err := sh.Line(ctx, line); err != nil {
+				return err
+			}
+		}
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		if err := sh.Line(ctx, sc.Text()); err != nil {
+			return err
+		}
+		if err := sh.Poll(); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}

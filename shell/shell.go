@@ -1,0 +1,290 @@
+// Package shell is txlab's interactive session over several connections
+// (txlab shell): lines "N> statement;" go to connection N, a bare statement
+// to the last connection used, and each statement runs through the
+// executor's protocol (executor.Live), so a statement that waits on a lock
+// prints BLOCKED at once and its RESUMED result when it completes, while the
+// other connections stay usable. Backslash commands inspect the session and
+// save it as a case file that txlab run replays.
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Help is what \help prints.
+const Help = `Statements:
+  N> statement;       run on connection N (opened on first use), e.g. 2> UPDATE t SET v = 1;
+  statement;          run on the last connection used (1 at first)
+  A statement may span lines up to its ';'. A statement that waits on a lock prints
+  BLOCKED; its RESUMED result prints when it completes. Statements typed on a
+  blocked connection queue behind it.
+Commands:
+  \help               this text
+  \conns              the connections: level, transaction, blocked statement, queue
+  \isolation N LEVEL  connection N's level (rc, rr, ser, …) for its next transaction
+  \state              dump txlab's tables (committed data)
+  \save FILE          write the session so far as a case file (txlab run FILE replays it)
+  \quit               end the session (open transactions roll back); so does Ctrl-D`
+
+// Shell is one interactive session on a target.
+type Shell struct {
+	t    target.Target
+	live *executor.Live
+	out  io.Writer
+	mu   sync.Mutex // serialises writes to out
+	last int        // the connection a bare statement goes to
+	buf  strings.Builder
+	conn int // the connection of the statement being typed
+}
+
+// New starts a session: txlab's tables are emptied, as before a case.
+// Connections open at level (empty: the DBMS default).
+func New(ctx context.Context, t target.Target, level target.Level, opt executor.Options, out io.Writer) (*Shell, error) {
+	info := t.Info()
+	c := &testcase.Case{Isolation: level, DBMS: info.DBMS,
+		Comments: []string{fmt.Sprintf("Saved by txlab shell on %s %s.", info.DBMS, info.Version)}}
+	live, err := executor.StartLive(ctx, t, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Shell{t: t, live: live, out: out, last: 1}, nil
+}
+
+// Close ends the session: open transactions roll back; statements still
+// blocked are reported.
+func (s *Shell) Close() error {
+	s.Poll()
+	for _, c := range s.live.Conns() {
+		if c.Blocked != "" {
+			s.printf("%d> %s;  still blocked at the end of the session: cancelled\n", c.Conn, oneLine(c.Blocked))
+		}
+	}
+	return s.live.Close()
+}
+
+// Prompt is the prompt for the next line: the connection a bare statement
+// goes to, or a continuation.
+func (s *Shell) Prompt() string {
+	if s.buf.Len() > 0 {
+		return "   ...> "
+	}
+	return fmt.Sprintf("txlab %d> ", s.last)
+}
+
+var stepPrefix = regexp.MustCompile(`^\s*(\d+)\s*>\s?`)
+
+// ErrQuit is returned by Line for \quit.
+var ErrQuit = errors.New("quit")
+
+// Line handles one input line. Errors of statements are printed as their
+// outcome; the error returned is a failure of the session itself (a lost
+// connection) or ErrQuit.
+func (s *Shell) Line(ctx context.Context, line string) error {
+	if s.buf.Len() == 0 {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			return nil
+		}
+		if strings.HasPrefix(trimmed, `\`) {
+			return s.command(ctx, trimmed)
+		}
+		s.conn = s.last
+		if m := stepPrefix.FindStringSubmatch(line); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err != nil || n < 1 || n > 1000 {
+				s.printf("error: connection %q: want a number from 1 to 1000\n", m[1])
+				return nil
+			}
+			s.conn = n
+			line = line[len(m[0]):]
+		}
+	}
+	s.buf.WriteString(line)
+	s.buf.WriteByte('\n')
+	stmts, complete, err := statements(s.buf.String())
+	if err != nil && !complete {
+		return nil // a quote or comment still open: read on
+	}
+	if !complete {
+		return nil
+	}
+	s.buf.Reset()
+	s.last = s.conn
+	for _, sql := range stmts {
+		evs, err := s.live.Exec(s.conn, sql)
+		s.print(evs)
+		if err != nil {
+			var scope *executor.ScopeError
+			if errors.As(err, &scope) {
+				s.printf("refused: %v\n", err)
+				continue
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// statements splits typed text into statements and says whether it ends
+// with a complete one (a ';' outside quotes and comments).
+func statements(text string) ([]string, bool, error) {
+	a, err := testcase.SplitStatements(text)
+	if err != nil {
+		return nil, false, err
+	}
+	// Text that ends after a ';' gains one statement when more text
+	// follows; text inside an unfinished statement does not.
+	b, err := testcase.SplitStatements(text + "\nx")
+	if err != nil || len(b) != len(a)+1 || b[len(b)-1] != "x" {
+		return nil, false, nil
+	}
+	return a, len(a) > 0, nil
+}
+
+// Poll prints what completed on its own since the last statement (a lock
+// wait that timed out, a deadlock the server broke).
+func (s *Shell) Poll() error {
+	evs, err := s.live.Poll()
+	s.print(evs)
+	return err
+}
+
+func (s *Shell) command(ctx context.Context, line string) error {
+	f := strings.Fields(line)
+	switch f[0] {
+	case `\help`, `\h`, `\?`:
+		s.printf("%s\n", Help)
+	case `\quit`, `\q`, `\exit`:
+		return ErrQuit
+	case `\conns`:
+		conns := s.live.Conns()
+		if len(conns) == 0 {
+			s.printf("no connection open yet\n")
+		}
+		for _, c := range conns {
+			state := "idle"
+			switch {
+			case c.Blocked != "":
+				state = "BLOCKED on " + oneLine(c.Blocked)
+				if c.Queued > 0 {
+					state += fmt.Sprintf(" (%d queued)", c.Queued)
+				}
+			case c.Aborted:
+				state = "transaction aborted by the DBMS: statements are skipped until COMMIT or ROLLBACK"
+			case c.InTxn:
+				state = "in a transaction"
+			}
+			level := string(c.Level)
+			if level == "" {
+				level = "default level"
+			}
+			s.printf("%d: %s, %s\n", c.Conn, level, state)
+		}
+	case `\isolation`:
+		if len(f) != 3 {
+			s.printf("usage: \\isolation N LEVEL (e.g. \\isolation 2 rc)\n")
+			return nil
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 1 {
+			s.printf("error: connection %q is not a number ≥ 1\n", f[1])
+			return nil
+		}
+		l, err := target.ParseLevel(f[2])
+		if err == nil && !slices.Contains(s.t.Levels(), l) {
+			err = fmt.Errorf("%s has no level %s", s.t.Info().DBMS, l)
+		}
+		if err == nil {
+			err = s.live.SetIsolation(n, l)
+		}
+		if err != nil {
+			s.printf("error: %v\n", err)
+			return nil
+		}
+		s.printf("connection %d: %s\n", n, l)
+	case `\state`:
+		st, err := s.t.Dump(ctx)
+		if err != nil {
+			s.printf("error: %v\n", err)
+			return nil
+		}
+		if len(st) == 0 {
+			s.printf("no tables\n")
+		}
+		for _, name := range st.Tables() {
+			rows := st[name]
+			s.printf("%s: %d row%s\n", name, len(rows), plural(len(rows)))
+			for _, r := range rows {
+				s.printf("  %s\n", executor.FormatRow(r))
+			}
+		}
+	case `\save`:
+		if len(f) != 2 {
+			s.printf("usage: \\save FILE\n")
+			return nil
+		}
+		c := s.live.Case()
+		if err := os.WriteFile(f[1], []byte(c.String()), 0o644); err != nil {
+			s.printf("error: %v\n", err)
+			return nil
+		}
+		s.printf("saved %d setup statement%s and %d step%s to %s (replay: txlab run --db %s %s)\n",
+			len(c.Setup), plural(len(c.Setup)), len(c.Steps), plural(len(c.Steps)), f[1], s.t.Info().DBMS, f[1])
+	default:
+		s.printf("unknown command %s (\\help lists them)\n", f[0])
+	}
+	return nil
+}
+
+func (s *Shell) print(evs []executor.Event) {
+	for _, ev := range evs {
+		s.printf("%d> %s;  %s\n", ev.Conn, oneLine(ev.SQL), executor.Outcome(ev))
+	}
+}
+
+func (s *Shell) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.out, format, args...)
+}
+
+// PollEvery prints completions that happen between lines until ctx ends:
+// what a person at the terminal expects while thinking.
+func (s *Shell) PollEvery(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Poll(); err != nil {
+				s.printf("error: %v\n", err)
+				return
+			}
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
