@@ -127,6 +127,9 @@ func (s *Shell) Line(ctx context.Context, line string) error {
 	for _, sql := range stmts {
 		evs, err := s.live.Exec(s.conn, sql)
 		s.print(evs)
+		if err == nil && len(evs) == 0 {
+			s.printf("%d> %s;  QUEUED behind connection %d's blocked statement\n", s.conn, oneLine(sql), s.conn)
+		}
 		if err != nil {
 			var scope *executor.ScopeError
 			if errors.As(err, &scope) {

@@ -24,6 +24,7 @@ const shellScript = `1> CREATE TABLE t (id INT PRIMARY KEY, v INT);
 2> UPDATE t SET v = 2
    WHERE id = 1;
 \conns
+2> SELECT 42;
 1> COMMIT;
 2> SELECT * FROM t;
 2> COMMIT;
@@ -53,6 +54,9 @@ func TestShellScript(t *testing.T) {
 			if blocked < 0 || waiting < blocked || commit < waiting || resumed < commit {
 				t.Fatalf("want BLOCKED, \\conns, COMMIT, RESUMED in order:\n%s", got)
 			}
+			if queued, ran := strings.Index(got, "2> SELECT 42;  QUEUED"), strings.Index(got, "2> SELECT 42;  ok"); queued < 0 || queued > commit || ran < resumed {
+				t.Errorf("a statement typed on the blocked connection should queue, then run after it resumes:\n%s", got)
+			}
 			if !strings.Contains(got, "2> SELECT * FROM t;  ok, 1 row: (1, 2)") || !strings.Contains(got, "t: 1 row\n  (1, 2)") {
 				t.Errorf("the SELECT or \\state does not show (1, 2):\n%s", got)
 			}
@@ -72,7 +76,7 @@ func TestShellScript(t *testing.T) {
 			if len(cases) != 1 {
 				t.Fatalf("%d cases", len(cases))
 			}
-			if s := statuses(cases[0].Events); s != "1:ok 1:ok 2:ok 2:blocked 1:ok 2:ok+resumed 2:ok 2:ok" {
+			if s := statuses(cases[0].Events); s != "1:ok 1:ok 2:ok 2:blocked 1:ok 2:ok+resumed 2:ok 2:ok 2:ok" {
 				t.Errorf("replayed schedule %s", s)
 			}
 		})
