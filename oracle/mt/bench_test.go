@@ -166,3 +166,49 @@ func BenchmarkHugeTransaction(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckScale: valid histories of 1M and 10M transactions (1000
+// keys, 64 sessions), the cost per transaction reported as ns/txn and
+// B/txn; run with -cpu 1,2,… for the scaling curve over GOMAXPROCS.
+func BenchmarkCheckScale(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		var h *history.History
+		for _, m := range []Model{Serializable, Snapshot, StrictSerializable} {
+			b.Run(fmt.Sprintf("%s/%d", m, n), func(b *testing.B) {
+				if h == nil {
+					h = synth(n, 1000, 64, 1)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if res, err := Check(h, m); err != nil || !res.Valid {
+						b.Fatalf("valid=%v err=%v", res != nil && res.Valid, err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/txn")
+			})
+		}
+	}
+}
+
+// BenchmarkIndex: the serial pass (the baseline, still used to name a
+// broken history's first problem) and the parallel one on the same valid
+// 1M-transaction history.
+func BenchmarkIndex(b *testing.B) {
+	h := synth(1_000_000, 1000, 64, 1)
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := indexSerial(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := indexParallel(h); !ok {
+				b.Fatal("gave up")
+			}
+		}
+	})
+}

@@ -27,22 +27,33 @@ func (ix *indexed) cycleTest(model Model) *depgraph.Adj {
 // result in place: no intermediate arc list.
 func composeAdj(main, rw *depgraph.Adj) *depgraph.Adj {
 	n := main.N
+	nc := workers(n)
 	off := make([]int32, n+1)
-	for a := range int32(n) {
-		d := int32(0)
-		for _, b := range main.Out(a) {
-			d += 1 + rw.Off[b+1] - rw.Off[b]
+	// Degrees per range of nodes in parallel, then the offsets, then the
+	// targets, each range writing its own part of to.
+	each(nc, func(c int) {
+		for a := int32(n * c / nc); a < int32(n*(c+1)/nc); a++ {
+			d := int32(0)
+			for _, b := range main.Out(a) {
+				d += 1 + rw.Off[b+1] - rw.Off[b]
+			}
+			off[a+1] = d
 		}
-		off[a+1] = off[a] + d
+	})
+	for a := range n {
+		off[a+1] += off[a]
 	}
 	to := make([]int32, off[n])
-	k := 0
-	for a := range int32(n) {
-		for _, b := range main.Out(a) {
-			to[k] = b
-			k++
-			k += copy(to[k:], rw.Out(b))
+	each(nc, func(c int) {
+		lo := int32(n * c / nc)
+		k := off[lo]
+		for a := lo; a < int32(n*(c+1)/nc); a++ {
+			for _, b := range main.Out(a) {
+				to[k] = b
+				k++
+				k += int32(copy(to[k:], rw.Out(b)))
+			}
 		}
-	}
+	})
 	return &depgraph.Adj{N: n, Off: off, To: to}
 }

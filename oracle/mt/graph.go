@@ -43,8 +43,18 @@ type indexed struct {
 	init     int32
 }
 
-// index checks the MT assumptions and finds the write every read observed.
+// index checks the MT assumptions and finds the write every read observed:
+// on every core (indexParallel), or, when the history breaks an assumption,
+// serially, to name the first problem.
 func index(h *history.History) (*indexed, error) {
+	if ix, ok := indexParallel(h); ok {
+		return ix, nil
+	}
+	return indexSerial(h)
+}
+
+// indexSerial is index in one pass over the history.
+func indexSerial(h *history.History) (*indexed, error) {
 	n := len(h.Txns)
 	ix := &indexed{h: h, included: make([]bool, n), init: -1}
 	var initKeys map[int64]bool
@@ -118,7 +128,15 @@ scan:
 	if shapeErr != nil {
 		return nil, shapeErr
 	}
-	// An unknown commit took effect iff someone observed it; never guess.
+	ix.observeUnknown()
+	return ix, nil
+}
+
+// observeUnknown includes the transactions of unknown outcome that another
+// transaction observed: an unknown commit took effect iff someone observed
+// it; never guess.
+func (ix *indexed) observeUnknown() {
+	h := ix.h
 	for i := range h.Txns {
 		if h.Txns[i].Status == history.Fail {
 			continue
@@ -131,7 +149,6 @@ scan:
 			}
 		}
 	}
-	return ix, nil
 }
 
 // smallTxn is the most operations a mini-transaction has; up to it, a
@@ -211,14 +228,33 @@ func checkShape(t *history.Txn) error {
 
 // readChecks finds the intra-transactional and read-from anomalies (Table I
 // a–g), which must be ruled out before the graph means anything (INT).
+// The history is checked in chunks on every core; the anomalies are
+// reported in history order.
 func (ix *indexed) readChecks(res *Result) {
-	h := ix.h
-	add := func(name, class semantics.Anomaly, ts []int32, format string, a ...any) {
-		if len(res.Anomalies) < maxAnomalies {
-			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Class: class, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
+	n := len(ix.h.Txns)
+	nc := workers(n)
+	found := make([][]Anomaly, nc)
+	each(nc, func(c int) { found[c] = ix.readChecksIn(n*c/nc, n*(c+1)/nc) })
+	for _, f := range found {
+		for _, a := range f {
+			if len(res.Anomalies) < maxAnomalies {
+				res.Anomalies = append(res.Anomalies, a)
+			}
 		}
 	}
-	for i := range h.Txns {
+}
+
+// readChecksIn is readChecks on transactions [lo, hi), returning at most
+// maxAnomalies.
+func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
+	h := ix.h
+	var out []Anomaly
+	add := func(name, class semantics.Anomaly, ts []int32, format string, a ...any) {
+		if len(out) < maxAnomalies {
+			out = append(out, Anomaly{Name: name, Class: class, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
+		}
+	}
+	for i := lo; i < hi; i++ {
 		if !ix.included[i] {
 			continue
 		}
@@ -266,13 +302,28 @@ func (ix *indexed) readChecks(res *Result) {
 			}
 		}
 	}
+	return out
 }
 
 // reads lists every external read of an included transaction (INT holds).
-func (ix *indexed) reads() []readRec {
+// They come in parts, one per chunk of transactions (read in parallel), in
+// history order: countingSortByWriter reads the parts in turn, so they are
+// never copied into one slice.
+func (ix *indexed) reads() [][]readRec {
+	n := len(ix.h.Txns)
+	nc := workers(n)
+	parts := make([][]readRec, nc)
+	each(nc, func(c int) {
+		lo, hi := n*c/nc, n*(c+1)/nc
+		parts[c] = ix.readsIn(lo, hi, make([]readRec, 0, (hi-lo)*2))
+	})
+	return parts
+}
+
+// readsIn appends the external reads of transactions [lo, hi) to out.
+func (ix *indexed) readsIn(lo, hi int, out []readRec) []readRec {
 	h := ix.h
-	out := make([]readRec, 0, len(h.Txns)*2)
-	for i := range h.Txns {
+	for i := lo; i < hi; i++ {
 		if !ix.included[i] {
 			continue
 		}
@@ -353,6 +404,32 @@ func (ix *indexed) arcs(splitRW bool) (main, rw []depgraph.Arc) {
 // session; the transitive so edges are implied.
 func (ix *indexed) sessionOrder(f func(p, i int32)) {
 	h := ix.h
+	// Sessions are usually numbered 0…k: a slice then, a map otherwise.
+	lo, hi := 0, -1
+	for i := range h.Txns {
+		if s := h.Txns[i].Session; hi < lo {
+			lo, hi = s, s
+		} else {
+			lo, hi = min(lo, s), max(hi, s)
+		}
+	}
+	if hi >= lo && hi-lo < 1<<20 {
+		last := make([]int32, hi-lo+1)
+		for i := range last {
+			last[i] = -1
+		}
+		for i := range h.Txns {
+			if !ix.included[i] || h.Txns[i].Init {
+				continue
+			}
+			s := h.Txns[i].Session - lo
+			if p := last[s]; p >= 0 {
+				f(p, int32(i))
+			}
+			last[s] = int32(i)
+		}
+		return
+	}
 	last := make(map[int]int32)
 	for i := range h.Txns {
 		if !ix.included[i] || h.Txns[i].Init {
@@ -403,28 +480,46 @@ func (ix *indexed) versions() []readRec {
 // countingSortByWriter groups reads by writer, and within a writer by key
 // (a writer has at most two keys except the initial transaction, whose
 // group is sorted by key).
-func countingSortByWriter(rs []readRec, n int) []readRec {
-	off := make([]int32, n+1)
-	for _, r := range rs {
-		off[r.writer+1]++
-	}
-	for i := 0; i < n; i++ {
-		off[i+1] += off[i]
-	}
-	out := make([]readRec, len(rs))
-	for _, r := range rs {
-		out[off[r.writer]] = r
-		off[r.writer]++
-	}
-	// off[i] is now the end of writer i's group.
-	start := int32(0)
-	for i := 0; i < n; i++ {
-		grp := out[start:off[i]]
-		if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
-			slices.SortStableFunc(grp, cmpKey)
+func countingSortByWriter(parts [][]readRec, n int) []readRec {
+	// Each part (a chunk of the history) counts its reads per writer; a
+	// writer's group then holds the parts' reads in part order, so the
+	// sort is stable, and every part scatters its own reads in parallel.
+	np := len(parts)
+	pos := make([][]int32, np)
+	each(np, func(c int) {
+		cnt := make([]int32, n)
+		for _, r := range parts[c] {
+			cnt[r.writer]++
 		}
-		start = off[i]
+		pos[c] = cnt
+	})
+	off := make([]int32, n+1) // off[i] is the start of writer i's group
+	at := int32(0)
+	for w := range n {
+		off[w] = at
+		for c := range np {
+			k := pos[c][w]
+			pos[c][w] = at
+			at += k
+		}
 	}
+	off[n] = at
+	out := make([]readRec, at)
+	each(np, func(c int) {
+		p := pos[c]
+		for _, r := range parts[c] {
+			out[p[r.writer]] = r
+			p[r.writer]++
+		}
+	})
+	each(np, func(c int) {
+		for i := n * c / np; i < n*(c+1)/np; i++ {
+			grp := out[off[i]:off[i+1]]
+			if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
+				slices.SortStableFunc(grp, cmpKey)
+			}
+		}
+	})
 	return out
 }
 

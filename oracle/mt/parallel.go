@@ -1,0 +1,276 @@
+package mt
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/txlab/txlab/history"
+)
+
+// parallelMin is the fewest transactions worth splitting across cores: below
+// it the goroutines cost more than they save.
+const parallelMin = 1 << 15
+
+// workers returns how many goroutines split n transactions.
+func workers(n int) int {
+	if n < parallelMin {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), n/(parallelMin/2)))
+}
+
+// each runs f(c) for c in [0, n) on its own goroutine and waits.
+func each(n int, f func(c int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for c := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(c)
+		}()
+	}
+	wg.Wait()
+}
+
+// indexParallel is index for a history whose shape is valid, on every core:
+// the history is cut into one chunk of transactions per core, each chunk is
+// checked, counted and scattered into the hash join's partitions by its own
+// goroutine (the positions come from per-chunk histograms, so each partition
+// still holds its occurrences in history order), and the partitions are
+// matched in parallel. It reports ok = false, having built nothing
+// reusable, when the history breaks an MT assumption or writes a value
+// twice: index then runs the serial pass, which names the first problem.
+func indexParallel(h *history.History) (*indexed, bool) {
+	n := len(h.Txns)
+	nc := workers(n)
+	ix := &indexed{h: h, included: make([]bool, n), init: -1}
+	var initKeys *keySet
+	for i := range h.Txns {
+		if t := &h.Txns[i]; t.Init {
+			ix.init = int32(i)
+			var ok bool
+			if initKeys, ok = newKeySet(t.Ops); !ok {
+				return nil, false
+			}
+		}
+	}
+	lo := func(c int) int { return n * c / nc }
+
+	// Pass 1: shapes, known keys, and each chunk's op and write counts.
+	type counts struct {
+		ops, writes int32
+		bad         bool
+		unknown     bool
+	}
+	cnt := make([]counts, nc)
+	each(nc, func(c int) {
+		var k counts
+		for i := lo(c); i < lo(c+1); i++ {
+			t := &h.Txns[i]
+			if !t.Init && checkShape(t) != nil {
+				k.bad = true
+				break
+			}
+			for _, o := range t.Ops {
+				if initKeys != nil && !initKeys.has(o.Key) {
+					k.bad = true
+					break
+				}
+				if o.Kind == history.W {
+					k.writes++
+				}
+			}
+			k.ops += int32(len(t.Ops))
+			k.unknown = k.unknown || t.Status == history.Unknown
+		}
+		cnt[c] = k
+	})
+	opBase, wBase := make([]int32, nc+1), make([]int32, nc+1)
+	anyUnknown := false
+	for c, k := range cnt {
+		if k.bad {
+			return nil, false
+		}
+		opBase[c+1], wBase[c+1] = opBase[c]+k.ops, wBase[c]+k.writes
+		anyUnknown = anyUnknown || k.unknown
+	}
+	nw, nops := int(wBase[nc]), int(opBase[nc])
+	bits := 0
+	for nw>>bits > partitionWrites {
+		bits++
+	}
+	shift := uint(64 - bits)
+	np := 1 << bits
+
+	// Pass 2: op offsets, write refs, inclusion, and per-chunk partition
+	// histograms.
+	ix.opOff = make([]int32, n+1)
+	ix.wrefs = make([]wref, nw)
+	ix.readOf = make([]int32, nops)
+	wHist, rHist := make([][]int32, nc), make([][]int32, nc)
+	each(nc, func(c int) {
+		wh, rh := make([]int32, np), make([]int32, np)
+		off, w := opBase[c], wBase[c]
+		for i := lo(c); i < lo(c+1); i++ {
+			t := &h.Txns[i]
+			ix.opOff[i] = off
+			var last map[int64]int
+			if len(t.Ops) > smallTxn {
+				last = lastWrites(t.Ops)
+			}
+			for j, o := range t.Ops {
+				ix.readOf[off+int32(j)] = -1
+				p := mix(kv{o.Key, o.Value}) >> shift
+				if o.Kind != history.W {
+					rh[p]++
+					continue
+				}
+				wh[p]++
+				ix.wrefs[w] = wref{int32(i), int32(j), isFinal(t.Ops, j, last)}
+				w++
+			}
+			off += int32(len(t.Ops))
+			ix.included[i] = t.Status == history.OK
+		}
+		wHist[c], rHist[c] = wh, rh
+	})
+	ix.opOff[n] = int32(nops)
+
+	// Where each chunk's occurrences of each partition go: partitions in
+	// order, chunks in order within a partition.
+	wOff, rOff := make([]int32, np+1), make([]int32, np+1)
+	wPos, rPos := make([][]int32, nc), make([][]int32, nc)
+	for c := range nc {
+		wPos[c], rPos[c] = make([]int32, np), make([]int32, np)
+	}
+	var wAt, rAt int32
+	for p := range np {
+		wOff[p], rOff[p] = wAt, rAt
+		for c := range nc {
+			wPos[c][p], rPos[c][p] = wAt, rAt
+			wAt += wHist[c][p]
+			rAt += rHist[c][p]
+		}
+	}
+	wOff[np], rOff[np] = wAt, rAt
+
+	// Pass 3: scatter.
+	ws, rs := make([]occ, nw), make([]occ, nops-nw)
+	each(nc, func(c int) {
+		wp, rp := wPos[c], rPos[c]
+		off, w := opBase[c], wBase[c]
+		for i := lo(c); i < lo(c+1); i++ {
+			for j, o := range h.Txns[i].Ops {
+				k := kv{o.Key, o.Value}
+				p := mix(k) >> shift
+				if o.Kind != history.W {
+					rs[rp[p]] = occ{k, off + int32(j)}
+					rp[p]++
+					continue
+				}
+				ws[wp[p]] = occ{k, w}
+				wp[p]++
+				w++
+			}
+			off += int32(len(h.Txns[i].Ops))
+		}
+	})
+
+	// Pass 4: match the partitions, each worker with its own table.
+	largest := int32(0)
+	for p := range np {
+		largest = max(largest, wOff[p+1]-wOff[p])
+	}
+	size := 16
+	for size < int(largest)*2 {
+		size <<= 1
+	}
+	mask := uint64(size - 1)
+	nm := min(nc, np)
+	dup := make([]bool, nm)
+	each(nm, func(m int) {
+		table := make([]int32, size)
+		for p := np * m / nm; p < np*(m+1)/nm; p++ {
+			clear(table)
+			for x := wOff[p]; x < wOff[p+1]; x++ {
+				i := mix(ws[x].kv) & mask
+				for table[i] != 0 && ws[table[i]-1].kv != ws[x].kv {
+					i = (i + 1) & mask
+				}
+				if table[i] != 0 {
+					dup[m] = true
+					return
+				}
+				table[i] = x + 1
+			}
+			for _, r := range rs[rOff[p]:rOff[p+1]] {
+				i := mix(r.kv) & mask
+				for table[i] != 0 {
+					if w := &ws[table[i]-1]; w.kv == r.kv {
+						ix.readOf[r.idx] = w.idx
+						break
+					}
+					i = (i + 1) & mask
+				}
+			}
+		}
+	})
+	for _, d := range dup {
+		if d {
+			return nil, false
+		}
+	}
+	if anyUnknown {
+		ix.observeUnknown()
+	}
+	return ix, true
+}
+
+// keySet holds the initial transaction's keys: a bitmap when they span a
+// small range (the usual 0…keys-1), else a map.
+type keySet struct {
+	lo   int64
+	bits []uint64
+	m    map[int64]bool
+}
+
+// newKeySet collects the keys of the initial transaction's writes; ok is
+// false if it has a read (index reports it).
+func newKeySet(ops []history.Op) (*keySet, bool) {
+	if len(ops) == 0 {
+		return &keySet{m: map[int64]bool{}}, true
+	}
+	lo, hi := ops[0].Key, ops[0].Key
+	for _, o := range ops {
+		if o.Kind != history.W {
+			return nil, false
+		}
+		lo, hi = min(lo, o.Key), max(hi, o.Key)
+	}
+	s := &keySet{lo: lo}
+	if span := uint64(hi - lo); hi-lo >= 0 && span < 1<<26 {
+		s.bits = make([]uint64, span/64+1)
+		for _, o := range ops {
+			d := uint64(o.Key - lo)
+			s.bits[d/64] |= 1 << (d % 64)
+		}
+		return s, true
+	}
+	s.m = make(map[int64]bool, len(ops))
+	for _, o := range ops {
+		s.m[o.Key] = true
+	}
+	return s, true
+}
+
+func (s *keySet) has(k int64) bool {
+	if s.bits == nil {
+		return s.m[k]
+	}
+	d := uint64(k - s.lo)
+	return k >= s.lo && d/64 < uint64(len(s.bits)) && s.bits[d/64]&(1<<(d%64)) != 0
+}
