@@ -130,9 +130,11 @@ func TestLWTAgreesWithPorcupine(t *testing.T) {
 }
 
 // BenchmarkVsPorcupine checks the same LWT histories (10k operations, 8
-// keys) with txlab's Algorithm 2 and with Porcupine.
+// keys) with txlab's Algorithm 2 and with Porcupine, from 4 to 20,000
+// concurrent sessions (at 20,000 every operation overlaps every other);
+// run with -cpu 1,N (Porcupine checks the keys' partitions in parallel).
 func BenchmarkVsPorcupine(b *testing.B) {
-	for _, c := range []int{4, 16, 32, 64} {
+	for _, c := range []int{4, 64, 1000, 5000, 20_000} {
 		h := synthLWT(10_000, 8, c, uint64(c))
 		ops := toPorcupine(h)
 		name := fmt.Sprintf("sessions=%d", c)
