@@ -21,13 +21,26 @@ type wref struct {
 	final bool
 }
 
-// readRec is one external read: reader read the version (writer's final
-// write to key); writes says whether the reader then wrote key (a ww edge).
+// readRec is one external read: the reader read the version (writer's
+// final write to key), and writes says whether the reader then wrote key (a
+// ww edge). The flag is the low bit of rw, so that a record is 16 bytes:
+// there are two per transaction, and two copies of them.
 type readRec struct {
-	writer, reader int32
-	key            int64
-	writes         bool
+	writer int32
+	rw     int32 // reader<<1 | writes
+	key    int64
 }
+
+func newReadRec(writer, reader int32, key int64, writes bool) readRec {
+	r := readRec{writer: writer, rw: reader << 1, key: key}
+	if writes {
+		r.rw |= 1
+	}
+	return r
+}
+
+func (r readRec) reader() int32 { return r.rw >> 1 }
+func (r readRec) writes() bool  { return r.rw&1 != 0 }
 
 type indexed struct {
 	h     *history.History
@@ -340,7 +353,7 @@ func (ix *indexed) readsIn(lo, hi int, out []readRec) []readRec {
 			for _, p := range t.Ops[j+1:] {
 				writes = writes || p.Kind == history.W && p.Key == o.Key
 			}
-			out = append(out, readRec{w.txn, int32(i), o.Key, writes})
+			out = append(out, newReadRec(w.txn, int32(i), o.Key, writes))
 		}
 	}
 	return out
@@ -366,9 +379,9 @@ func (ix *indexed) build() *depgraph.Graph {
 		edges = append(edges, depgraph.Edge{From: p, To: i, Kind: depgraph.SO, Aux: -1})
 	})
 	for _, r := range rs {
-		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WR, Key: r.key, Aux: -1})
-		if r.writes {
-			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader, Kind: depgraph.WW, Key: r.key, Aux: -1})
+		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader(), Kind: depgraph.WR, Key: r.key, Aux: -1})
+		if r.writes() {
+			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader(), Kind: depgraph.WW, Key: r.key, Aux: -1})
 		}
 	}
 	ix.antiDeps(func(from, to int32, key int64) {
@@ -388,7 +401,7 @@ func (ix *indexed) arcs(splitRW bool) (main, rw []depgraph.Arc) {
 	main = make([]depgraph.Arc, 0, 2*len(rs)+len(ix.h.Txns))
 	ix.sessionOrder(func(p, i int32) { main = append(main, depgraph.Arc{From: p, To: i}) })
 	for _, r := range rs {
-		main = append(main, depgraph.Arc{From: r.writer, To: r.reader})
+		main = append(main, depgraph.Arc{From: r.writer, To: r.reader()})
 	}
 	if !splitRW {
 		rw = main
@@ -456,12 +469,12 @@ func (ix *indexed) antiDeps(f func(from, to int32, key int64)) {
 		}
 		ver := rs[lo:hi]
 		for _, u := range ver {
-			if !u.writes {
+			if !u.writes() {
 				continue
 			}
 			for _, s := range ver {
-				if s.reader != u.reader {
-					f(s.reader, u.reader, k)
+				if s.reader() != u.reader() {
+					f(s.reader(), u.reader(), k)
 				}
 			}
 		}
@@ -545,11 +558,11 @@ func (ix *indexed) divergence(res *Result) {
 		}
 		u := int32(-1)
 		for _, r := range rs[lo:hi] {
-			if !r.writes {
+			if !r.writes() {
 				continue
 			}
 			if u < 0 {
-				u = r.reader
+				u = r.reader()
 				continue
 			}
 			ix.lostUpdate(res, r, u)
@@ -564,17 +577,17 @@ func (ix *indexed) lostUpdate(res *Result, r readRec, u int32) {
 		if len(res.Anomalies) >= maxAnomalies {
 			return
 		}
-		a, b := &h.Txns[u], &h.Txns[r.reader]
-		val := ix.readValue(r.reader, r.key)
+		a, b := &h.Txns[u], &h.Txns[r.reader()]
+		val := ix.readValue(r.reader(), r.key)
 		res.Anomalies = append(res.Anomalies, Anomaly{
 			Name: semantics.LostUpdate, Class: semantics.GSingle,
-			Txns: ix.refs(r.writer, u, r.reader),
+			Txns: ix.refs(r.writer, u, r.reader()),
 			Cycle: []Step{
 				{From: a.ID, To: b.ID, Kind: "rw", Key: r.key},
 				{From: b.ID, To: a.ID, Kind: "rw", Key: r.key},
 			},
 			Explanation: fmt.Sprintf("T%d and T%d both read key %d = %d (written by %s) and both overwrote it (with %d and %d): one update is lost whichever order they commit in",
-				a.ID, b.ID, r.key, val, ix.name(r.writer), ix.writeValue(u, r.key), ix.writeValue(r.reader, r.key)),
+				a.ID, b.ID, r.key, val, ix.name(r.writer), ix.writeValue(u, r.key), ix.writeValue(r.reader(), r.key)),
 		})
 	}
 }
