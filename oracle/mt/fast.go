@@ -10,15 +10,18 @@ func (ix *indexed) cycleTest(model Model) *depgraph.Adj {
 	n := len(ix.h.Txns)
 	switch model {
 	case Snapshot:
-		main, rw := ix.arcs(true)
-		return composeAdj(depgraph.BuildAdj(n, main), depgraph.BuildAdj(n, rw))
+		main := depgraph.BuildAdjFunc(n, func(add func(a, b int32)) { ix.eachArc(add, nil) })
+		rw := depgraph.BuildAdjFunc(n, func(add func(a, b int32)) { ix.eachArc(nil, add) })
+		return composeAdj(main, rw)
 	case StrictSerializable:
-		arcs, _ := ix.arcs(false)
-		m, rt := ix.realTime()
-		return depgraph.BuildAdj(n+m, append(arcs, rt...))
+		ends := ix.sortedEnds()
+		latest := ix.latestEnds(ends)
+		return depgraph.BuildAdjFunc(n+len(ends), func(add func(a, b int32)) {
+			ix.eachArc(add, add)
+			ix.realTimeArcs(ends, latest, add)
+		})
 	}
-	arcs, _ := ix.arcs(false)
-	return depgraph.BuildAdj(n, arcs)
+	return depgraph.BuildAdjFunc(n, func(add func(a, b int32)) { ix.eachArc(add, add) })
 }
 
 // composeAdj is compose on unlabeled graphs: every non-rw arc a → b stays,

@@ -390,27 +390,21 @@ func (ix *indexed) build() *depgraph.Graph {
 	return depgraph.Build(len(ix.h.Txns), edges)
 }
 
-// arcs returns Ĝ's edges in build's order, unlabeled and without the ww
-// edges: each ww edge directly follows a wr edge between the same two
-// transactions, and a repeated arc changes neither reachability nor the
-// order Tarjan finds components in. With splitRW the rw arcs are returned
-// separately (SI composes them).
-func (ix *indexed) arcs(splitRW bool) (main, rw []depgraph.Arc) {
-	rs := ix.versions()
-	// Room for the rw arcs too (usually fewer than the reads): no regrowth.
-	main = make([]depgraph.Arc, 0, 2*len(rs)+len(ix.h.Txns))
-	ix.sessionOrder(func(p, i int32) { main = append(main, depgraph.Arc{From: p, To: i}) })
-	for _, r := range rs {
-		main = append(main, depgraph.Arc{From: r.writer, To: r.reader()})
+// eachArc calls main for Ĝ's so and wr arcs and rw for its rw arcs (either
+// may be nil), in build's order, unlabeled and without the ww edges: each
+// ww edge directly follows a wr edge between the same two transactions, and
+// a repeated arc changes neither reachability nor the order Tarjan finds
+// components in.
+func (ix *indexed) eachArc(main, rw func(from, to int32)) {
+	if main != nil {
+		ix.sessionOrder(main)
+		for _, r := range ix.versions() {
+			main(r.writer, r.reader())
+		}
 	}
-	if !splitRW {
-		rw = main
+	if rw != nil {
+		ix.antiDeps(func(from, to int32, _ int64) { rw(from, to) })
 	}
-	ix.antiDeps(func(from, to int32, _ int64) { rw = append(rw, depgraph.Arc{From: from, To: to}) })
-	if !splitRW {
-		return rw, nil
-	}
-	return main, rw
 }
 
 // sessionOrder calls f for consecutive included transactions p, i of a
@@ -653,19 +647,29 @@ func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
 // with O(n) edges instead of O(n²). Transactions with an unknown end have
 // no outgoing real-time edges (they may have ended at any time).
 func (ix *indexed) realTime() (m int, arcs []depgraph.Arc) {
+	ends := ix.sortedEnds()
+	arcs = make([]depgraph.Arc, 0, 3*len(ends))
+	ix.realTimeArcs(ends, ix.latestEnds(ends), func(from, to int32) { arcs = append(arcs, depgraph.Arc{From: from, To: to}) })
+	return len(ends), arcs
+}
+
+// timedEnd is an included transaction's end time.
+type timedEnd struct {
+	end int64
+	t   int32
+}
+
+// sortedEnds lists the included transactions' end times, ascending: the
+// chain of time nodes n, n+1, … of realTime.
+func (ix *indexed) sortedEnds() []timedEnd {
 	h := ix.h
-	n := len(h.Txns)
-	type te struct {
-		end int64
-		t   int32
-	}
-	ends := make([]te, 0, n)
+	ends := make([]timedEnd, 0, len(h.Txns))
 	for i := range h.Txns {
 		if ix.included[i] && h.Txns[i].End != 0 && !h.Txns[i].Init {
-			ends = append(ends, te{h.Txns[i].End, int32(i)})
+			ends = append(ends, timedEnd{h.Txns[i].End, int32(i)})
 		}
 	}
-	slices.SortFunc(ends, func(a, b te) int {
+	slices.SortFunc(ends, func(a, b timedEnd) int {
 		switch {
 		case a.end < b.end:
 			return -1
@@ -674,31 +678,49 @@ func (ix *indexed) realTime() (m int, arcs []depgraph.Arc) {
 		}
 		return 0
 	})
-	m = len(ends)
-	arcs = make([]depgraph.Arc, 0, 3*m)
-	for i, e := range ends {
-		arcs = append(arcs, depgraph.Arc{From: e.t, To: int32(n + i)})
-		if i+1 < m {
-			arcs = append(arcs, depgraph.Arc{From: int32(n + i), To: int32(n + i + 1)})
-		}
-	}
+	return ends
+}
+
+// latestEnds returns, for every included non-initial transaction, the
+// index into ends of the latest end strictly before its start (-1: none,
+// or not included).
+func (ix *indexed) latestEnds(ends []timedEnd) []int32 {
+	h := ix.h
+	out := make([]int32, len(h.Txns))
 	for i := range h.Txns {
+		out[i] = -1
 		if !ix.included[i] || h.Txns[i].Init {
 			continue
 		}
 		s := h.Txns[i].Start
 		// j = number of ends strictly before s; node j-1 is the latest.
-		j, _ := slices.BinarySearchFunc(ends, s, func(a te, s int64) int {
+		j, _ := slices.BinarySearchFunc(ends, s, func(a timedEnd, s int64) int {
 			if a.end < s {
 				return -1
 			}
 			return 1
 		})
-		if j > 0 {
-			arcs = append(arcs, depgraph.Arc{From: int32(n + j - 1), To: int32(i)})
+		out[i] = int32(j - 1)
+	}
+	return out
+}
+
+// realTimeArcs calls f for realTime's arcs over the sorted ends and
+// latestEnds(ends).
+func (ix *indexed) realTimeArcs(ends []timedEnd, latest []int32, f func(from, to int32)) {
+	n := len(ix.h.Txns)
+	m := len(ends)
+	for i, e := range ends {
+		f(e.t, int32(n+i))
+		if i+1 < m {
+			f(int32(n+i), int32(n+i+1))
 		}
 	}
-	return m, arcs
+	for i, j := range latest {
+		if j >= 0 {
+			f(int32(n)+j, int32(i))
+		}
+	}
 }
 
 // cycles reports a witness for every cyclic component of search, given
