@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -74,9 +73,9 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	l.lastPlain = l.start
 	l.running = make([]int, len(targets))
 	if opt.Cases > 0 {
-		l.budget.Store(int64(opt.Cases))
+		l.budget = int64(opt.Cases)
 	} else {
-		l.budget.Store(-1)
+		l.budget = -1
 	}
 	if opt.Duration > 0 {
 		l.until = l.start.Add(opt.Duration)
@@ -114,10 +113,11 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 type loop struct {
 	opt       Options
 	start     time.Time
-	until     time.Time // zero = no deadline
-	next      atomic.Int64
-	budget    atomic.Int64 // cases (rounds) left; negative = unlimited
-	mu        sync.Mutex   // guards s, bar, lastPlain and running
+	until     time.Time  // zero = no deadline
+	claimMu   sync.Mutex // guards next and budget together
+	next      int        // the next round
+	budget    int64      // cases (rounds) left; negative = unlimited
+	mu        sync.Mutex // guards s, bar, lastPlain and running
 	s         *Summary
 	bar       *progressbar.ProgressBar
 	lastPlain time.Time
@@ -130,35 +130,49 @@ func (l *loop) overdue() bool {
 	return !l.until.IsZero() && !time.Now().Before(l.until)
 }
 
-// claim takes one case (or round) from the budget.
-func (l *loop) claim() bool {
-	for {
-		n := l.budget.Load()
-		if n < 0 {
-			return true
-		}
-		if n == 0 {
-			return false
-		}
-		if l.budget.CompareAndSwap(n, n-1) {
-			return true
-		}
+// nextRound takes the next round and, under a case budget, its share of
+// it: the rounds are handed out in order and each takes its cases (or, for
+// a workload, itself) from the budget at once, so with --cases N the same
+// seed runs the same cases whatever the number of workers and however fast
+// each is. ok is false when the budget is spent.
+func (l *loop) nextRound() (spec oracle.RoundSpec, group []*testcase.Case, ok bool) {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	if l.budget == 0 {
+		return spec, nil, false
 	}
+	i := l.next
+	l.next++
+	spec = oracle.RoundSpec{Index: i, Seed: gen.CaseSeed(l.opt.Seed, i), Until: l.until}
+	if len(l.opt.Levels) > 0 {
+		spec.Level = l.opt.Levels[i%len(l.opt.Levels)]
+	}
+	if l.opt.Workload != nil {
+		if l.budget > 0 {
+			l.budget--
+		}
+		return spec, nil, true
+	}
+	group = l.group(spec.Seed)
+	if l.budget > 0 {
+		group = group[:min(int64(len(group)), l.budget)]
+		l.budget -= int64(len(group))
+	}
+	return spec, group, true
 }
 
 // work runs rounds on one target until the campaign ends.
 func (l *loop) work(ctx context.Context, w int, t target.Target) error {
-	for ctx.Err() == nil && (l.until.IsZero() || time.Now().Before(l.until)) && l.budget.Load() != 0 {
-		i := int(l.next.Add(1) - 1)
-		spec := oracle.RoundSpec{Index: i, Seed: gen.CaseSeed(l.opt.Seed, i), Until: l.until}
-		if len(l.opt.Levels) > 0 {
-			spec.Level = l.opt.Levels[i%len(l.opt.Levels)]
+	for ctx.Err() == nil && (l.until.IsZero() || time.Now().Before(l.until)) {
+		spec, group, ok := l.nextRound()
+		if !ok {
+			return nil
 		}
 		var err error
 		if l.opt.Workload != nil {
 			err = l.workloadRound(ctx, w, t, spec)
 		} else {
-			err = l.caseRound(ctx, t, spec)
+			err = l.caseRound(ctx, t, spec, group)
 		}
 		if err != nil {
 			return err
@@ -169,17 +183,13 @@ func (l *loop) work(ctx context.Context, w int, t target.Target) error {
 
 // caseRound generates one group of cases and runs each through the oracle
 // pipeline. Cases stop at the deadline: a case cut short is not counted.
-func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.RoundSpec) error {
+func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.RoundSpec, group []*testcase.Case) error {
 	if !l.until.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, l.until)
 		defer cancel()
 	}
-	group := l.group(spec.Seed)
 	for j, tc := range group {
-		if !l.claim() {
-			return nil
-		}
 		tc.Name = fmt.Sprintf("case-%d", spec.Index)
 		if j > 0 {
 			tc.Name = fmt.Sprintf("case-%d.%d", spec.Index, j)
@@ -281,9 +291,6 @@ func (l *loop) group(seed uint64) []*testcase.Case {
 
 // workloadRound runs one round of the free-running workload.
 func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec oracle.RoundSpec) error {
-	if !l.claim() {
-		return nil
-	}
 	spec.Progress = func(done int) {
 		l.mu.Lock()
 		l.running[w] = done

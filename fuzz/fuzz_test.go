@@ -5,7 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/oracle/wss"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
@@ -74,5 +79,43 @@ func TestWorkers(t *testing.T) {
 	}
 	if two.Workers != 2 || two.Cases != 30 || two.Transactions != one.Transactions {
 		t.Errorf("two workers: %+v; one worker: %+v", two, one)
+	}
+}
+
+// TestWorkersGroups: with an oracle that generates groups of cases (WSS's
+// submitted orders) and a case budget that ends inside a group, one worker
+// and two run the same cases — the rounds take their share of the budget in
+// order — however the two workers' speeds interleave (three tries).
+func TestWorkersGroups(t *testing.T) {
+	ctx := context.Background()
+	run := func(workers int) *fuzz.Summary {
+		t.Helper()
+		sel, err := oracle.NewRegistry(wss.Entry).Bind(pflag.NewFlagSet("t", pflag.ContinueOnError), true).Select("wss", &oracle.Common{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tgs []target.Target
+		for range workers {
+			tgs = append(tgs, connecttest.Target(t, "sqlite"))
+		}
+		s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 9, Cases: 31, Oracles: cos})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	one := run(1)
+	if one.Cases != 31 || one.Rounds < 2 {
+		t.Fatalf("one worker: %+v", one)
+	}
+	for range 3 {
+		if two := run(2); two.Cases != 31 || two.Rounds != one.Rounds || two.Statements != one.Statements || two.Transactions != one.Transactions {
+			t.Fatalf("two workers ran other cases: %d rounds, %d statements, %d transactions; one worker: %d, %d, %d",
+				two.Rounds, two.Statements, two.Transactions, one.Rounds, one.Statements, one.Transactions)
+		}
 	}
 }
