@@ -318,23 +318,15 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 	return out
 }
 
-// reads lists every external read of an included transaction (INT holds).
-// They come in parts, one per chunk of transactions (read in parallel), in
-// history order: countingSortByWriter reads the parts in turn, so they are
-// never copied into one slice.
-func (ix *indexed) reads() [][]readRec {
-	n := len(ix.h.Txns)
-	nc := workers(n)
-	parts := make([][]readRec, nc)
-	each(nc, func(c int) {
-		lo, hi := n*c/nc, n*(c+1)/nc
-		parts[c] = ix.readsIn(lo, hi, make([]readRec, 0, (hi-lo)*2))
-	})
-	return parts
-}
-
 // readsIn appends the external reads of transactions [lo, hi) to out.
 func (ix *indexed) readsIn(lo, hi int, out []readRec) []readRec {
+	ix.eachReadIn(lo, hi, func(r readRec) { out = append(out, r) })
+	return out
+}
+
+// eachReadIn calls f for every external read of an included transaction
+// among [lo, hi) (INT holds), in history order.
+func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {
 	h := ix.h
 	for i := lo; i < hi; i++ {
 		if !ix.included[i] {
@@ -353,10 +345,9 @@ func (ix *indexed) readsIn(lo, hi int, out []readRec) []readRec {
 			for _, p := range t.Ops[j+1:] {
 				writes = writes || p.Kind == history.W && p.Key == o.Key
 			}
-			out = append(out, newReadRec(w.txn, int32(i), o.Key, writes))
+			f(newReadRec(w.txn, int32(i), o.Key, writes))
 		}
 	}
-	return out
 }
 
 func firstRead(t *history.Txn, j int) int {
@@ -479,32 +470,32 @@ func (ix *indexed) antiDeps(f func(from, to int32, key int64)) {
 // versions returns the external reads grouped by the version read.
 func (ix *indexed) versions() []readRec {
 	if ix.byVer == nil {
-		ix.byVer = countingSortByWriter(ix.reads(), len(ix.h.Txns))
+		ix.byVer = ix.readsByWriter()
 	}
 	return ix.byVer
 }
 
-// countingSortByWriter groups reads by writer, and within a writer by key
-// (a writer has at most two keys except the initial transaction, whose
-// group is sorted by key).
-func countingSortByWriter(parts [][]readRec, n int) []readRec {
-	// Each part (a chunk of the history) counts its reads per writer; a
-	// writer's group then holds the parts' reads in part order, so the
-	// sort is stable, and every part scatters its own reads in parallel.
-	np := len(parts)
-	pos := make([][]int32, np)
-	each(np, func(c int) {
+// readsByWriter groups the external reads by writer, and within a writer
+// by key (a writer has at most two keys except the initial transaction,
+// whose group is sorted by key). Each chunk of the history counts its reads
+// per writer, then, once the offsets are known, finds them again and places
+// them: two passes over the history instead of a second copy of the
+// records. A writer's group holds the chunks' reads in chunk order, so it
+// is in history order before the sort by key, which is stable.
+func (ix *indexed) readsByWriter() []readRec {
+	n := len(ix.h.Txns)
+	nc := workers(n)
+	pos := make([][]int32, nc)
+	each(nc, func(c int) {
 		cnt := make([]int32, n)
-		for _, r := range parts[c] {
-			cnt[r.writer]++
-		}
+		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) { cnt[r.writer]++ })
 		pos[c] = cnt
 	})
 	off := make([]int32, n+1) // off[i] is the start of writer i's group
 	at := int32(0)
 	for w := range n {
 		off[w] = at
-		for c := range np {
+		for c := range nc {
 			k := pos[c][w]
 			pos[c][w] = at
 			at += k
@@ -512,15 +503,15 @@ func countingSortByWriter(parts [][]readRec, n int) []readRec {
 	}
 	off[n] = at
 	out := make([]readRec, at)
-	each(np, func(c int) {
+	each(nc, func(c int) {
 		p := pos[c]
-		for _, r := range parts[c] {
+		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) {
 			out[p[r.writer]] = r
 			p[r.writer]++
-		}
+		})
 	})
-	each(np, func(c int) {
-		for i := n * c / np; i < n*(c+1)/np; i++ {
+	each(nc, func(c int) {
+		for i := n * c / nc; i < n*(c+1)/nc; i++ {
 			grp := out[off[i]:off[i+1]]
 			if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
 				slices.SortStableFunc(grp, cmpKey)
