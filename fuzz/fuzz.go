@@ -137,8 +137,8 @@ func (l *loop) overdue() bool {
 // each is. ok is false when the budget is spent.
 func (l *loop) nextRound() (spec oracle.RoundSpec, group []*testcase.Case, ok bool) {
 	l.claimMu.Lock()
-	defer l.claimMu.Unlock()
 	if l.budget == 0 {
+		l.claimMu.Unlock()
 		return spec, nil, false
 	}
 	i := l.next
@@ -147,16 +147,21 @@ func (l *loop) nextRound() (spec oracle.RoundSpec, group []*testcase.Case, ok bo
 	if len(l.opt.Levels) > 0 {
 		spec.Level = l.opt.Levels[i%len(l.opt.Levels)]
 	}
-	if l.opt.Workload != nil {
+	switch {
+	case l.opt.Workload != nil:
 		if l.budget > 0 {
 			l.budget--
 		}
-		return spec, nil, true
-	}
-	group = l.group(spec.Seed)
-	if l.budget > 0 {
+		l.claimMu.Unlock()
+	case l.budget < 0:
+		// No budget to share: generate outside the lock.
+		l.claimMu.Unlock()
+		group = l.group(spec.Seed)
+	default:
+		group = l.group(spec.Seed)
 		group = group[:min(int64(len(group)), l.budget)]
 		l.budget -= int64(len(group))
+		l.claimMu.Unlock()
 	}
 	return spec, group, true
 }
