@@ -181,41 +181,14 @@ func indexParallel(h *history.History) (*indexed, bool) {
 	})
 
 	// Pass 4: match the partitions, each worker with its own table.
-	largest := int32(0)
-	for p := range np {
-		largest = max(largest, wOff[p+1]-wOff[p])
-	}
-	size := 16
-	for size < int(largest)*2 {
-		size <<= 1
-	}
-	mask := uint64(size - 1)
 	nm := min(nc, np)
 	dup := make([]bool, nm)
 	each(nm, func(m int) {
-		table := make([]int32, size)
+		table, mask := joinTable(wOff)
 		for p := np * m / nm; p < np*(m+1)/nm; p++ {
-			clear(table)
-			for x := wOff[p]; x < wOff[p+1]; x++ {
-				i := mix(ws[x].kv) & mask
-				for table[i] != 0 && ws[table[i]-1].kv != ws[x].kv {
-					i = (i + 1) & mask
-				}
-				if table[i] != 0 {
-					dup[m] = true
-					return
-				}
-				table[i] = x + 1
-			}
-			for _, r := range rs[rOff[p]:rOff[p+1]] {
-				i := mix(r.kv) & mask
-				for table[i] != 0 {
-					if w := &ws[table[i]-1]; w.kv == r.kv {
-						ix.readOf[r.idx] = w.idx
-						break
-					}
-					i = (i + 1) & mask
-				}
+			if _, second := ix.matchPartition(table, mask, ws[wOff[p]:wOff[p+1]], rs[rOff[p]:rOff[p+1]]); second >= 0 {
+				dup[m] = true
+				return
 			}
 		}
 	})

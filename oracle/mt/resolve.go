@@ -70,44 +70,58 @@ func (ix *indexed) resolve(wkv []kv, reads []occ) (first, second int32) {
 		ix.readOf[i] = -1
 	}
 
-	// The table holds positions in ws plus one (0 = empty), sized for the
-	// largest partition at load ≤ 1/2.
-	largest := int32(0)
+	table, mask := joinTable(wOff)
+	first, second = -1, -1
 	for p := range np {
+		f, sec := ix.matchPartition(table, mask, ws[wOff[p]:wOff[p+1]], rs[rOff[p]:rOff[p+1]])
+		if sec >= 0 && (second < 0 || sec < second) {
+			first, second = f, sec
+		}
+	}
+	return first, second
+}
+
+// joinTable returns a hash table for matchPartition, sized for the largest
+// partition of wOff at load ≤ 1/2, and its mask.
+func joinTable(wOff []int32) ([]int32, uint64) {
+	largest := int32(0)
+	for p := range len(wOff) - 1 {
 		largest = max(largest, wOff[p+1]-wOff[p])
 	}
 	size := 16
 	for size < int(largest)*2 {
 		size <<= 1
 	}
-	mask := uint64(size - 1)
-	table := make([]int32, size)
-	first, second = -1, -1
-	for p := range np {
-		clear(table)
-		for x := wOff[p]; x < wOff[p+1]; x++ {
-			i := mix(ws[x].kv) & mask
-			for table[i] != 0 && ws[table[i]-1].kv != ws[x].kv {
-				i = (i + 1) & mask
-			}
-			if table[i] != 0 {
-				if second < 0 || ws[x].idx < second {
-					first, second = ws[table[i]-1].idx, ws[x].idx
-				}
-				continue
-			}
-			table[i] = x + 1
+	return make([]int32, size), uint64(size - 1)
+}
+
+// matchPartition matches one partition of the hash join: it sets
+// ix.readOf for each read in rs whose (key, value) a write in ws has. The
+// table holds positions in ws plus one (0 = empty). ws is in history order,
+// so the first value found written twice is the partition's earliest: it
+// returns that write's index (second) and the earlier write's (first), and
+// stops; -1, -1 when every value is written once.
+func (ix *indexed) matchPartition(table []int32, mask uint64, ws, rs []occ) (first, second int32) {
+	clear(table)
+	for x := range ws {
+		i := mix(ws[x].kv) & mask
+		for table[i] != 0 && ws[table[i]-1].kv != ws[x].kv {
+			i = (i + 1) & mask
 		}
-		for _, r := range rs[rOff[p]:rOff[p+1]] {
-			i := mix(r.kv) & mask
-			for table[i] != 0 {
-				if w := &ws[table[i]-1]; w.kv == r.kv {
-					ix.readOf[r.idx] = w.idx
-					break
-				}
-				i = (i + 1) & mask
+		if table[i] != 0 {
+			return ws[table[i]-1].idx, ws[x].idx
+		}
+		table[i] = int32(x) + 1
+	}
+	for _, r := range rs {
+		i := mix(r.kv) & mask
+		for table[i] != 0 {
+			if w := &ws[table[i]-1]; w.kv == r.kv {
+				ix.readOf[r.idx] = w.idx
+				break
 			}
+			i = (i + 1) & mask
 		}
 	}
-	return first, second
+	return -1, -1
 }
