@@ -132,6 +132,20 @@ func parseLevel(s string) (target.Level, error) {
 	return l, nil
 }
 
+// openAt opens the target and refuses a level it does not have ("" passes),
+// closing it again then.
+func (g *globalFlags) openAt(cmd *cobra.Command, l target.Level) (target.Target, error) {
+	t, err := g.open(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLevelOn(t, l); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
 // checkLevelOn refuses a level target t does not have ("" passes).
 func checkLevelOn(t target.Target, l target.Level) error {
 	if l == "" {

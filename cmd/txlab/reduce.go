@@ -96,14 +96,11 @@ give the finding in every run.`,
 				return usageErr(err)
 			}
 			from := input
-			t, err := g.open(cmd)
+			t, err := g.openAt(cmd, level)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			if err := checkLevelOn(t, level); err != nil {
-				return err
-			}
 			// --out is the reduced case's file: the candidates' bundles go
 			// to a scratch directory.
 			out := orc.out

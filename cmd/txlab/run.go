@@ -36,14 +36,11 @@ that did not run.`,
 			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
 			}
-			t, err := g.open(cmd)
+			t, err := g.openAt(cmd, level)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			if err := checkLevelOn(t, level); err != nil {
-				return err
-			}
 			cases, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
 				return &exitError{code: 2, err: err}

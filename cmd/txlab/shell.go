@@ -39,14 +39,11 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 			if err != nil {
 				return err
 			}
-			t, err := g.open(cmd)
+			t, err := g.openAt(cmd, level)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			if err := checkLevelOn(t, level); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
 			in := cmd.InOrStdin()
 			f, isFile := in.(*os.File)
