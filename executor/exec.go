@@ -714,25 +714,8 @@ func (r *runner) waitAny(ctx context.Context) error {
 				return nil // settle runs its queue
 			}
 		}
-		for _, cn := range r.order {
-			f := cn.inflight
-			if f == nil {
-				continue
-			}
-			if f.busy {
-				// Every remaining statement is busy: nothing else will run to
-				// release the lock, so retrying is the only way forward.
-				if _, err := r.recheck(ctx, cn); err != nil {
-					return err
-				}
-				if cn.inflight != f {
-					return nil
-				}
-				continue
-			}
-			if c, ok := f.result(); ok {
-				return r.finish(ctx, cn, c)
-			}
+		if progressed, err := r.progress(ctx); progressed || err != nil {
+			return err
 		}
 		if time.Now().After(r.hangAt) {
 			return errHang
@@ -743,6 +726,34 @@ func (r *runner) waitAny(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// progress lets one blocked connection move on without submitting
+// anything: it retries busy statements until one completes, or records the
+// first statement whose result has come back. It reports whether a
+// connection made progress.
+func (r *runner) progress(ctx context.Context) (bool, error) {
+	for _, cn := range r.order {
+		f := cn.inflight
+		if f == nil {
+			continue
+		}
+		if f.busy {
+			// Every remaining statement is busy: nothing else will run to
+			// release the lock, so retrying is the only way forward.
+			if _, err := r.recheck(ctx, cn); err != nil {
+				return false, err
+			}
+			if cn.inflight != f {
+				return true, nil
+			}
+			continue
+		}
+		if c, ok := f.result(); ok {
+			return true, r.finish(ctx, cn, c)
+		}
+	}
+	return false, nil
 }
 
 func fill(ev *Event, res *target.Result, err error) {

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -96,21 +97,13 @@ func (l *Live) Poll() ([]Event, error) {
 		return nil, nil
 	}
 	r := l.r
-	for _, cn := range r.order {
-		f := cn.inflight
-		if f == nil {
-			continue
+	for {
+		progressed, err := r.progress(l.ctx)
+		if err != nil {
+			return l.news(), err
 		}
-		if f.busy {
-			if _, err := r.recheck(l.ctx, cn); err != nil {
-				return l.news(), err
-			}
-			continue
-		}
-		if c, ok := f.result(); ok {
-			if err := r.finish(l.ctx, cn, c); err != nil {
-				return l.news(), err
-			}
+		if !progressed {
+			break
 		}
 	}
 	return l.news(), r.settle(l.ctx)
@@ -170,12 +163,7 @@ func (l *Live) Case() *testcase.Case {
 	defer l.mu.Unlock()
 	src := l.r.c
 	c := &testcase.Case{Isolation: src.Isolation, DBMS: src.DBMS, Comments: slices.Clone(src.Comments)}
-	for n, lv := range src.ConnIsolation {
-		if c.ConnIsolation == nil {
-			c.ConnIsolation = map[int]target.Level{}
-		}
-		c.ConnIsolation[n] = lv
-	}
+	c.ConnIsolation = maps.Clone(src.ConnIsolation)
 	setup := 0
 	for i, st := range src.Steps {
 		if !setupKind(st.SQL) || !l.ranPlainly(i) {
