@@ -318,12 +318,6 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 	return out
 }
 
-// readsIn appends the external reads of transactions [lo, hi) to out.
-func (ix *indexed) readsIn(lo, hi int, out []readRec) []readRec {
-	ix.eachReadIn(lo, hi, func(r readRec) { out = append(out, r) })
-	return out
-}
-
 // eachReadIn calls f for every external read of an included transaction
 // among [lo, hi) (INT holds), in history order.
 func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {

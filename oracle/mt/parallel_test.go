@@ -43,7 +43,8 @@ func TestIndexParallelAgrees(t *testing.T) {
 		}
 		// The reads grouped by version, in parallel, are the serial reads
 		// stably sorted by (writer, key).
-		want := par.readsIn(0, len(h.Txns), nil)
+		var want []readRec
+		par.eachReadIn(0, len(h.Txns), func(r readRec) { want = append(want, r) })
 		slices.SortStableFunc(want, func(a, b readRec) int {
 			if a.writer != b.writer {
 				return cmp.Compare(a.writer, b.writer)
