@@ -115,12 +115,9 @@ func (s *Shell) Line(ctx context.Context, line string) error {
 	}
 	s.buf.WriteString(line)
 	s.buf.WriteByte('\n')
-	stmts, complete, err := statements(s.buf.String())
-	if err != nil && !complete {
-		return nil // a quote or comment still open: read on
-	}
+	stmts, complete := statements(s.buf.String())
 	if !complete {
-		return nil
+		return nil // no ';' yet, or a quote or comment still open: read on
 	}
 	s.buf.Reset()
 	s.last = s.conn
@@ -144,18 +141,18 @@ func (s *Shell) Line(ctx context.Context, line string) error {
 
 // statements splits typed text into statements and says whether it ends
 // with a complete one (a ';' outside quotes and comments).
-func statements(text string) ([]string, bool, error) {
+func statements(text string) ([]string, bool) {
 	a, err := testcase.SplitStatements(text)
 	if err != nil {
-		return nil, false, err
+		return nil, false // a quote or block comment still open
 	}
 	// Text that ends after a ';' gains one statement when more text
 	// follows; text inside an unfinished statement does not.
 	b, err := testcase.SplitStatements(text + "\nx")
 	if err != nil || len(b) != len(a)+1 || b[len(b)-1] != "x" {
-		return nil, false, nil
+		return nil, false
 	}
-	return a, len(a) > 0, nil
+	return a, len(a) > 0
 }
 
 // Poll prints what completed on its own since the last statement (a lock
