@@ -18,6 +18,7 @@ package instrument
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -193,10 +194,7 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 			return nil, fmt.Errorf("unknown table %s", s.Table)
 		}
 		c := *s
-		c.Set = append(append([]sqlast.Assignment(nil), s.Set...), sqlast.Assignment{
-			Column: WListColumn,
-			Value:  &sqlast.Concat{L: &sqlast.ColumnRef{Column: WListColumn}, R: str("," + tn)},
-		})
+		c.Set = rw.appendWList(s.Set, "", tn)
 		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
 	case *sqlast.Delete:
 		if rw.tables[s.Table] == nil {
@@ -211,6 +209,50 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 		return rw.insert(s, tn, info)
 	}
 	return nil, errUnsupported
+}
+
+// appendWList adds to the assignments set of an UPDATE (or upsert) of
+// transaction tn the append of tn to the row's wList; qual qualifies the
+// hidden column where the statement needs it.
+//
+// PostgreSQL and SQLite write a new row version for every row an UPDATE
+// matches, even when no value changes, so the append is unconditional
+// there. InnoDB does not: an UPDATE that assigns every column its current
+// value changes nothing, counts no affected row and leaves later reads of
+// the row at the old version (the MDEV-26642 family depends on it). There
+// the append must happen only when some assigned column really changes.
+// MySQL evaluates single-table SET assignments left to right, each seeing
+// the values assigned before it, so the comparison is made on what was
+// stored: the first assignment parks the assigned columns' old values
+// (QUOTEd, so NULL and 'NULL' differ) after a '|' in the wList, the
+// user's assignments follow, and the last one compares the stored values
+// with the parked ones, byte for byte (HEX), and restores the wList with or
+// without tn.
+func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn string) []sqlast.Assignment {
+	wl := &sqlast.ColumnRef{Table: qual, Column: WListColumn}
+	if rw.d != sqlast.MySQL {
+		return append(slices.Clone(set), sqlast.Assignment{Column: WListColumn, Value: &sqlast.Concat{L: wl, R: str("," + tn)}})
+	}
+	var cols []string
+	for _, a := range set {
+		if !slices.Contains(cols, a.Column) {
+			cols = append(cols, a.Column)
+		}
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = "QUOTE(" + sqlast.FormatExpr(rw.d, &sqlast.ColumnRef{Table: qual, Column: c}) + ")"
+	}
+	values := "CONCAT_WS(',', " + strings.Join(quoted, ", ") + ")"
+	w := sqlast.FormatExpr(rw.d, wl)
+	before := "SUBSTRING_INDEX(" + w + ", '|', 1)"
+	park := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "CONCAT(" + w + ", '|', " + values + ")"}}
+	restore := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "IF(HEX(SUBSTRING(" + w + ", LOCATE('|', " + w + ") + 1)) = HEX(" + values + ")" +
+		", " + before + ", CONCAT(" + before + ", " + sqlast.QuoteString(rw.d, ","+tn) + "))"}}
+	out := make([]sqlast.Assignment, 0, len(set)+2)
+	out = append(out, park)
+	out = append(out, set...)
+	return append(out, restore)
 }
 
 func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitString, Text: s} }
@@ -432,10 +474,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
 		// The conflicting row is updated in place: its wList grows like an UPDATE's.
 		nc := *oc
-		nc.Set = append(append([]sqlast.Assignment(nil), oc.Set...), sqlast.Assignment{
-			Column: WListColumn,
-			Value:  &sqlast.Concat{L: &sqlast.ColumnRef{Table: s.Table, Column: WListColumn}, R: str("," + tn)},
-		})
+		nc.Set = rw.appendWList(oc.Set, s.Table, tn)
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil
