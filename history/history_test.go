@@ -87,7 +87,7 @@ func FuzzRead(f *testing.F) {
 }
 
 func FuzzParseWList(f *testing.F) {
-	for _, s := range []string{"T0", "T0,T3,T7", " T0 , T12", "T0,,T1", "T", "T-1", "T99999999999999999999", "t1", "T0,T1,"} {
+	for _, s := range []string{"T0", "T0,T3,T7", "T0,T3#17", " T0 , T12", "T0,,T1", "T", "T-1", "T99999999999999999999", "t1", "T0,T1,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -117,4 +117,16 @@ func FuzzParseWList(f *testing.F) {
 			t.Fatalf("ParseWList(%q) = %v, %v; want %v", strings.Join(parts, ","), again, err, ids)
 		}
 	})
+}
+
+// TestParseWListTags: a tag after '#' names the statement that wrote the
+// entry and does not change the transaction.
+func TestParseWListTags(t *testing.T) {
+	ids, err := ParseWList("T0,T3#17,T3")
+	if err != nil || !reflect.DeepEqual(ids, []int64{0, 3, 3}) {
+		t.Errorf("ParseWList = %v, %v; want [0 3 3]", ids, err)
+	}
+	if _, err := ParseWList("T0,#17"); err == nil {
+		t.Error("ParseWList accepted an entry that is only a tag")
+	}
 }

@@ -62,7 +62,9 @@ func (v Version) Writers() ([]int64, error) {
 	return ParseWList(v.WList)
 }
 
-// ParseWList parses a wList ("T0,T3,T7") into transaction ids.
+// ParseWList parses a wList ("T0,T3,T7") into transaction ids. An entry
+// may carry a tag after '#' ("T3#17": the statement of T3 that wrote it),
+// which is ignored.
 func ParseWList(s string) ([]int64, error) {
 	return AppendWList(nil, s)
 }
@@ -76,6 +78,9 @@ func AppendWList(dst []int64, s string) ([]int64, error) {
 	for rest := s; ; {
 		part, tail, more := strings.Cut(rest, ",")
 		part = strings.TrimSpace(part)
+		if i := strings.IndexByte(part, '#'); i >= 0 {
+			part = part[:i]
+		}
 		id, ok := parseTxnRef(part)
 		if !ok {
 			return dst, fmt.Errorf("wList %q: entry %q is not Tn", s, part)

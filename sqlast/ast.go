@@ -111,6 +111,9 @@ type Insert struct {
 	Select     Query
 	Replace    bool
 	OnConflict *OnConflict
+	// Returning are the items of RETURNING (PostgreSQL, SQLite ≥ 3.35,
+	// MariaDB ≥ 10.5); nil when none.
+	Returning []SelectItem
 }
 
 // OnConflict is the upsert clause. DoNothing ignores the conflicting row;
@@ -134,10 +137,13 @@ type Update struct {
 	Where Expr
 }
 
-// Delete is DELETE FROM table [WHERE ...].
+// Delete is DELETE FROM table [WHERE ...] [RETURNING ...].
 type Delete struct {
 	Table string
 	Where Expr
+	// Returning are the items of RETURNING (PostgreSQL, SQLite ≥ 3.35,
+	// MariaDB ≥ 10.0); nil when none.
+	Returning []SelectItem
 }
 
 // SelectStmt is a top-level query with optional ORDER BY, LIMIT and locking clause.
@@ -146,6 +152,12 @@ type SelectStmt struct {
 	OrderBy []OrderItem
 	Limit   *int
 	Lock    LockMode
+	// ShareMode, when set, says whether a shared lock was written LOCK IN
+	// SHARE MODE (true) or FOR SHARE (false). The parser sets it only for
+	// the spelling that is not the dialect's usual one, so that the
+	// statement prints as written (MariaDB rejects FOR SHARE, PostgreSQL
+	// LOCK IN SHARE MODE); nil prints the dialect's spelling.
+	ShareMode *bool
 }
 
 // LockMode is a SELECT's locking clause.

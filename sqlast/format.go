@@ -190,6 +190,7 @@ func (p *printer) stmt(s Stmt) {
 		p.w("DELETE FROM ")
 		p.ident(s.Table)
 		p.where(s.Where)
+		p.returning(s.Returning)
 	case *SelectStmt:
 		p.selectStmt(s)
 	case *Begin:
@@ -283,6 +284,18 @@ func isDefaultLiteral(e Expr) bool {
 }
 
 func (p *printer) insert(s *Insert) {
+	p.insertBody(s)
+	p.returning(s.Returning)
+}
+
+func (p *printer) returning(items []SelectItem) {
+	if len(items) > 0 {
+		p.w(" RETURNING ")
+		p.selectItems(items)
+	}
+}
+
+func (p *printer) insertBody(s *Insert) {
 	oc := s.OnConflict
 	switch {
 	case s.Replace:
@@ -406,7 +419,7 @@ func (p *printer) selectStmt(s *SelectStmt) {
 	}
 	switch s.Lock {
 	case LockShare:
-		if p.d == MySQL {
+		if s.ShareMode != nil && *s.ShareMode || s.ShareMode == nil && p.d == MySQL {
 			// MariaDB lacks FOR SHARE; LOCK IN SHARE MODE works on all of the family.
 			p.w(" LOCK IN SHARE MODE")
 		} else {
@@ -445,7 +458,21 @@ func (p *printer) sel(s *Select) {
 	if s.Distinct {
 		p.w("DISTINCT ")
 	}
-	for i, it := range s.Items {
+	p.selectItems(s.Items)
+	if len(s.From) > 0 {
+		p.w(" FROM ")
+		for i, f := range s.From {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.tableRef(f)
+		}
+	}
+	p.where(s.Where)
+}
+
+func (p *printer) selectItems(items []SelectItem) {
+	for i, it := range items {
 		if i > 0 {
 			p.w(", ")
 		}
@@ -463,16 +490,6 @@ func (p *printer) sel(s *Select) {
 			}
 		}
 	}
-	if len(s.From) > 0 {
-		p.w(" FROM ")
-		for i, f := range s.From {
-			if i > 0 {
-				p.w(", ")
-			}
-			p.tableRef(f)
-		}
-	}
-	p.where(s.Where)
 }
 
 func (p *printer) tableRef(t TableRef) {

@@ -267,6 +267,9 @@ func (p *parser) selectStmt() (*SelectStmt, error) {
 			s.Lock = LockUpdate
 		case p.acceptKw("SHARE"):
 			s.Lock = LockShare
+			if p.d == MySQL {
+				s.ShareMode = new(bool) // not the family's usual spelling
+			}
 		default:
 			return nil, p.errExpected("UPDATE or SHARE after FOR")
 		}
@@ -276,11 +279,42 @@ func (p *parser) selectStmt() (*SelectStmt, error) {
 			return nil, err
 		}
 		s.Lock = LockShare
+		if p.d != MySQL {
+			mode := true
+			s.ShareMode = &mode
+		}
 	}
 	return s, nil
 }
 
 func (p *parser) insert() (*Insert, error) {
+	s, err := p.insertBody()
+	if err != nil {
+		return nil, err
+	}
+	s.Returning, err = p.returning()
+	return s, err
+}
+
+// returning reads an optional RETURNING clause of DELETE or INSERT.
+func (p *parser) returning() ([]SelectItem, error) {
+	if !p.acceptKw("RETURNING") {
+		return nil, nil
+	}
+	var items []SelectItem
+	for {
+		it, err := p.selectItem()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+		if !p.acceptOp(",") {
+			return items, nil
+		}
+	}
+}
+
+func (p *parser) insertBody() (*Insert, error) {
 	s := &Insert{}
 	ignore := false
 	if p.acceptKw("REPLACE") {
@@ -458,7 +492,8 @@ func (p *parser) delete() (*Delete, error) {
 			return nil, err
 		}
 	}
-	return s, nil
+	s.Returning, err = p.returning()
+	return s, err
 }
 
 func (p *parser) create() (Stmt, error) {

@@ -33,6 +33,9 @@ func Walk(n any, fn func(n any) bool) {
 				Walk(a.Value, fn)
 			}
 		}
+		for _, it := range n.Returning {
+			Walk(it.Expr, fn)
+		}
 	case *Update:
 		for _, a := range n.Set {
 			Walk(a.Value, fn)
@@ -40,6 +43,9 @@ func Walk(n any, fn func(n any) bool) {
 		Walk(n.Where, fn)
 	case *Delete:
 		Walk(n.Where, fn)
+		for _, it := range n.Returning {
+			Walk(it.Expr, fn)
+		}
 	case *SelectStmt:
 		Walk(n.Query, fn)
 		for _, o := range n.OrderBy {

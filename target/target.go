@@ -247,6 +247,10 @@ type Info struct {
 	Version string         `json:"version"` // server version string
 	Dialect sqlast.Dialect `json:"-"`       // how generated SQL is rendered
 	Schema  string         `json:"-"`       // txlab's own database/schema
+	// Returning says DELETE … RETURNING returns the deleted rows and
+	// INSERT … RETURNING the inserted or upserted ones (MariaDB ≥ 10.5,
+	// PostgreSQL, SQLite ≥ 3.35; not MySQL or TiDB).
+	Returning bool `json:"-"`
 }
 
 // State is a dump of txlab's tables: table name → rows in canonical order.

@@ -127,7 +127,7 @@ func (o *Oracle) JudgesPlain() bool { return false }
 // judges the recorded history. The judgement's Execution is the
 // instrumented run with the hidden columns stripped.
 func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
-	p, err := instrument.Instrument(c, t.Info().Dialect)
+	p, err := instrument.Instrument(c, t.Info())
 	if err != nil {
 		return nil, err
 	}
@@ -142,10 +142,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	}
 	h, err := instrument.Record(p, res)
 	// Users see what the original statements return: no hidden columns.
-	for i := range res.Events {
-		res.Events[i] = instrument.Strip(res.Events[i])
-	}
-	res.Final = instrument.StripState(res.Final, p.Tables)
+	p.Strip(res)
 	if h != nil {
 		j.Notes = Uninstrumented(h)
 	}

@@ -255,7 +255,7 @@ func TestUnfaithful(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := instrument.Instrument(c, tg.Info().Dialect)
+		p, err := instrument.Instrument(c, tg.Info())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,10 +263,7 @@ func TestUnfaithful(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range inst.Events {
-			inst.Events[i] = instrument.Strip(inst.Events[i])
-		}
-		inst.Final = instrument.StripState(inst.Final, p.Tables)
+		p.Strip(inst)
 		if got := instrument.Unfaithful(p, inst, plain); got != tc.want {
 			t.Errorf("%s: Unfaithful = %q, want %q", tc.file, got, tc.want)
 		}

@@ -47,6 +47,8 @@ type Target struct {
 	sessions *sql.DB     // one connection per Session, closed (never reused) after it
 	flavor   string
 	version  string
+	// returning: MariaDB ≥ 10.5 has DELETE and INSERT … RETURNING.
+	returning bool
 	schema   string
 	levels   []target.Level
 	// rollbackOnTimeout mirrors innodb_rollback_on_timeout: whether a lock
@@ -169,6 +171,9 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	switch {
 	case strings.Contains(t.version, "MariaDB"):
 		t.flavor = MariaDB
+		var major, minor int
+		fmt.Sscanf(t.version, "%d.%d", &major, &minor)
+		t.returning = major > 10 || major == 10 && minor >= 5
 	case strings.Contains(t.version, "TiDB") || flavor == TiDB:
 		t.flavor = TiDB
 	default:
@@ -201,7 +206,7 @@ func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, err
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema}
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema, Returning: t.returning}
 }
 
 // Levels implements target.Target.

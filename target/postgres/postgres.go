@@ -128,7 +128,7 @@ func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, err
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.Postgres, Schema: t.schema}
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.Postgres, Schema: t.schema, Returning: true}
 }
 
 // Levels implements target.Target.

@@ -137,7 +137,7 @@ func (t *Target) Path() string { return t.path }
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: "sqlite", Version: t.version, Dialect: sqlast.SQLite, Schema: "main"}
+	return target.Info{DBMS: "sqlite", Version: t.version, Dialect: sqlast.SQLite, Schema: "main", Returning: true}
 }
 
 // Levels implements target.Target.

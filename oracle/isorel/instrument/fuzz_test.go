@@ -28,8 +28,9 @@ func FuzzStatement(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
-		for _, d := range []sqlast.Dialect{sqlast.MySQL, sqlast.Postgres, sqlast.SQLite} {
-			rw := NewRewriter(d)
+		for _, info := range goldenTargets {
+			d := info.Dialect
+			rw := NewRewriter(info)
 			for _, s := range setup {
 				rw.Setup(s)
 			}

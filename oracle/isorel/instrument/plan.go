@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -50,11 +51,12 @@ type Plan struct {
 // an autocommit statement that needs a pre-read is wrapped in BEGIN …
 // COMMIT so the read and the write are one transaction. A transaction
 // reading every table is appended on a new connection, after all others.
-func Instrument(c *testcase.Case, d sqlast.Dialect) (*Plan, error) {
+func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
+	d := info.Dialect
 	if d == sqlast.DialectNone {
 		return nil, fmt.Errorf("instrument: no dialect")
 	}
-	rw := NewRewriter(d)
+	rw := NewRewriter(info)
 	out := *c
 	out.ConnIsolation = maps.Clone(c.ConnIsolation)
 	out.Setup = make([]string, len(c.Setup))

@@ -75,6 +75,59 @@ func Strip(ev executor.Event) executor.Event {
 	return out
 }
 
+// Strip turns the instrumented run res of p into what the original
+// statements returned, for users and for comparing with a plain run: the
+// hidden columns dropped from every result and from the final state, the
+// rows of a DELETE's added RETURNING dropped (it returns no rows as
+// written; its count of deleted rows stays), and the rows of a DISTINCT or
+// UNION query deduplicated again.
+func (p *Plan) Strip(res *executor.Result) {
+	for i, ev := range res.Events {
+		ev = Strip(ev)
+		if ev.Step >= 0 && ev.Step < len(p.Steps) && p.Steps[ev.Step].Role == RoleMain && ev.Rows != nil {
+			switch info := p.Steps[ev.Step].Info; {
+			case info == nil:
+			case info.Returning && info.Hidden:
+				ev.Affected = info.affected(res.Events[i])
+				ev.Columns, ev.Rows = nil, nil
+			case info.Dedup:
+				ev.Rows = dedup(ev.Rows)
+			}
+		}
+		res.Events[i] = ev
+	}
+	res.Final = StripState(res.Final, p.Tables)
+}
+
+// affected is the count of rows a statement with Returning changed, as
+// its DBMS would count them without the RETURNING clause.
+func (info *Info) affected(ev executor.Event) int64 {
+	if !info.CountsChanges {
+		return int64(len(ev.Rows))
+	}
+	var n int64
+	for _, v := range Versions(ev.Columns, ev.Rows) {
+		switch {
+		case slices.Contains(info.Inserted, v.Row):
+			n++
+		case strings.HasSuffix(v.WList, info.Appended):
+			n += 2
+		}
+	}
+	return n
+}
+
+// dedup keeps the first of equal rows.
+func dedup(rows []target.Row) []target.Row {
+	out := rows[:0:0]
+	for _, r := range rows {
+		if !slices.ContainsFunc(out, func(o target.Row) bool { return o.Compare(r) == 0 }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // shown are the positions of the columns that are not hidden.
 func shown(columns []string) []int {
 	var keep []int
@@ -234,7 +287,19 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			if r.mainOK == 0 {
 				r.mainOK = 1
 			}
-			st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
+			switch {
+			case ps.Info.Returning && ps.Info.Kind == "DELETE":
+				st.Deleted = Versions(ev.Columns, ev.Rows)
+			case ps.Info.Returning:
+				for _, v := range Versions(ev.Columns, ev.Rows) {
+					if !slices.Contains(ps.Info.Inserted, v.Row) {
+						v.WList = strings.TrimSuffix(v.WList, ps.Info.Appended)
+						st.Reads = append(st.Reads, v)
+					}
+				}
+			default:
+				st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
+			}
 			st.Inserted = ps.Info.Inserted
 		}
 	}

@@ -89,7 +89,7 @@ func TestRecordOnServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Instrument(c, tg.Info().Dialect)
+			p, err := Instrument(c, tg.Info())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 )
 
 // The hidden columns. The generator names columns c0, c1, ... and tables
@@ -61,15 +62,19 @@ type table struct {
 // Rewriter holds the schema and the rowId counter. Statement is safe for
 // concurrent use once the schema is complete (stress mode shares one).
 type Rewriter struct {
-	d      sqlast.Dialect
-	tables map[string]*table
-	order  []string
-	nextID atomic.Int64
+	d sqlast.Dialect
+	// returning: DELETE … RETURNING gives the deleted rows' hidden columns
+	// in the statement itself; otherwise a locking read precedes it.
+	returning bool
+	tables    map[string]*table
+	order     []string
+	nextID    atomic.Int64
 }
 
-// NewRewriter makes a rewriter for dialect d with an empty schema.
-func NewRewriter(d sqlast.Dialect) *Rewriter {
-	return &Rewriter{d: d, tables: map[string]*table{}}
+// NewRewriter makes a rewriter for the DBMS of info (its dialect and
+// features) with an empty schema.
+func NewRewriter(info target.Info) *Rewriter {
+	return &Rewriter{d: info.Dialect, returning: info.Returning, tables: map[string]*table{}}
 }
 
 // Tables lists the tables seen, in creation order.
@@ -110,6 +115,23 @@ type Info struct {
 	// PreDeletes says the pre-read's rows are removed (DELETE, REPLACE)
 	// rather than overwritten in place (upsert DO UPDATE, recorded as reads).
 	PreDeletes bool
+	// Returning says the main statement returns the versions it deleted
+	// (DELETE … RETURNING) or those it upserted (INSERT … RETURNING),
+	// Hidden that the original returns no rows, so the rows are txlab's
+	// alone and users do not see them.
+	Returning, Hidden bool
+	// Appended is what an upsert with Returning appends to the wList of a
+	// row it updates: a returned row not inserted by it was read at its
+	// wList without this suffix when it has it, and as it is (an update
+	// that changed no value, MySQL family) when not.
+	Appended string
+	// CountsChanges: the DBMS counts 1 affected row per inserted row, 2
+	// per updated one and 0 per one left unchanged (MySQL family upserts).
+	CountsChanges bool
+	// Dedup says the original removes duplicate rows (DISTINCT, UNION):
+	// with the hidden columns its rows differ, so users see its rows
+	// deduplicated once the hidden columns are stripped.
+	Dedup bool
 	// Inserted are the rowIds assigned to VALUES rows.
 	Inserted []string
 	// Note says why a statement is not (fully) instrumented.
@@ -185,6 +207,13 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 		if err != nil {
 			return nil, err
 		}
+		if dedups(s.Query) {
+			if s.Limit != nil {
+				// The limit would count rows told apart by their rowIds.
+				return nil, fmt.Errorf("DISTINCT or UNION with LIMIT")
+			}
+			info.Dedup = true
+		}
 		c := *s
 		c.Query = q
 		info.Locking = s.Lock != sqlast.LockNone
@@ -201,10 +230,19 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 			return nil, fmt.Errorf("unknown table %s", s.Table)
 		}
 		info.Locking, info.PreDeletes = true, true
-		return []Sent{
-			{SQL: rw.preRead(s.Table, s.Where), Role: RolePreRead},
-			{SQL: sqlast.Format(rw.d, s)},
-		}, nil
+		if !rw.returning {
+			return []Sent{
+				{SQL: rw.preRead(s.Table, s.Where), Role: RolePreRead},
+				{SQL: sqlast.Format(rw.d, s)},
+			}, nil
+		}
+		// The rows the DELETE removes, from the DELETE itself: a separate
+		// read would take the locks (and wait) in the DELETE's place and
+		// could see other rows than it deletes.
+		c := *s
+		c.Returning = append(slices.Clone(s.Returning), hiddenItems()...)
+		info.Returning, info.Hidden = true, len(s.Returning) == 0
+		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
 	case *sqlast.Insert:
 		return rw.insert(s, tn, info)
 	}
@@ -257,7 +295,9 @@ func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn string) []sqla
 
 func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitString, Text: s} }
 
-// preRead is SELECT rowId, wList FROM t WHERE pred FOR UPDATE. SQLite has
+// preRead is SELECT rowId, wList FROM t WHERE pred FOR UPDATE, before a
+// DELETE where the DBMS has no DELETE … RETURNING, and before REPLACE and
+// upserts (whose RETURNING gives the new rows, not those removed). SQLite has
 // no FOR UPDATE; there the read runs inside the write transaction, whose
 // database lock keeps the rows stable instead.
 func (rw *Rewriter) preRead(tbl string, where sqlast.Expr) string {
@@ -322,6 +362,19 @@ func (rw *Rewriter) query(q sqlast.Query) (sqlast.Query, int, error) {
 	return nil, 0, errUnsupported
 }
 
+// dedups reports whether q removes duplicate rows from its whole result:
+// SELECT DISTINCT, or UNION [DISTINCT] as the last set operation (a
+// distinct union removes the duplicates of everything to its left).
+func dedups(q sqlast.Query) bool {
+	switch q := q.(type) {
+	case *sqlast.Select:
+		return q.Distinct
+	case *sqlast.SetOp:
+		return !strings.EqualFold(q.Op, "UNION ALL")
+	}
+	return false
+}
+
 // pad appends NULL pairs from..to-1 to every SELECT of q (already copies).
 func pad(q sqlast.Query, from, to int) sqlast.Query {
 	if from == to {
@@ -352,6 +405,10 @@ func (rw *Rewriter) from(f sqlast.TableRef) (sqlast.TableRef, []pair, error) {
 		}
 		return f, []pair{{&sqlast.ColumnRef{Table: q, Column: RowIDColumn}, &sqlast.ColumnRef{Table: q, Column: WListColumn}}}, nil
 	case *sqlast.Subquery:
+		if dedups(f.Query) {
+			// With the rowIds its rows would no longer be duplicates.
+			return nil, nil, fmt.Errorf("a derived table with DISTINCT or UNION")
+		}
 		inner, n, err := rw.query(f.Query)
 		if err != nil {
 			return nil, nil, err
@@ -465,7 +522,23 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 			info.Inserted = append(info.Inserted, id)
 			c.Values[i] = append(append([]sqlast.Expr(nil), row...), str(id), str(tn))
 		}
-		if pre := rw.conflictRead(s, t, cols); pre != "" {
+		upsert := s.OnConflict != nil && !s.OnConflict.DoNothing
+		if upsert && rw.returning {
+			// The rows it overwrites, from the upsert itself (see
+			// Info.Appended): a separate locking read would take locks,
+			// gap locks included, that the upsert does not take.
+			info.Locking, info.Returning, info.Hidden = true, true, len(s.Returning) == 0
+			info.Appended = "," + tn
+			if rw.d == sqlast.MySQL {
+				// Its wList may be left as it was (no value changes), so
+				// the appended entry must be one no earlier statement of
+				// tn can have left at the end.
+				info.Appended += "#" + strconv.FormatInt(rw.nextID.Add(1), 10)
+				info.CountsChanges = true
+			}
+			tn = info.Appended[1:]
+			c.Returning = append(slices.Clone(s.Returning), hiddenItems()...)
+		} else if pre := rw.conflictRead(s, t, cols); pre != "" {
 			out = append(out, Sent{SQL: pre, Role: RolePreRead})
 			info.Locking = true
 			info.PreDeletes = s.Replace
@@ -478,6 +551,14 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil
+}
+
+// hiddenItems return a row's hidden columns as the pair txlab_r0, txlab_w0.
+func hiddenItems() []sqlast.SelectItem {
+	return []sqlast.SelectItem{
+		{Expr: &sqlast.ColumnRef{Column: RowIDColumn}, Alias: rowAlias(0)},
+		{Expr: &sqlast.ColumnRef{Column: WListColumn}, Alias: wlistAlias(0)},
+	}
 }
 
 // conflictRead is the locking read of the rows a REPLACE or an upsert

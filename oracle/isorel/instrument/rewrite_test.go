@@ -10,15 +10,17 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // rewriteAll runs the input file through a fresh rewriter for dialect d and
 // renders what it would send, one block per input line.
-func rewriteAll(t *testing.T, d sqlast.Dialect, input string) string {
+func rewriteAll(t *testing.T, info target.Info, input string) string {
 	t.Helper()
-	rw := NewRewriter(d)
+	rw := NewRewriter(info)
+	d := info.Dialect
 	var b strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(input))
 	for sc.Scan() {
@@ -60,6 +62,15 @@ func describe(i Info) string {
 	if i.PreDeletes {
 		f = append(f, "pre-deletes")
 	}
+	if i.Returning {
+		f = append(f, "returning")
+	}
+	if i.Hidden {
+		f = append(f, "hidden")
+	}
+	if i.Dedup {
+		f = append(f, "dedup")
+	}
 	if len(i.Inserted) > 0 {
 		f = append(f, "inserted="+strings.Join(i.Inserted, ","))
 	}
@@ -74,10 +85,10 @@ func TestRewriteGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []sqlast.Dialect{sqlast.MySQL, sqlast.Postgres, sqlast.SQLite} {
-		t.Run(d.String(), func(t *testing.T) {
-			got := rewriteAll(t, d, string(in))
-			path := filepath.Join("testdata", "statements."+d.String()+".golden")
+	for _, info := range goldenTargets {
+		t.Run(info.DBMS, func(t *testing.T) {
+			got := rewriteAll(t, info, string(in))
+			path := filepath.Join("testdata", "statements."+info.DBMS+".golden")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
@@ -93,4 +104,14 @@ func TestRewriteGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenTargets are the DBMSs the golden files and the fuzz test rewrite
+// for: MySQL without RETURNING (the pre-read path), MariaDB with it, the
+// others with it.
+var goldenTargets = []target.Info{
+	{DBMS: "mysql", Dialect: sqlast.MySQL},
+	{DBMS: "mariadb", Dialect: sqlast.MySQL, Returning: true},
+	{DBMS: "postgres", Dialect: sqlast.Postgres, Returning: true},
+	{DBMS: "sqlite", Dialect: sqlast.SQLite, Returning: true},
 }

@@ -59,7 +59,7 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 	gc := cfg.Gen
 	gc.Dialect = d
 	g := gen.New(cfg.Seed, gc)
-	rw := NewRewriter(d)
+	rw := NewRewriter(t.Info())
 	s := &stress{rw: rw, d: d, base: time.Now()}
 
 	init := history.Txn{ID: 0, Init: true}

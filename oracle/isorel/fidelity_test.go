@@ -1,0 +1,223 @@
+package isorel_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/oracle/isorel"
+	"github.com/txlab/txlab/oracle/isorel/instrument"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+	"github.com/txlab/txlab/testcase"
+)
+
+// fidelity is the comparison of a plain and an instrumented run of one case.
+type fidelity struct {
+	name string
+	// diff is instrument.Unfaithful's answer ("" = they agree); flaky says
+	// two plain runs already differ (a deadlock victim, timing), so the
+	// case says nothing about the instrumentation.
+	diff  string
+	flaky bool
+	// notes are the statements that ran without (full) instrumentation.
+	notes []string
+}
+
+// compare runs c plainly and instrumented on tg at level and compares them
+// statement by statement.
+func compare(ctx context.Context, tg target.Target, name string, c *testcase.Case, level target.Level) (fidelity, error) {
+	f := fidelity{name: name}
+	opt := executor.Options{Isolation: level}
+	plain, err := executor.Run(ctx, tg, c, opt)
+	if err != nil {
+		return f, err
+	}
+	p, err := instrument.Instrument(c, tg.Info())
+	if err != nil {
+		return f, err
+	}
+	inst, err := executor.Run(ctx, tg, p.Case, opt)
+	if err != nil {
+		return f, err
+	}
+	if h, err := instrument.Record(p, inst); err == nil {
+		f.notes = isorel.Uninstrumented(h)
+	}
+	p.Strip(inst)
+	if f.diff = instrument.Unfaithful(p, inst, plain); f.diff == "" {
+		return f, nil
+	}
+	again, err := executor.Run(ctx, tg, c, opt)
+	if err != nil {
+		return f, err
+	}
+	f.flaky = !sameRun(plain, again)
+	return f, nil
+}
+
+// sameRun says whether two plain runs of one case agree, by the measure
+// Unfaithful applies to instrumented runs (an identity plan).
+func sameRun(a, b *executor.Result) bool {
+	p := &instrument.Plan{Original: &testcase.Case{}}
+	for _, ev := range a.Events {
+		if ev.Step >= len(p.Original.Steps) {
+			p.Original.Steps = append(p.Original.Steps, make([]testcase.Step, ev.Step+1-len(p.Original.Steps))...)
+		}
+	}
+	for i := range p.Original.Steps {
+		p.Steps = append(p.Steps, instrument.Step{Orig: i, Role: instrument.RoleMain})
+	}
+	return instrument.Unfaithful(p, b, a) == ""
+}
+
+// dump writes a generated case that differs into $TXLAB_FIDELITY_DUMP,
+// when set, for a closer look with txlab run.
+func dump(t *testing.T, name string, c *testcase.Case) {
+	dir := os.Getenv("TXLAB_FIDELITY_DUMP")
+	if dir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(c.String()), 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+// fixedCases are the hand-written and published cases for dbms: the
+// corpus's, the examples and the oracles' testdata whose dbms header names
+// dbms (or none).
+func fixedCases(t *testing.T, dbms string) map[string]*testcase.Case {
+	t.Helper()
+	out := map[string]*testcase.Case{}
+	entries, err := bugs.ForTarget(dbms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		out[e.File] = e.Case
+	}
+	for _, glob := range []string{"../../examples/*.txn", "testdata/*.txn", "../troc/testdata/*.txn", "../wss/testdata/*.txn"} {
+		files, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			c, err := testcase.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, _, _ := strings.Cut(c.DBMS, " ")
+			if db != "" && !strings.EqualFold(db, dbms) {
+				continue
+			}
+			out[strings.TrimPrefix(filepath.Clean(file), "../")] = c
+		}
+	}
+	return out
+}
+
+// TestFidelity runs cases plainly and instrumented and compares them
+// statement by statement (results, blocking, errors, rows changed) and by
+// final state (issue 13): the instrumentation must not change the execution
+// IsoRel judges. Generated cases must agree at least minAgree of the time;
+// every hand-written and published case must agree, except those listed
+// in testdata/unfaithful.txt with the reason. TXLAB_FIDELITY_CASES sets
+// how many generated cases per level (default 40).
+func TestFidelity(t *testing.T) {
+	const minAgree = 0.98
+	generated := 40
+	if s := os.Getenv("TXLAB_FIDELITY_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		generated = n
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		dbms   string
+		levels []target.Level
+	}{
+		{"sqlite", []target.Level{""}},
+		{"mariadb", []target.Level{target.ReadCommitted, target.RepeatableRead}},
+		{"postgres", []target.Level{target.ReadCommitted, target.RepeatableRead}},
+	} {
+		t.Run(tc.dbms, func(t *testing.T) {
+			tg := connecttest.Target(t, tc.dbms)
+			fixed := fixedCases(t, tc.dbms)
+			names := make([]string, 0, len(fixed))
+			for n := range fixed {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, level := range tc.levels {
+				lname := string(level)
+				if lname == "" {
+					lname = "default"
+				}
+				t.Run(lname, func(t *testing.T) {
+					var agree, total, flaky, noted int
+					for i := range generated {
+						seed := uint64(1000 + i)
+						c := gen.Case(seed, gen.Config{Dialect: tg.Info().Dialect})
+						f, err := compare(ctx, tg, fmt.Sprintf("seed %d", seed), c, level)
+						if err != nil {
+							t.Fatalf("seed %d: %v", seed, err)
+						}
+						switch {
+						case f.flaky:
+							flaky++
+							continue
+						case f.diff == "":
+							agree++
+						default:
+							t.Logf("generated %s differs: %s", f.name, f.diff)
+							dump(t, fmt.Sprintf("%s-%s-%d.txn", tc.dbms, lname, seed), c)
+						}
+						total++
+						if len(f.notes) > 0 {
+							noted++
+						}
+					}
+					if total > 0 {
+						rate := float64(agree) / float64(total)
+						t.Logf("generated: %d of %d agree (%.1f%%), %d nondeterministic left out, %d with an uninstrumented statement", agree, total, 100*rate, flaky, noted)
+						if rate < minAgree {
+							t.Errorf("generated cases agree %.1f%% of the time, want ≥ %.0f%%", 100*rate, 100*minAgree)
+						}
+					}
+					var fixedAgree, fixedTotal int
+					for _, n := range names {
+						f, err := compare(ctx, tg, n, fixed[n], level)
+						if err != nil {
+							t.Logf("%s: not run: %v", n, err)
+							continue
+						}
+						if f.flaky {
+							t.Logf("%s: nondeterministic plainly, left out", n)
+							continue
+						}
+						fixedTotal++
+						if f.diff == "" {
+							fixedAgree++
+						} else {
+							t.Errorf("%s differs: %s", n, f.diff)
+						}
+						for _, note := range f.notes {
+							t.Logf("%s: %s", n, note)
+						}
+					}
+					t.Logf("hand-written and published: %d of %d agree", fixedAgree, fixedTotal)
+				})
+			}
+		})
+	}
+}
