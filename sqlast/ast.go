@@ -121,6 +121,10 @@ type Insert struct {
 type OnConflict struct {
 	Columns   []string // conflict target (PostgreSQL, SQLite); ignored by MySQL
 	DoNothing bool
+	// Ignore says DoNothing was written INSERT IGNORE (MySQL family),
+	// which also turns other errors (NULL into NOT NULL, out of range)
+	// into warnings, so it prints as written.
+	Ignore bool
 	Set       []Assignment
 }
 

@@ -321,3 +321,29 @@ func ReadIndex(d Dialect, sql string) (*IndexDef, error) {
 	idx.Columns = keyColumns(elem)
 	return idx, nil
 }
+
+// InsertTarget reads the head of an INSERT or REPLACE statement: the table
+// it writes, the byte offset of the token after the table's name (where a
+// column list goes), and whether a column list is there already. It reads
+// no further, so it works on statements Parse does not accept.
+func InsertTarget(d Dialect, sql string) (table string, at int, hasColumns bool, err error) {
+	p, err := newParser(d, sql)
+	if err != nil {
+		return "", 0, false, err
+	}
+	if !p.acceptKw("INSERT") && !p.acceptKw("REPLACE") {
+		return "", 0, false, p.errExpected("INSERT or REPLACE")
+	}
+	for p.acceptKw("LOW_PRIORITY") || p.acceptKw("DELAYED") || p.acceptKw("HIGH_PRIORITY") || p.acceptKw("IGNORE") {
+	}
+	if p.acceptKw("OR") {
+		p.next() // SQLite's INSERT OR REPLACE / IGNORE / ...
+	}
+	p.acceptKw("INTO")
+	if table, err = p.qualifiedName(); err != nil {
+		return "", 0, false, err
+	}
+	at = p.peek().pos
+	hasColumns = p.isOp("(") && !isKw(p.peekAt(1), "SELECT") && !isKw(p.peekAt(1), "WITH") && !isKw(p.peekAt(1), "VALUES")
+	return table, at, hasColumns, nil
+}

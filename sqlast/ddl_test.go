@@ -113,3 +113,37 @@ func FuzzReadIndex(f *testing.F) {
 		}
 	})
 }
+
+func TestInsertTarget(t *testing.T) {
+	for _, tc := range []struct {
+		sql, table, rest string
+		cols             bool
+	}{
+		{"INSERT INTO t1 SELECT * FROM t2", "t1", "SELECT * FROM t2", false},
+		{"insert ignore into `db`.`t` values (1)", "t", "values (1)", false},
+		{"REPLACE t (a) VALUES (1)", "t", "(a) VALUES (1)", true},
+		{"INSERT INTO t (SELECT 1)", "t", "(SELECT 1)", false},
+		{"INSERT OR REPLACE INTO t VALUES (1)", "t", "VALUES (1)", false},
+	} {
+		table, at, cols, err := InsertTarget(MySQL, tc.sql)
+		if err != nil || table != tc.table || tc.sql[at:] != tc.rest || cols != tc.cols {
+			t.Errorf("InsertTarget(%q) = %q, rest %q, columns %v, %v; want %q, %q, %v", tc.sql, table, tc.sql[at:], cols, err, tc.table, tc.rest, tc.cols)
+		}
+	}
+	if _, _, _, err := InsertTarget(MySQL, "UPDATE t SET a = 1"); err == nil {
+		t.Error("InsertTarget accepted an UPDATE")
+	}
+}
+
+func FuzzInsertTarget(f *testing.F) {
+	f.Add("INSERT INTO t1 SELECT * FROM t2")
+	f.Add("REPLACE t (a) VALUES (1)")
+	f.Fuzz(func(t *testing.T, sql string) {
+		for _, d := range []Dialect{MySQL, Postgres, SQLite} {
+			table, at, _, err := InsertTarget(d, sql)
+			if err == nil && (table == "" || at < 0 || at > len(sql)) {
+				t.Fatalf("%s: %q: table %q at %d", d, sql, table, at)
+			}
+		}
+	})
+}

@@ -300,7 +300,7 @@ func (p *printer) insertBody(s *Insert) {
 	switch {
 	case s.Replace:
 		p.w("REPLACE INTO ")
-	case p.d == MySQL && oc != nil && oc.DoNothing && mysqlNoopColumn(s) == "":
+	case p.d == MySQL && oc != nil && oc.DoNothing && (oc.Ignore || mysqlNoopColumn(s) == ""):
 		// No column to spell the no-op update with: INSERT IGNORE is the
 		// nearest, though it also downgrades other errors to warnings.
 		p.w("INSERT IGNORE INTO ")
@@ -340,7 +340,7 @@ func (p *printer) insertBody(s *Insert) {
 	}
 	if p.d == MySQL {
 		if oc.DoNothing {
-			if c := mysqlNoopColumn(s); c != "" {
+			if c := mysqlNoopColumn(s); c != "" && !oc.Ignore {
 				// A no-op update touches only duplicate-key conflicts, like
 				// ON CONFLICT DO NOTHING; INSERT IGNORE would also swallow
 				// NOT NULL, CHECK and conversion errors.

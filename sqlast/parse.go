@@ -382,7 +382,7 @@ func (p *parser) insertBody() (*Insert, error) {
 		}
 	}
 	if ignore {
-		s.OnConflict = &OnConflict{DoNothing: true}
+		s.OnConflict = &OnConflict{DoNothing: true, Ignore: true}
 	}
 	if p.d == MySQL {
 		if p.acceptKw("ON") {

@@ -59,7 +59,10 @@ func compare(ctx context.Context, tg target.Target, name string, c *testcase.Cas
 	}
 	inst, err := instrumented()
 	if err != nil {
-		return f, err
+		// The case runs plainly: that it does not instrumented is a
+		// difference, not a case to leave out.
+		f.diff = "the instrumented run failed: " + err.Error()
+		return f, nil
 	}
 	if f.diff = instrument.Unfaithful(p, inst, plain); f.diff == "" {
 		return f, nil

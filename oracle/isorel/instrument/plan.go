@@ -43,7 +43,9 @@ type Plan struct {
 	// FinalTxn and FinalConn identify the final full read.
 	FinalTxn  int64
 	FinalConn int
-	Tables    []string
+	// Tables are the tables with hidden columns the final read reads:
+	// those of the setup and those the steps created.
+	Tables []string
 }
 
 // Instrument rewrites case c for dialect d. Statements outside the subset
@@ -67,7 +69,6 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		out.Setup[i] = sql
 		p.Setup = append(p.Setup, info)
 	}
-	p.Tables = slices.Clone(rw.Tables())
 	byStep := make([]*testcase.Txn, len(c.Steps))
 	for _, t := range p.Txns {
 		for _, s := range t.Steps {
@@ -105,6 +106,9 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		p.FinalConn = max(p.FinalConn, conn+1)
 	}
 	add(p.FinalConn, "BEGIN", Step{Orig: -1, Group: -1, Txn: p.FinalTxn, Role: RoleBegin})
+	// Tables the steps created are read too; TEMPORARY ones only exist
+	// for the connection that made them.
+	p.Tables = slices.Clone(rw.Shared())
 	for _, tbl := range p.Tables {
 		info := &Info{Kind: "SELECT", Instrumented: true}
 		add(p.FinalConn, rw.FullRead(tbl), Step{Orig: -1, Group: group, Txn: p.FinalTxn, Role: RoleFinalRead, Info: info})

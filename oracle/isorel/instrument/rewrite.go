@@ -60,6 +60,8 @@ type table struct {
 	keys    [][]string // primary key and unique sets
 	primary []string   // the primary key; nil when none
 	indexes [][]string // secondary indexes, unique or not
+	// temporary tables are seen by their own connection only.
+	temporary bool
 }
 
 // Rewriter holds the schema and the rowId counter. Statement is safe for
@@ -82,6 +84,18 @@ func NewRewriter(info target.Info) *Rewriter {
 
 // Tables lists the tables seen, in creation order.
 func (rw *Rewriter) Tables() []string { return rw.order }
+
+// Shared lists the tables seen that every connection sees (not TEMPORARY),
+// in creation order.
+func (rw *Rewriter) Shared() []string {
+	var out []string
+	for _, name := range rw.order {
+		if !rw.tables[name].temporary {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 func (rw *Rewriter) newRowID() string {
 	return "r" + strconv.FormatInt(rw.nextID.Add(1), 10)
@@ -155,7 +169,7 @@ func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
 	st, err := sqlast.Parse(rw.d, sql)
 	if err != nil {
 		info.Note = "not instrumented, not parsed: " + err.Error()
-		return []Sent{{SQL: sql}}, info
+		return []Sent{{SQL: rw.AsWritten(sql)}}, info
 	}
 	sent, err := rw.stmt(st, txn, &info)
 	switch {
@@ -164,11 +178,34 @@ func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
 		return []Sent{{SQL: sql}}, info
 	case err != nil:
 		info.Note = "not instrumented: " + err.Error()
-		return []Sent{{SQL: sql}}, info
+		return []Sent{{SQL: rw.AsWritten(sql)}}, info
 	}
 	info.Instrumented = true
 	info.Note = partial(st)
 	return sent, info
+}
+
+// AsWritten is what to send for a statement that runs uninstrumented: the
+// statement as written, except that an INSERT or REPLACE without a column
+// list into a table with hidden columns names the table's own columns, so
+// that its values (or SELECT *) still fit; its rows get NULL hidden
+// columns, which IsoRel does not see.
+func (rw *Rewriter) AsWritten(sql string) string {
+	switch keyword(sql) {
+	case "INSERT", "REPLACE":
+	default:
+		return sql
+	}
+	name, at, hasColumns, err := sqlast.InsertTarget(rw.d, sql)
+	t := rw.tables[name]
+	if err != nil || hasColumns || t == nil {
+		return sql
+	}
+	cols := make([]string, len(t.columns))
+	for i, c := range t.columns {
+		cols[i] = sqlast.QuoteIdent(rw.d, c)
+	}
+	return sql[:at] + "(" + strings.Join(cols, ", ") + ") " + sql[at:]
 }
 
 // partial says what an instrumented statement still leaves out of the
@@ -570,6 +607,10 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 			return nil, fmt.Errorf("INSERT … SELECT from a compound, DISTINCT or aggregate query")
 		}
 		sc := *src
+		var err error
+		if sc.Items, err = rw.expandStars(src); err != nil {
+			return nil, err
+		}
 		var pairs []pair
 		for _, f := range src.From {
 			_, ps, err := rw.from(f)
@@ -591,7 +632,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		if len(pairs) == 0 {
 			return nil, fmt.Errorf("INSERT … SELECT without a table")
 		}
-		sc.Items = append(append([]sqlast.SelectItem(nil), src.Items...), sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: str(tn)})
+		sc.Items = append(sc.Items, sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: str(tn)})
 		c.Select = &sc
 	default:
 		rows := s.Values
@@ -641,6 +682,36 @@ func hiddenItems() []sqlast.SelectItem {
 		{Expr: &sqlast.ColumnRef{Column: RowIDColumn}, Alias: rowAlias(0)},
 		{Expr: &sqlast.ColumnRef{Column: WListColumn}, Alias: wlistAlias(0)},
 	}
+}
+
+// expandStars returns the items of an INSERT's SELECT with * and t.*
+// replaced by the source tables' own columns: with the hidden columns, *
+// would give more values than the target has columns.
+func (rw *Rewriter) expandStars(src *sqlast.Select) ([]sqlast.SelectItem, error) {
+	out := make([]sqlast.SelectItem, 0, len(src.Items))
+	for _, it := range src.Items {
+		if !it.Star {
+			out = append(out, it)
+			continue
+		}
+		for _, f := range src.From {
+			ft, ok := f.(*sqlast.Table)
+			if !ok || rw.tables[ft.Name] == nil {
+				return nil, fmt.Errorf("INSERT … SELECT * from a join or derived table")
+			}
+			q := ft.Name
+			if ft.Alias != "" {
+				q = ft.Alias
+			}
+			if it.Table != "" && it.Table != q {
+				continue
+			}
+			for _, c := range rw.tables[ft.Name].columns {
+				out = append(out, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: q, Column: c}})
+			}
+		}
+	}
+	return out, nil
 }
 
 // conflictRead is the locking read of the rows a REPLACE or an upsert
@@ -713,13 +784,13 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 	st, err := sqlast.Parse(rw.d, sql)
 	if err != nil {
 		info.Note = "not parsed: " + err.Error()
-		return sql, info
+		return rw.AsWritten(sql), info
 	}
-	if s, ok := st.(*sqlast.Insert); ok && s.Select == nil && s.OnConflict == nil && !s.Replace {
+	if s, ok := st.(*sqlast.Insert); ok {
 		sent, err := rw.insert(s, "T0", &info)
 		if err != nil {
 			info.Note = err.Error()
-			return sql, info
+			return rw.AsWritten(sql), info
 		}
 		info.Instrumented = true
 		return sent[len(sent)-1].SQL, info
@@ -765,7 +836,7 @@ func (rw *Rewriter) schema(sql string) (string, Info, bool) {
 
 // learn records a table's columns and keys.
 func (rw *Rewriter) learn(def *sqlast.TableDef) {
-	t := &table{name: def.Name, columns: def.Columns, primary: def.PrimaryKey}
+	t := &table{name: def.Name, columns: def.Columns, primary: def.PrimaryKey, temporary: def.Temporary}
 	if def.PrimaryKey != nil {
 		t.keys = append(t.keys, def.PrimaryKey)
 	}
