@@ -372,10 +372,12 @@ func stepEvent(res *executor.Result, i int) (ev executor.Event, blocked, ok bool
 			continue
 		}
 		if e.Status == executor.StatusBlocked {
-			blocked = true
+			blocked = true // a read an oracle added before it counts
 			continue
 		}
-		ev, ok = e, true
+		if !e.Added {
+			ev, ok = e, true
+		}
 	}
 	return ev, blocked, ok
 }

@@ -48,6 +48,13 @@ type Event struct {
 	Step int `json:"step"`
 	// Implicit marks that executor-sent ROLLBACK.
 	Implicit bool `json:"implicit,omitempty"`
+	// Sent is the text actually sent when an oracle rewrote the statement
+	// (IsoRel's instrumentation); SQL stays the case's statement.
+	Sent string `json:"sent,omitempty"`
+	// Added marks a statement an oracle ran beside the case's own (a read
+	// before a write, a BEGIN/COMMIT around it, a final read); its Step is
+	// that of the case statement it serves, -1 for none.
+	Added bool `json:"added,omitempty"`
 	// Affected is the number of rows a DML statement changed (-1 unknown).
 	Affected int64 `json:"affected"`
 	// ByTimeout marks a blocked event detected by the fallback timeout rather

@@ -13,7 +13,8 @@ const maxShownRows = 10
 
 // WriteSchedule prints the actual schedule, one event per line, as
 // `N> SQL;  OUTCOME`, in the order the DBMS completed the statements;
-// statements one COMMIT or ROLLBACK released together say so.
+// statements one COMMIT or ROLLBACK released together say so; a statement
+// an oracle rewrote is followed by what it sent.
 func (r *Result) WriteSchedule(w io.Writer) {
 	width := 0
 	for _, ev := range r.Events {
@@ -29,6 +30,9 @@ func (r *Result) WriteSchedule(w io.Writer) {
 			together = fmt.Sprintf("  [released together: group %d]", ev.Concurrent)
 		}
 		fmt.Fprintf(w, "  %-3s %-*s  %s%s\n", prefix, width, oneLine(ev.SQL)+";", Outcome(ev), together)
+		if ev.Sent != "" && ev.Status != StatusBlocked {
+			fmt.Fprintf(w, "        sent: %s\n", oneLine(ev.Sent))
+		}
 	}
 	if r.Hang {
 		fmt.Fprintf(w, "  HANG: the case did not finish in time; the statements above are all that completed\n")
@@ -54,6 +58,9 @@ func Outcome(ev Event) string {
 	}
 	if ev.Implicit {
 		b.WriteString("(sent by txlab) ")
+	}
+	if ev.Added {
+		b.WriteString("(added by txlab) ")
 	}
 	if ev.Status == StatusError {
 		e := ev.Error

@@ -55,8 +55,19 @@ type CaseResult struct {
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
 	ElapsedMS       float64           `json:"elapsed_ms"`
+	// Own are the oracles' own executions (IsoRel's instrumented run):
+	// events name the case's statements (sql) with what was sent (sent);
+	// the statements the oracle added are marked added. Text output
+	// shows them with -v.
+	Own []OwnJSON `json:"own,omitempty"`
 
-	own []oracle.OwnRun // shown with Options.Verbose
+	own []oracle.OwnRun
+}
+
+// OwnJSON is one oracle's own execution in --json output.
+type OwnJSON struct {
+	Oracle string           `json:"oracle"`
+	Events []executor.Event `json:"events"`
 }
 
 // RunCase replays one case through the oracle pipeline and packages its
@@ -83,6 +94,9 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		Hang:       res.Hang,
 		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
 		own:        o.Own,
+	}
+	for _, r := range o.Own {
+		out.Own = append(out.Own, OwnJSON{Oracle: r.Oracle, Events: nonNil(r.Result.Events)})
 	}
 	if out.FinalState == nil {
 		out.FinalState = target.State{}

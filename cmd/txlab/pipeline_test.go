@@ -13,6 +13,7 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -235,8 +236,40 @@ func TestRunShowsStatementsAsWritten(t *testing.T) {
 		t.Fatalf("-v: exit %d: %s", code, stderr)
 	}
 	plain, own, ok := strings.Cut(out, "isorel's own execution (the statements it sent):")
-	if !ok || strings.Contains(plain, "txlab_") || !strings.Contains(own, "txlab_wlist") {
+	if !ok || strings.Contains(plain, "txlab_") || !strings.Contains(own, "sent: UPDATE doctors SET oncall = 0, txlab_wlist") {
 		t.Errorf("-v: want the plain schedule, then IsoRel's rewritten statements:\n%s", out)
+	}
+	// --json: IsoRel's own execution names the case's statements as
+	// written, with what it sent beside them; what it added says so.
+	code, out, stderr = txlab(t, "run", "--json", "--oracle", "isorel", "--out", t.TempDir(), "../../oracle/isorel/testdata/write-skew.txn")
+	if code != 0 && code != 1 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	var res replay.CaseResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	c, err := testcase.ParseFile("../../oracle/isorel/testdata/write-skew.txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Own) != 1 || res.Own[0].Oracle != "isorel" {
+		t.Fatalf("--json own = %+v, want IsoRel's execution", res.Own)
+	}
+	var sent, added int
+	for _, ev := range res.Own[0].Events {
+		switch {
+		case ev.Added:
+			added++
+		case ev.Implicit:
+		case ev.Step < 0 || ev.Step >= len(c.Steps) || ev.SQL != c.Steps[ev.Step].SQL:
+			t.Errorf("own event %+v does not name step %d as written", ev, ev.Step)
+		case strings.Contains(ev.Sent, "txlab_"):
+			sent++
+		}
+	}
+	if sent == 0 || added == 0 {
+		t.Errorf("own events: %d with the rewritten text, %d added; want both:\n%s", sent, added, out)
 	}
 }
 

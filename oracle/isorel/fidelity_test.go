@@ -79,23 +79,14 @@ func compare(ctx context.Context, tg target.Target, name string, c *testcase.Cas
 	if err != nil {
 		return f, err
 	}
-	f.flaky = !sameRun(plain, again) || instrument.Unfaithful(p, inst2, plain) == ""
+	f.flaky = !sameRun(c, plain, again) || instrument.Unfaithful(p, inst2, plain) == ""
 	return f, nil
 }
 
-// sameRun says whether two plain runs of one case agree, by the measure
-// Unfaithful applies to instrumented runs (an identity plan).
-func sameRun(a, b *executor.Result) bool {
-	p := &instrument.Plan{Original: &testcase.Case{}}
-	for _, ev := range a.Events {
-		if ev.Step >= len(p.Original.Steps) {
-			p.Original.Steps = append(p.Original.Steps, make([]testcase.Step, ev.Step+1-len(p.Original.Steps))...)
-		}
-	}
-	for i := range p.Original.Steps {
-		p.Steps = append(p.Steps, instrument.Step{Orig: i, Role: instrument.RoleMain})
-	}
-	return instrument.Unfaithful(p, b, a) == ""
+// sameRun says whether two plain runs of c agree, by the measure
+// Unfaithful applies to instrumented runs.
+func sameRun(c *testcase.Case, a, b *executor.Result) bool {
+	return instrument.Unfaithful(&instrument.Plan{Original: c}, b, a) == ""
 }
 
 // dump writes a generated case that differs into $TXLAB_FIDELITY_DUMP,

@@ -8,8 +8,8 @@ import (
 	"github.com/txlab/txlab/target"
 )
 
-// Unfaithful compares the instrumented run inst of plan p (hidden columns
-// already stripped, see Strip) with a plain run of p.Original, statement by
+// Unfaithful compares the instrumented run inst of plan p (already
+// stripped, see Plan.Strip) with a plain run of p.Original, statement by
 // statement: whether it blocked (a pre-read's wait counts for its
 // statement), how it ended (ok, skipped, the error's class and code), the
 // rows it returned (as a multiset) and the rows it changed; then the final
@@ -20,13 +20,8 @@ func Unfaithful(p *Plan, inst, plain *executor.Result) string {
 	if inst.Hang || plain.Hang {
 		return "one of the runs did not finish"
 	}
-	want := outcomes(plain.Events, func(step int) (int, bool) { return step, true })
-	got := outcomes(inst.Events, func(step int) (int, bool) {
-		if step < 0 || step >= len(p.Steps) {
-			return -1, false
-		}
-		return p.Steps[step].Orig, p.Steps[step].Role == RoleMain
-	})
+	want := outcomes(plain.Events)
+	got := outcomes(inst.Events)
 	for i := range p.Original.Steps {
 		if d := want[i].differs(got[i]); d != "" {
 			return fmt.Sprintf("step %d (%s): %s", i+1, p.Original.Steps[i].SQL, d)
@@ -51,14 +46,13 @@ type outcome struct {
 	affected int64
 }
 
-// outcomes collects, per original step, the events made for it; orig maps
-// an event's step to the original step (-1: none) and says whether it is
-// the statement itself rather than a pre-read or an added BEGIN/COMMIT,
-// whose waits count but whose results do not.
-func outcomes(events []executor.Event, orig func(step int) (int, bool)) map[int]*outcome {
+// outcomes collects, per original step, the events made for it; the
+// waits of statements txlab added (a pre-read, a BEGIN/COMMIT around the
+// statement) count, their results do not.
+func outcomes(events []executor.Event) map[int]*outcome {
 	out := map[int]*outcome{}
 	for _, ev := range events {
-		i, main := orig(ev.Step)
+		i, main := ev.Step, !ev.Added
 		if i < 0 || ev.Implicit {
 			continue
 		}

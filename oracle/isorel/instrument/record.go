@@ -75,23 +75,33 @@ func Strip(ev executor.Event) executor.Event {
 	return out
 }
 
-// Strip turns the instrumented run res of p into what the original
-// statements returned, for users and for comparing with a plain run: the
-// hidden columns dropped from every result and from the final state, the
-// rows of a DELETE's added RETURNING dropped (it returns no rows as
-// written; its count of deleted rows stays), and the rows of a DISTINCT or
-// UNION query deduplicated again.
+// Strip turns the instrumented run res of p into the run of the case as
+// written, for users and for comparing with a plain run: each event names
+// the case's statement (SQL, Step) with the rewritten text in Sent, and
+// the statements txlab added are marked Added (Step: the statement they
+// serve, -1 for the final read); the hidden columns are dropped from every
+// result and from the final state, the rows of a DELETE's or upsert's
+// added RETURNING dropped (the count of rows it changed stays), and the
+// rows of a DISTINCT or UNION query deduplicated again. Record reads the
+// run before Strip.
 func (p *Plan) Strip(res *executor.Result) {
 	for i, ev := range res.Events {
 		ev = Strip(ev)
-		if ev.Step >= 0 && ev.Step < len(p.Steps) && p.Steps[ev.Step].Role == RoleMain && ev.Rows != nil {
-			switch info := p.Steps[ev.Step].Info; {
-			case info == nil:
+		if ev.Step >= 0 && ev.Step < len(p.Steps) {
+			ps := p.Steps[ev.Step]
+			switch info := ps.Info; {
+			case ps.Role != RoleMain || ev.Rows == nil || info == nil:
 			case info.Returning && info.Hidden:
 				ev.Affected = info.affected(res.Events[i])
 				ev.Columns, ev.Rows = nil, nil
 			case info.Dedup:
 				ev.Rows = dedup(ev.Rows)
+			}
+			ev.Step, ev.Added = ps.Orig, ps.Role != RoleMain
+			if !ev.Added && ps.Orig >= 0 {
+				if orig := p.Original.Steps[ps.Orig].SQL; orig != ev.SQL {
+					ev.SQL, ev.Sent = orig, ev.SQL
+				}
 			}
 		}
 		res.Events[i] = ev
