@@ -125,7 +125,7 @@ type OnConflict struct {
 	// which also turns other errors (NULL into NOT NULL, out of range)
 	// into warnings, so it prints as written.
 	Ignore bool
-	Set       []Assignment
+	Set    []Assignment
 }
 
 // Assignment is column = value in UPDATE SET or ON CONFLICT ... SET.

@@ -49,8 +49,8 @@ type Target struct {
 	version  string
 	// returning: MariaDB ≥ 10.5 has DELETE and INSERT … RETURNING.
 	returning bool
-	schema   string
-	levels   []target.Level
+	schema    string
+	levels    []target.Level
 	// rollbackOnTimeout mirrors innodb_rollback_on_timeout: whether a lock
 	// wait timeout rolls back the whole transaction or only the statement.
 	rollbackOnTimeout bool
