@@ -232,6 +232,14 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	res.Elapsed = time.Since(start)
 	if errors.Is(err, errHang) {
 		res.Hang = true
+		// A table the steps created before the hang is txlab's too, or
+		// the next case would refuse the schema.
+		r.closeAll()
+		if schemaSteps {
+			if aerr := adopt(ctx, t); aerr != nil {
+				return res, fmt.Errorf("recording the tables the steps created: %w", aerr)
+			}
+		}
 		return res, nil
 	}
 	if err != nil {

@@ -1,6 +1,9 @@
 package sqlast
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // TableDef is what a CREATE TABLE says about a table's rows, read from the
 // forms people write, beyond the subset Parse accepts: column types with
@@ -328,6 +331,11 @@ func ReadIndex(d Dialect, sql string) (*IndexDef, error) {
 // no further, so it works on statements Parse does not accept.
 func InsertTarget(d Dialect, sql string) (table string, at int, hasColumns bool, err error) {
 	p, err := newParser(d, sql)
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		// Something later does not lex (0x32, @v): the head may still.
+		p, err = newParser(d, sql[:pe.Offset])
+	}
 	if err != nil {
 		return "", 0, false, err
 	}

@@ -124,6 +124,7 @@ func TestInsertTarget(t *testing.T) {
 		{"REPLACE t (a) VALUES (1)", "t", "(a) VALUES (1)", true},
 		{"INSERT INTO t (SELECT 1)", "t", "(SELECT 1)", false},
 		{"INSERT OR REPLACE INTO t VALUES (1)", "t", "VALUES (1)", false},
+		{"INSERT INTO t VALUES (0x32, 'aaa')", "t", "VALUES (0x32, 'aaa')", false},
 	} {
 		table, at, cols, err := InsertTarget(MySQL, tc.sql)
 		if err != nil || table != tc.table || tc.sql[at:] != tc.rest || cols != tc.cols {

@@ -146,6 +146,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if h != nil {
 		j.Notes = Uninstrumented(h)
 	}
+	if p.Unjudged != "" {
+		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+"; the transactions it recorded are not the ones that ran")
+		return j, nil
+	}
 	if res.Hang {
 		return j, nil
 	}

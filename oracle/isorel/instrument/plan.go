@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
@@ -40,9 +41,20 @@ type Plan struct {
 	Txns []*testcase.Txn
 	// Setup describes each setup statement (parallel to Case.Setup).
 	Setup []Info
-	// FinalTxn and FinalConn identify the final full read.
+	// FinalTxn and FinalConn identify the final read: the versions of the
+	// final state the executor dumps once every connection has ended
+	// (Record turns them into a last transaction's reads). A read of its
+	// own, on a connection of its own, would run while the case's
+	// transactions are still open: at SERIALIZABLE on InnoDB it waits for
+	// their locks and the run never ends.
 	FinalTxn  int64
 	FinalConn int
+	// finalReads are the final read's statements as a history shows them.
+	finalReads map[string]string
+	// Unjudged, when set, says why the history of this case cannot be
+	// judged: its transactions are not the ones Record sees (a statement
+	// that commits the transaction implicitly, XA).
+	Unjudged string
 	// Tables are the tables with hidden columns the final read reads:
 	// those of the setup and those the steps created.
 	Tables []string
@@ -105,15 +117,61 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 	for _, conn := range c.Conns() {
 		p.FinalConn = max(p.FinalConn, conn+1)
 	}
-	add(p.FinalConn, "BEGIN", Step{Orig: -1, Group: -1, Txn: p.FinalTxn, Role: RoleBegin})
-	// Tables the steps created are read too; TEMPORARY ones only exist
-	// for the connection that made them.
+	p.Unjudged = unjudged(c, p.Txns, d)
+	// Tables the steps created count too; TEMPORARY ones only exist for
+	// the connection that made them.
 	p.Tables = slices.Clone(rw.Shared())
+	p.finalReads = make(map[string]string, len(p.Tables))
 	for _, tbl := range p.Tables {
-		info := &Info{Kind: "SELECT", Instrumented: true}
-		add(p.FinalConn, rw.FullRead(tbl), Step{Orig: -1, Group: group, Txn: p.FinalTxn, Role: RoleFinalRead, Info: info})
-		group++
+		p.finalReads[tbl], _ = rw.SnapshotRead(tbl)
 	}
-	add(p.FinalConn, "COMMIT", Step{Orig: -1, Group: -1, Txn: p.FinalTxn, Role: RoleCommit})
 	return p, nil
+}
+
+// unjudged says why Record cannot tell the transactions of case c apart:
+// an XA transaction (Record knows BEGIN, COMMIT and ROLLBACK only), or, on
+// the MySQL family, a statement inside an explicit transaction that
+// commits it implicitly (DDL, LOCK TABLES, ANALYZE TABLE, ...: MySQL 8.0
+// manual 15.3.3, "Statements That Cause an Implicit Commit"), after which
+// the rest of the "transaction" runs in autocommit mode. "" when none.
+func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
+	for _, s := range c.Steps {
+		if keyword(s.SQL) == "XA" {
+			return "an XA transaction (" + s.SQL + ")"
+		}
+	}
+	if d != sqlast.MySQL {
+		return ""
+	}
+	for _, t := range txns {
+		if !t.Explicit {
+			continue
+		}
+		for _, i := range t.Steps {
+			sql := c.Steps[i].SQL
+			if commitsImplicitly(sql) {
+				return fmt.Sprintf("T%d's %q commits it implicitly", t.ID, sql)
+			}
+		}
+	}
+	return ""
+}
+
+// commitsImplicitly reports whether a MySQL-family statement ends the
+// open transaction by itself.
+func commitsImplicitly(sql string) bool {
+	f := strings.Fields(strings.ToUpper(sql))
+	if len(f) == 0 {
+		return false
+	}
+	temporary := len(f) > 1 && f[1] == "TEMPORARY" || len(f) > 3 && f[1] == "OR" && f[3] == "TEMPORARY"
+	switch f[0] {
+	case "CREATE", "DROP":
+		return !temporary
+	case "ALTER", "RENAME", "TRUNCATE", "LOCK", "UNLOCK", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "FLUSH", "GRANT", "REVOKE":
+		return true
+	case "SET":
+		return strings.Contains(strings.Join(f, ""), "AUTOCOMMIT=1")
+	}
+	return false
 }

@@ -199,7 +199,6 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 	for _, t := range p.Txns {
 		get(int64(t.ID), t.Conn, t.Explicit)
 	}
-	get(p.FinalTxn, p.FinalConn, true)
 	sentOf := map[int][]string{}
 	for i, st := range p.Steps {
 		if st.Info != nil && st.Info.Instrumented {
@@ -318,7 +317,32 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 		r.txn.Status = status(r, res.Hang)
 		h.Txns = append(h.Txns, r.txn)
 	}
+	if res.Final != nil {
+		h.Txns = append(h.Txns, p.finalTxn(res.Final, int64(len(res.Events)+1)))
+	}
 	return h, nil
+}
+
+// finalTxn is the final read: the versions of the final state, dumped with
+// the hidden columns (the last two of every table p instrumented) after
+// every connection ended; rows without them (inserted uninstrumented) are
+// left out.
+func (p *Plan) finalTxn(final target.State, at int64) history.Txn {
+	t := history.Txn{ID: p.FinalTxn, Session: p.FinalConn, Status: history.OK, Start: at, End: at}
+	for _, tbl := range p.Tables {
+		st := history.Stmt{SQL: p.finalReads[tbl], Kind: "SELECT", Start: at, End: at}
+		for _, row := range final[tbl] {
+			if len(row) < 2 {
+				continue
+			}
+			r, w := row[len(row)-2], row[len(row)-1]
+			if !r.Null && !w.Null {
+				st.Reads = append(st.Reads, history.Version{Row: r.S, WList: w.S})
+			}
+		}
+		t.Stmts = append(t.Stmts, st)
+	}
+	return t
 }
 
 // status decides a transaction's outcome from what Record saw.
