@@ -3,11 +3,14 @@ package instrument
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
@@ -142,5 +145,48 @@ func TestRecordOnServers(t *testing.T) {
 			}
 			testStress(t, tg)
 		})
+	}
+}
+
+// TestPlanStrip: the instrumented run, stripped, names the case's
+// statements as written with the rewritten text in Sent, marks the read
+// txlab added before a DELETE (MySQL: no RETURNING) as Added with the
+// DELETE's step, and drops the hidden columns.
+func TestPlanStrip(t *testing.T) {
+	c, err := testcase.ParseString("strip", "CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 1);\n1> BEGIN;\n1> SELECT v FROM t;\n1> DELETE FROM t WHERE id = 1;\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Instrument(c, target.Info{Dialect: sqlast.MySQL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &executor.Result{}
+	for i, s := range p.Case.Steps {
+		ev := executor.Event{Conn: s.Conn, SQL: s.SQL, Step: i, Status: executor.StatusOK, Affected: -1}
+		switch {
+		case strings.HasSuffix(s.SQL, "FOR UPDATE"):
+			ev.Columns = []string{"txlab_r0", "txlab_w0"}
+			ev.Rows = []target.Row{{target.Str("r1"), target.Str("T0")}}
+		case strings.HasPrefix(s.SQL, "SELECT"):
+			ev.Columns = []string{"v", "txlab_r0", "txlab_w0"}
+			ev.Rows = []target.Row{{target.Str("1"), target.Str("r1"), target.Str("T0")}}
+		}
+		res.Events = append(res.Events, ev)
+	}
+	p.Strip(res)
+	var got []string
+	for _, ev := range res.Events {
+		got = append(got, fmt.Sprintf("%d %v %s | %s | %v", ev.Step, ev.Added, ev.SQL, ev.Sent, ev.Columns))
+	}
+	want := []string{
+		"0 false BEGIN |  | []",
+		"1 false SELECT v FROM t | SELECT v, t.txlab_rowid AS txlab_r0, t.txlab_wlist AS txlab_w0 FROM t | [v]",
+		"2 true SELECT t.txlab_rowid AS txlab_r0, t.txlab_wlist AS txlab_w0 FROM t WHERE id = 1 FOR UPDATE |  | [txlab_r0 txlab_w0]",
+		"2 false DELETE FROM t WHERE id = 1 |  | []",
+		"3 false COMMIT |  | []",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("stripped events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
