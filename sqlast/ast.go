@@ -326,6 +326,14 @@ type Concat struct {
 	L, R Expr
 }
 
+// Var is a MySQL user variable, @Name, or with Assign the assignment
+// @Name := Assign, whose value is Assign's (always printed in
+// parentheses). IsoRel uses one to collect the rows an UPDATE matched.
+type Var struct {
+	Name   string
+	Assign Expr
+}
+
 // Raw is SQL text outside the subset, rendered verbatim. Parsers never
 // produce it; instrumenters and generators may carry it through.
 type Raw struct {
@@ -363,3 +371,4 @@ func (*Func) expr()           {}
 func (*Excluded) expr()       {}
 func (*Concat) expr()         {}
 func (*Raw) expr()            {}
+func (*Var) expr()            {}

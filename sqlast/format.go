@@ -697,6 +697,14 @@ func (p *printer) expr(e Expr, min int) {
 		p.w(")")
 	case *Raw:
 		p.w(e.SQL)
+	case *Var:
+		if e.Assign != nil {
+			p.w("(@" + e.Name + " := ")
+			p.expr(e.Assign, 0)
+			p.w(")")
+		} else {
+			p.w("@" + e.Name)
+		}
 	case nil:
 		p.w("NULL")
 	default:

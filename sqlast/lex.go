@@ -15,6 +15,8 @@ const (
 	tokNumber
 	tokString
 	tokOp // punctuation and operators
+	// tokVar is a MySQL user variable, @name (text without the @).
+	tokVar
 )
 
 // token is one lexeme. text is the unquoted identifier, the unescaped string,
@@ -37,6 +39,8 @@ func (t token) String() string {
 		return "number " + t.text
 	case tokString:
 		return fmt.Sprintf("string %q", t.text)
+	case tokVar:
+		return "@" + t.text
 	}
 	return fmt.Sprintf("%q", t.text)
 }
@@ -132,6 +136,12 @@ func lex(d Dialect, src string) ([]token, error) {
 				i++
 			}
 			toks = append(toks, token{kind: tokWord, text: src[start:i], pos: start})
+		case c == '@' && d == MySQL && i+1 < len(src) && isWordStart(src[i+1]):
+			i++
+			for i < len(src) && isWordByte(src[i]) {
+				i++
+			}
+			toks = append(toks, token{kind: tokVar, text: src[start+1 : i], pos: start})
 		case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):
 			for i < len(src) && isDigit(src[i]) {
 				i++
@@ -200,6 +210,9 @@ func lex(d Dialect, src string) ([]token, error) {
 				// Concatenation; on the MySQL family || is OR by default
 				// and stays outside the subset.
 				op = "||"
+			}
+			if d == MySQL && strings.HasPrefix(src[i:], ":=") {
+				op = ":="
 			}
 			for _, o := range []string{"<>", "<=", ">=", "!=", "(", ")", ",", ".", ";", "*", "+", "-", "/", "%", "=", "<", ">"} {
 				if op != "" {

@@ -1137,6 +1137,20 @@ func (p *parser) primary() (Expr, error) {
 	case tokString:
 		p.next()
 		return &Literal{Kind: LitString, Text: t.text}, nil
+	case tokVar:
+		p.next()
+		if !p.acceptOp(":=") {
+			return &Var{Name: t.text}, nil
+		}
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		v, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		return &Var{Name: t.text, Assign: v}, nil
 	case tokOp:
 		if t.text == "-" || t.text == "+" {
 			return p.unary()

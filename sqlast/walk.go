@@ -92,6 +92,8 @@ func Walk(n any, fn func(n any) bool) {
 	case *Concat:
 		Walk(n.L, fn)
 		Walk(n.R, fn)
+	case *Var:
+		Walk(n.Assign, fn)
 	}
 }
 

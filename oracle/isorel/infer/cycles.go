@@ -2,6 +2,7 @@ package infer
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
@@ -21,7 +22,12 @@ type Cycle struct {
 
 // Excuse is a cycle not reported because of IsoRel's SELECT FOR UPDATE
 // exception (§3.4): T rw(r)→ U by a plain SELECT in T, and U wr(r)→ T seen
-// by a locking read in T, which reads the latest version by design.
+// by a locking read in T, which reads the latest version by design. The
+// exception covers a snapshot older than the locking read, not a plain
+// read that goes back to an older version of r after T's locking read saw
+// a newer one (MDEV-26642: a no-op UPDATE matched the row at U's version,
+// the SELECT after it still sees the version before U): such a pair is
+// not excused.
 type Excuse struct {
 	RW, WR Edge
 }
@@ -56,9 +62,16 @@ func (d *Deps) buildGraph() (*graph, []Excuse) {
 	}
 	var excuses []Excuse
 	excused := make(map[int]bool)
+	var back map[txnRow]bool
 	for i := range d.Edges {
 		e := &d.Edges[i]
 		if e.Kind != depgraph.WR || !e.Locking {
+			continue
+		}
+		if back == nil {
+			back = readsBack(d.h)
+		}
+		if back[txnRow{e.To, e.Row}] {
 			continue
 		}
 		if d.index == nil {
@@ -277,4 +290,35 @@ func base(class string) string {
 		}
 	}
 	return class
+}
+
+// txnRow names a row as one transaction saw it.
+type txnRow struct {
+	txn int64
+	row string
+}
+
+// readsBack finds the rows a transaction read plainly at a version older
+// than one its own locking read of the row had seen before: the wList
+// read later is a proper prefix of the one the locking read returned.
+func readsBack(h *history.History) map[txnRow]bool {
+	out := map[txnRow]bool{}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		locked := map[string]string{} // row → the longest wList a locking read saw
+		for _, s := range t.Stmts {
+			for _, v := range s.Reads {
+				if s.Locking {
+					if len(v.WList) > len(locked[v.Row]) {
+						locked[v.Row] = v.WList
+					}
+					continue
+				}
+				if l, ok := locked[v.Row]; ok && strings.HasPrefix(l, v.WList+",") {
+					out[txnRow{t.ID, v.Row}] = true
+				}
+			}
+		}
+	}
+	return out
 }

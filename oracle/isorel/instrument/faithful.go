@@ -66,7 +66,10 @@ func outcomes(events []executor.Event) map[int]*outcome {
 			continue
 		}
 		if !main {
-			if ev.Status != executor.StatusOK {
+			// A statement txlab added that failed means the statement did
+			// not run as written; one skipped (its transaction had aborted)
+			// says no more than the statement's own outcome.
+			if ev.Status != executor.StatusOK && ev.Status != executor.StatusSkipped {
 				o.ran, o.status = true, ev.Status // the statement did not run as written
 			}
 			continue

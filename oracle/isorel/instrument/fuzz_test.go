@@ -42,6 +42,9 @@ func FuzzStatement(f *testing.F) {
 				continue
 			}
 			for _, s := range sent {
+				if s.Role == RolePrepare {
+					continue // SET @v = '': outside the subset by design
+				}
 				if _, err := sqlast.Parse(d, s.SQL); err != nil {
 					t.Fatalf("%s: %q rewritten into %q, which does not parse: %v", d, sql, s.SQL, err)
 				}

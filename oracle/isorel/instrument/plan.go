@@ -100,7 +100,9 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 			continue
 		}
 		sent, info := rw.Statement(s.SQL, id)
-		wrap := !t.Explicit && len(sent) > 1
+		// A read before the statement must be in its transaction; the
+		// read of an UPDATE's matched rows after it need not.
+		wrap := !t.Explicit && slices.ContainsFunc(sent, func(x Sent) bool { return x.Role == RolePreRead })
 		if wrap {
 			add(s.Conn, "BEGIN", Step{Orig: i, Group: -1, Txn: id, Role: RoleBegin})
 		}

@@ -149,6 +149,21 @@ func shown(columns []string) []int {
 	return keep
 }
 
+// matchedVersions parses an UPDATE's post-read: one row, one value,
+// "rowId=wList rowId=wList …", NULL when it matched no row.
+func matchedVersions(rows []target.Row) []history.Version {
+	var out []history.Version
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0].Null {
+		return nil
+	}
+	for _, f := range strings.Fields(rows[0][0].S) {
+		if r, w, ok := strings.Cut(f, "="); ok && r != "" && w != "" {
+			out = append(out, history.Version{Row: r, WList: w})
+		}
+	}
+	return out
+}
+
 // txnRec accumulates one transaction while Record reads the schedule.
 type txnRec struct {
 	txn      history.Txn
@@ -286,6 +301,8 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			continue
 		}
 		switch ps.Role {
+		case RolePostRead:
+			st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
 		case RolePreRead:
 			if ps.Info.PreDeletes {
 				st.Deleted = Versions(ev.Columns, ev.Rows)

@@ -36,6 +36,9 @@ const (
 	// HiddenPrefix starts every column name txlab adds, in tables and in
 	// results; IsHidden strips them from what users see.
 	HiddenPrefix = "txlab_"
+	// MatchedColumn is the result column of an UPDATE's post-read: the
+	// versions it matched, "rowId=wList" separated by spaces.
+	MatchedColumn = "txlab_matched"
 )
 
 // IsHidden reports whether a result or table column is one txlab added.
@@ -74,6 +77,10 @@ type Rewriter struct {
 	tables    map[string]*table
 	order     []string
 	nextID    atomic.Int64
+	// nextTag numbers the statements that need a name of their own (an
+	// upsert's wList entry, an UPDATE's user variable), apart from the
+	// rowIds so that those do not depend on the dialect.
+	nextTag atomic.Int64
 }
 
 // NewRewriter makes a rewriter for the DBMS of info (its dialect and
@@ -111,10 +118,12 @@ const (
 	RoleBegin                 // BEGIN added around an autocommit statement that needs a pre-read
 	RoleCommit                // the COMMIT closing it
 	RoleFinalRead             // a read of a whole table after everything else
+	RolePostRead              // the read of the rows an UPDATE matched, after it (MySQL family)
+	RolePrepare               // a statement before it that touches no row (SET @v = '')
 )
 
 func (r Role) String() string {
-	return [...]string{"main", "pre-read", "begin", "commit", "final-read"}[r]
+	return [...]string{"main", "pre-read", "begin", "commit", "final-read", "post-read", "prepare"}[r]
 }
 
 // Sent is one statement the rewriter wants sent.
@@ -300,8 +309,26 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 			return nil, fmt.Errorf("unknown table %s", s.Table)
 		}
 		c := *s
-		c.Set = rw.appendWList(s.Set, "", tn)
-		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+		if rw.d != sqlast.MySQL {
+			c.Set = rw.appendWList(s.Set, "", tn, "")
+			return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+		}
+		// The versions of the rows it matched, changed or not (a no-op
+		// UPDATE reads the row too: MDEV-26642), collected into a user
+		// variable of its own as the SET expressions are evaluated, row
+		// by row, and read right after it: the MySQL family has no UPDATE
+		// … RETURNING. The variable must hold a string before the UPDATE
+		// (unset, MariaDB reads it as it was when the statement began, and
+		// only the last row stays); neither statement takes a lock.
+		matched := "txlab_m" + strconv.FormatInt(rw.nextTag.Add(1), 10)
+		c.Set = rw.appendWList(s.Set, "", tn, matched)
+		info.Locking = true
+		post := &sqlast.SelectStmt{Query: &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.Var{Name: matched}, Alias: MatchedColumn}}}}
+		return []Sent{
+			{SQL: "SET @" + matched + " = ''", Role: RolePrepare},
+			{SQL: sqlast.Format(rw.d, &c)},
+			{SQL: sqlast.Format(rw.d, post), Role: RolePostRead},
+		}, nil
 	case *sqlast.Delete:
 		if rw.tables[s.Table] == nil {
 			return nil, fmt.Errorf("unknown table %s", s.Table)
@@ -343,7 +370,9 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 // user's assignments follow, and the last one compares the stored values
 // with the parked ones, byte for byte (HEX), and restores the wList with or
 // without tn.
-func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn string) []sqlast.Assignment {
+// matched, when set, names the user variable that collects the versions of
+// the rows the statement matched (see the UPDATE case of stmt).
+func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched string) []sqlast.Assignment {
 	wl := &sqlast.ColumnRef{Table: qual, Column: WListColumn}
 	if rw.d != sqlast.MySQL {
 		return append(slices.Clone(set), sqlast.Assignment{Column: WListColumn, Value: &sqlast.Concat{L: wl, R: str("," + tn)}})
@@ -361,7 +390,12 @@ func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn string) []sqla
 	values := "CONCAT_WS(',', " + strings.Join(quoted, ", ") + ")"
 	w := sqlast.FormatExpr(rw.d, wl)
 	before := "SUBSTRING_INDEX(" + w + ", '|', 1)"
-	park := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "CONCAT(" + w + ", '|', " + values + ")"}}
+	collect := ""
+	if matched != "" {
+		v := "@" + matched
+		collect = ", IF((" + v + " := CONCAT_WS(' ', " + v + ", CONCAT(" + sqlast.FormatExpr(rw.d, &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}) + ", '=', " + w + "))) IS NULL, '', '')"
+	}
+	park := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "CONCAT(" + w + ", '|', " + values + collect + ")"}}
 	restore := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "IF(HEX(SUBSTRING(" + w + ", LOCATE('|', " + w + ") + 1)) = HEX(" + values + ")" +
 		", " + before + ", CONCAT(" + before + ", " + sqlast.QuoteString(rw.d, ","+tn) + "))"}}
 	out := make([]sqlast.Assignment, 0, len(set)+2)
@@ -656,7 +690,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 				// Its wList may be left as it was (no value changes), so
 				// the appended entry must be one no earlier statement of
 				// tn can have left at the end.
-				info.Appended += "#" + strconv.FormatInt(rw.nextID.Add(1), 10)
+				info.Appended += "#" + strconv.FormatInt(rw.nextTag.Add(1), 10)
 				info.CountsChanges = true
 			}
 			tn = info.Appended[1:]
@@ -670,7 +704,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
 		// The conflicting row is updated in place: its wList grows like an UPDATE's.
 		nc := *oc
-		nc.Set = rw.appendWList(oc.Set, s.Table, tn)
+		nc.Set = rw.appendWList(oc.Set, s.Table, tn, "")
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil

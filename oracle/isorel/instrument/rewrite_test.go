@@ -37,8 +37,9 @@ func rewriteAll(t *testing.T, info target.Info, input string) string {
 		fmt.Fprintf(&b, "> %s\n", line)
 		for _, s := range sent {
 			fmt.Fprintf(&b, "  [%s] %s\n", s.Role, s.SQL)
-			// What the rewriter makes must stay inside the subset.
-			if _, err := sqlast.Parse(d, s.SQL); info.Instrumented && err != nil {
+			// What the rewriter makes must stay inside the subset (but
+			// for SET @v = '', which the subset has no statement for).
+			if _, err := sqlast.Parse(d, s.SQL); info.Instrumented && s.Role != RolePrepare && err != nil {
 				t.Errorf("sent statement does not parse: %s: %v", s.SQL, err)
 			}
 		}
