@@ -271,3 +271,38 @@ func TestUnfaithful(t *testing.T) {
 		}
 	}
 }
+
+// TestNoopUpdateStrict (issue 13): Troc's MDEV-26642 listing on MariaDB
+// RR. The no-op UPDATE matches row 2 at T2's version and changes nothing;
+// the SELECT after it still reads the version before T2. With the rows an
+// UPDATE matched recorded, and the SELECT FOR UPDATE exception no longer
+// covering a read that goes back, --strict reports the cycle. On
+// PostgreSQL RR the UPDATE fails (first-updater-wins) and there is none.
+func TestNoopUpdateStrict(t *testing.T) {
+	ctx := context.Background()
+	c, err := testcase.ParseFile("../../bugs/mdev-26642-troc-listing2.txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dbms, want string }{
+		{"mariadb", "G-single:bug"},
+		{"postgres", ""},
+	} {
+		t.Run(tc.dbms, func(t *testing.T) {
+			tg := connecttest.Target(t, tc.dbms)
+			o := &isorel.Oracle{Options: isorel.Options{Strict: true}}
+			defer o.Close()
+			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: target.RepeatableRead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range j.Findings {
+				got = append(got, f.Kind+":"+string(f.Verdict))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("findings %v, want %q", got, tc.want)
+			}
+		})
+	}
+}
