@@ -52,8 +52,8 @@ type Event struct {
 	// (IsoRel's instrumentation); SQL stays the case's statement.
 	Sent string `json:"sent,omitempty"`
 	// Added marks a statement an oracle ran beside the case's own (a read
-	// before a write, a BEGIN/COMMIT around it, a final read); its Step is
-	// that of the case statement it serves, -1 for none.
+	// before a write, a BEGIN/COMMIT around it, the read of what an UPDATE
+	// matched); its Step is that of the case statement it serves.
 	Added bool `json:"added,omitempty"`
 	// Affected is the number of rows a DML statement changed (-1 unknown).
 	Affected int64 `json:"affected"`

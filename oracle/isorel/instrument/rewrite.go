@@ -900,13 +900,11 @@ func (rw *Rewriter) addIndex(idx *sqlast.IndexDef) {
 	}
 }
 
-// FullRead is the instrumented read of every row of a table, ordered by
-// rowId so the recorded history is reproducible.
-func (rw *Rewriter) FullRead(tbl string) string { return rw.fullRead(tbl, nil) }
-
-// SnapshotRead is FullRead that also returns the table's own columns (those
-// of its CREATE TABLE), so the rows' values can rebuild the state; plain is
-// the same read as a user would write it, without the hidden columns.
+// SnapshotRead is the instrumented read of every row of a table, ordered
+// by rowId so the recorded history is reproducible, with the table's own
+// columns (those of its CREATE TABLE), so the rows' values can rebuild the
+// state; plain is the same read as a user would write it, without the
+// hidden columns.
 func (rw *Rewriter) SnapshotRead(tbl string) (plain, sent string) {
 	var cols []string
 	if t := rw.tables[tbl]; t != nil {
