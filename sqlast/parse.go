@@ -301,15 +301,20 @@ func (p *parser) returning() ([]SelectItem, error) {
 	if !p.acceptKw("RETURNING") {
 		return nil, nil
 	}
-	var items []SelectItem
+	return commaList(p, p.selectItem)
+}
+
+// commaList reads one or more items separated by ','.
+func commaList[T any](p *parser, item func() (T, error)) ([]T, error) {
+	var out []T
 	for {
-		it, err := p.selectItem()
+		it, err := item()
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, it)
+		out = append(out, it)
 		if !p.acceptOp(",") {
-			return items, nil
+			return out, nil
 		}
 	}
 }
@@ -904,19 +909,7 @@ func (p *parser) expr() (Expr, error) {
 	return p.or()
 }
 
-func (p *parser) exprList() ([]Expr, error) {
-	var out []Expr
-	for {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-		if !p.acceptOp(",") {
-			return out, nil
-		}
-	}
-}
+func (p *parser) exprList() ([]Expr, error) { return commaList(p, p.expr) }
 
 func (p *parser) or() (Expr, error) {
 	l, err := p.and()

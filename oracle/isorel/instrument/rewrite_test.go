@@ -54,23 +54,13 @@ func describe(i Info) string {
 	if !i.Instrumented {
 		f = append(f, "uninstrumented")
 	}
-	if i.Aggregate {
-		f = append(f, "aggregate")
-	}
-	if i.Locking {
-		f = append(f, "locking")
-	}
-	if i.PreDeletes {
-		f = append(f, "pre-deletes")
-	}
-	if i.Returning {
-		f = append(f, "returning")
-	}
-	if i.Hidden {
-		f = append(f, "hidden")
-	}
-	if i.Dedup {
-		f = append(f, "dedup")
+	for _, flag := range []struct {
+		on   bool
+		name string
+	}{{i.Aggregate, "aggregate"}, {i.Locking, "locking"}, {i.PreDeletes, "pre-deletes"}, {i.Returning, "returning"}, {i.Hidden, "hidden"}, {i.Dedup, "dedup"}} {
+		if flag.on {
+			f = append(f, flag.name)
+		}
 	}
 	if len(i.Inserted) > 0 {
 		f = append(f, "inserted="+strings.Join(i.Inserted, ","))
