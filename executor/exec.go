@@ -230,25 +230,24 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	}
 	res.Events = r.events
 	res.Elapsed = time.Since(start)
-	if errors.Is(err, errHang) {
-		res.Hang = true
-		// A table the steps created before the hang is txlab's too, or
-		// the next case would refuse the schema.
-		r.closeAll()
-		if schemaSteps {
-			if aerr := adopt(ctx, t); aerr != nil {
-				return res, fmt.Errorf("recording the tables the steps created: %w", aerr)
-			}
-		}
-		return res, nil
-	}
 	if err != nil {
-		// A table the steps created before the failure is txlab's too.
+		// A table the steps created before the hang or the failure is
+		// txlab's too, or the next case would refuse the schema. The
+		// statements still running end with their context first, as
+		// closeAll expects (else it waits closeGrace for each of them).
+		res.Hang = errors.Is(err, errHang)
+		cancel()
 		r.closeAll()
 		if schemaSteps {
 			if aerr := adopt(ctx, t); aerr != nil {
+				if res.Hang {
+					return res, fmt.Errorf("recording the tables the steps created: %w", aerr)
+				}
 				return res, fmt.Errorf("%w; recording the tables the steps created: %v", err, aerr)
 			}
+		}
+		if res.Hang {
+			return res, nil
 		}
 		return res, err
 	}
