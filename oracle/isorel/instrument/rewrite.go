@@ -353,7 +353,7 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 		// read would take the locks (and wait) in the DELETE's place and
 		// could see other rows than it deletes.
 		c := *s
-		c.Returning = append(slices.Clone(s.Returning), hiddenItems()...)
+		c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
 		info.Returning, info.Hidden = true, len(s.Returning) == 0
 		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
 	case *sqlast.Insert:
@@ -422,10 +422,7 @@ func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitStri
 // database lock keeps the rows stable instead.
 func (rw *Rewriter) preRead(tbl string, where sqlast.Expr) string {
 	sel := &sqlast.Select{
-		Items: []sqlast.SelectItem{
-			{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
-			{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
-		},
+		Items: hiddenItems(tbl),
 		From:  []sqlast.TableRef{&sqlast.Table{Name: tbl}},
 		Where: where,
 	}
@@ -703,7 +700,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 				info.CountsChanges = true
 			}
 			tn = info.Appended[1:]
-			c.Returning = append(slices.Clone(s.Returning), hiddenItems()...)
+			c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
 		} else if pre := rw.conflictRead(s, t, cols); pre != "" {
 			out = append(out, Sent{SQL: pre, Role: RolePreRead})
 			info.Locking = true
@@ -719,11 +716,12 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil
 }
 
-// hiddenItems return a row's hidden columns as the pair txlab_r0, txlab_w0.
-func hiddenItems() []sqlast.SelectItem {
+// hiddenItems returns a row's hidden columns, qualified by qual when set,
+// as the pair txlab_r0, txlab_w0.
+func hiddenItems(qual string) []sqlast.SelectItem {
 	return []sqlast.SelectItem{
-		{Expr: &sqlast.ColumnRef{Column: RowIDColumn}, Alias: rowAlias(0)},
-		{Expr: &sqlast.ColumnRef{Column: WListColumn}, Alias: wlistAlias(0)},
+		{Expr: &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}, Alias: rowAlias(0)},
+		{Expr: &sqlast.ColumnRef{Table: qual, Column: WListColumn}, Alias: wlistAlias(0)},
 	}
 }
 
@@ -932,10 +930,7 @@ func columnItems(tbl string, cols []string) []sqlast.SelectItem {
 }
 
 func (rw *Rewriter) fullRead(tbl string, cols []string) string {
-	items := append(columnItems(tbl, cols),
-		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: RowIDColumn}, Alias: rowAlias(0)},
-		sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: tbl, Column: WListColumn}, Alias: wlistAlias(0)},
-	)
+	items := append(columnItems(tbl, cols), hiddenItems(tbl)...)
 	sel := &sqlast.Select{Items: items, From: []sqlast.TableRef{&sqlast.Table{Name: tbl}}}
 	order := []sqlast.OrderItem{{Expr: &sqlast.ColumnRef{Column: rowAlias(0)}}}
 	return sqlast.Format(rw.d, &sqlast.SelectStmt{Query: sel, OrderBy: order})
