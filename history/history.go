@@ -99,7 +99,11 @@ type Txn struct {
 	Start, End int64
 	// Init marks the initial transaction that writes every key's first value.
 	Init bool
-	Ops  []Op
+	// Final marks a relational history's last transaction: the final
+	// state, read after every other transaction ended. A row it lacks was
+	// deleted (or never committed).
+	Final bool
+	Ops   []Op
 	// Isolation is the level the transaction ran at (relational histories).
 	Isolation string
 	// Stmts are the SQL statements of a relational (IsoRel) transaction, in
@@ -120,6 +124,7 @@ type line struct {
 	Start   int64    `json:"start,omitempty"`
 	End     int64    `json:"end,omitempty"`
 	Init    bool     `json:"init,omitempty"`
+	Final   bool     `json:"final,omitempty"`
 	Ops     []string `json:"ops,omitempty"`
 	// Isolation and Stmts carry relational histories (see Stmt).
 	Isolation string `json:"isolation,omitempty"`
@@ -198,7 +203,7 @@ func Read(r io.Reader) (*History, error) {
 		if l.End != 0 && l.End < l.Start {
 			return nil, fmt.Errorf("line %d: end %d before start %d", n, l.End, l.Start)
 		}
-		t := Txn{ID: l.ID, Session: l.Session, Status: st, Start: l.Start, End: l.End, Init: l.Init, Ops: make([]Op, len(l.Ops)), Isolation: l.Isolation, Stmts: l.Stmts}
+		t := Txn{ID: l.ID, Session: l.Session, Status: st, Start: l.Start, End: l.End, Init: l.Init, Final: l.Final, Ops: make([]Op, len(l.Ops)), Isolation: l.Isolation, Stmts: l.Stmts}
 		for i := range t.Stmts {
 			if err := t.Stmts[i].validate(); err != nil {
 				return nil, fmt.Errorf("line %d: statement %d: %w", n, i+1, err)
@@ -245,7 +250,7 @@ func Write(w io.Writer, h *History) error {
 // WriteTxn writes one transaction as a JSON line; recorders call it as each
 // transaction finishes so a crash loses at most the line being written.
 func WriteTxn(w io.Writer, t *Txn) error {
-	l := line{ID: t.ID, Session: t.Session, Status: t.Status.String(), Start: t.Start, End: t.End, Init: t.Init, Ops: make([]string, len(t.Ops)), Isolation: t.Isolation, Stmts: t.Stmts}
+	l := line{ID: t.ID, Session: t.Session, Status: t.Status.String(), Start: t.Start, End: t.End, Init: t.Init, Final: t.Final, Ops: make([]string, len(t.Ops)), Isolation: t.Isolation, Stmts: t.Stmts}
 	for i, o := range t.Ops {
 		l.Ops[i] = o.String()
 	}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,6 +30,19 @@ type Stmt struct {
 	Deleted []Version `json:"deleted,omitempty"`
 	// Inserted are the rowIds the statement created (wList "Tn").
 	Inserted []string `json:"inserted,omitempty"`
+	// Predicate, Seen, Installed and Evaluated carry predicate reads
+	// (Adya's predicate dependencies). Predicate names the WHERE of a
+	// predicate read ("p1"); Seen is every version of its table the
+	// statement's view held, matching or not (Version.Matches lists
+	// Predicate when it matched), so a row missing from Seen was not in
+	// the view at all. Installed are the versions a write statement
+	// created, each with the predicates of the case it matches;
+	// Evaluated names the predicates checked on Installed (a predicate
+	// not named there says nothing about them).
+	Predicate string    `json:"predicate,omitempty"`
+	Seen      []Version `json:"seen,omitempty"`
+	Installed []Version `json:"installed,omitempty"`
+	Evaluated []string  `json:"evaluated,omitempty"`
 	// Locking is true for SELECT … FOR UPDATE / FOR SHARE and pre-reads.
 	Locking bool `json:"locking,omitempty"`
 	// Aggregate is true when the statement's rows are aggregates and are
@@ -54,7 +68,13 @@ type Stmt struct {
 type Version struct {
 	Row   string `json:"row"`
 	WList string `json:"wlist"`
+	// Matches are the predicates (Stmt.Predicate ids) the version
+	// satisfies, in a Seen or Installed list.
+	Matches []string `json:"matches,omitempty"`
 }
+
+// Match reports whether the version satisfies predicate p.
+func (v Version) Match(p string) bool { return slices.Contains(v.Matches, p) }
 
 // Writers parses the wList into transaction ids, oldest first ("T0,T3" →
 // [0 3]).
@@ -117,7 +137,10 @@ func (s *Stmt) validate() error {
 	if s.Kind == "" {
 		return fmt.Errorf("missing kind")
 	}
-	for _, vs := range [][]Version{s.Reads, s.Deleted} {
+	if len(s.Seen) > 0 && s.Predicate == "" {
+		return fmt.Errorf("seen versions without a predicate")
+	}
+	for _, vs := range [][]Version{s.Reads, s.Deleted, s.Seen, s.Installed} {
 		for _, v := range vs {
 			if v.Row == "" {
 				return fmt.Errorf("a row version without rowId")

@@ -15,8 +15,9 @@ var adya = map[target.Level][]Anomaly{
 	target.ReadCommitted:   {G0, G1a, G1b, G1c},
 	// PL-2.99: item anti-dependency cycles are forbidden, predicate ones not.
 	target.RepeatableRead: {G0, G1a, G1b, G1c, G2Item},
-	// Adya PL-SI forbids G-SI; Elle checks it as G-single and G-nonadjacent.
-	target.Snapshot:     {G0, G1a, G1b, G1c, GSingle, GNonadjacent},
+	// Adya PL-SI forbids G-SI; Elle checks it as G-single and G-nonadjacent,
+	// item or predicate.
+	target.Snapshot:     {G0, G1a, G1b, G1c, GSingle, GNonadjacent, GSinglePredicate, GNonadjacentPredicate},
 	target.Serializable: {G0, G1a, G1b, G1c, G2},
 }
 

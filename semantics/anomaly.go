@@ -23,6 +23,18 @@ const (
 	GNonadjacent Anomaly = "G-nonadjacent" // several, no two adjacent
 )
 
+// Predicate anti-dependency cycles (Adya's thesis §4.2: a transaction
+// overwrites a predicate read when it installs a version that changes the
+// read's matches). Adya's G2-item is a cycle with an item anti-dependency;
+// a cycle whose anti-dependencies are all predicate ones (a phantom) is G2
+// but not G2-item, so PL-2.99 (repeatable read) permits it while PL-SI
+// (G-SIb: one anti-dependency, item or predicate) and PL-3 forbid it.
+const (
+	G2Predicate           Anomaly = "G2-predicate"            // several predicate anti-dependencies
+	GSinglePredicate      Anomaly = "G-single-predicate"      // exactly one, a predicate one
+	GNonadjacentPredicate Anomaly = "G-nonadjacent-predicate" // several, all predicate, no two adjacent
+)
+
 // Refined names of cycles (IsoRel §2.4, MTC).
 const (
 	LostUpdate    Anomaly = "lost-update"     // rw and ww on one row
@@ -58,9 +70,9 @@ const (
 
 // parent is the one hierarchy: each class's nearest broader class. A level
 // that forbids a class forbids everything under it. A G-single or
-// G-nonadjacent cycle is an item anti-dependency cycle (txlab's histories
-// record the rows each statement read: every anti-dependency is on an item),
-// so it lies under G2-item. A refined name's parent is the class its cycle
+// G-nonadjacent cycle with an item anti-dependency lies under G2-item;
+// one whose anti-dependencies are all predicate ones has its own
+// -predicate name under G2 (see G2Predicate). A refined name's parent is the class its cycle
 // usually has; an oracle that knows the cycle's own class passes both (see
 // Judge.Decide).
 var parent = map[Anomaly]Anomaly{
@@ -70,6 +82,9 @@ var parent = map[Anomaly]Anomaly{
 	GSingle:                 G2Item,
 	GNonadjacent:            G2Item,
 	G2Item:                  G2,
+	G2Predicate:             G2,
+	GSinglePredicate:        G2Predicate,
+	GNonadjacentPredicate:   G2Predicate,
 	LostUpdate:              GSingle,
 	ReadWriteSkew:           GSingle,
 	WriteSkew:               G2Item,

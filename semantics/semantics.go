@@ -187,8 +187,8 @@ var table = []row{
 	{levels: []target.Level{target.ReadCommitted}, apply: forbid(G0, G1a, G1b, G1c)},
 	{dbms: []string{"mysql", "mariadb", "tidb"}, levels: []target.Level{target.RepeatableRead}, apply: forbid(G0, G1a, G1b, G1c)},
 	{dbms: []string{"mariadb"}, levels: []target.Level{target.RepeatableRead}, setting: "innodb_snapshot_isolation=ON", apply: forbid(LostUpdate)},
-	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent)},
-	{levels: []target.Level{target.Snapshot}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent)},
+	{dbms: []string{anyPostgres}, levels: []target.Level{target.RepeatableRead}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent, GSinglePredicate, GNonadjacentPredicate)},
+	{levels: []target.Level{target.Snapshot}, apply: forbid(G0, G1a, G1b, G1c, LostUpdate, GSingle, GNonadjacent, GSinglePredicate, GNonadjacentPredicate)},
 	{levels: []target.Level{target.Serializable}, apply: func(p *Promise) {
 		p.Serializable = true
 		r := anySerialOrder

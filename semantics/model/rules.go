@@ -106,6 +106,12 @@ type Rules struct {
 	// LockingSelectInTxn: a plain SELECT inside an explicit transaction is
 	// run as SELECT … FOR SHARE (InnoDB serializable).
 	LockingSelectInTxn bool
+	// ReadsLockPredicates: a plain read takes predicate locks that decide
+	// which transactions later fail (PostgreSQL's SIREAD locks at
+	// serializable: a sequential scan locks the whole relation, an index
+	// scan only what it read), so reading more of a table than the
+	// statement does changes the execution.
+	ReadsLockPredicates bool
 	// RowLocks: writes and locking reads lock rows and wait for conflicting
 	// locks of other transactions.
 	RowLocks bool
@@ -202,7 +208,7 @@ const (
 	srcInnoDBLockModes   = "MariaDB docs, InnoDB lock modes (locks are set on index records: a shared read through a covering index does not block an UPDATE of other columns)"
 	srcInnoDBClustered   = "MySQL 8.0 manual 17.6.2.1 Clustered and Secondary Indexes (a table's rows are its clustered index: the primary key, else the first UNIQUE index whose columns are all NOT NULL)"
 	srcInnoDBSI          = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
-	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation; src/backend/executor/README (EvalPlanQual)"
+	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation (13.2.3: predicate locks; a sequential scan locks the relation); src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
 	srcTiDB              = "TiDB docs: pessimistic-transaction, transaction-isolation-levels, optimistic-transaction (untested here)"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
@@ -369,6 +375,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 			r.WriteConflict = target.ClassSerialization
 			if level == target.Serializable {
 				r.Errors = append(r.Errors, target.ClassSerialization)
+				r.ReadsLockPredicates = true
 			}
 		default:
 			r.Known = false
@@ -409,6 +416,8 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 			r.Target = all(SnapTxn)
 			r.Source = all(SnapTxn)
 			r.WriteConflict = target.ClassSerialization
+			// Its reads are tracked as key spans that a commit refreshes.
+			r.ReadsLockPredicates = true
 		}
 	}
 	return r

@@ -111,7 +111,7 @@ func Check(h *history.History, o Options) (*Result, error) {
 	}
 	intermediate := make(map[key]bool)
 	for _, r := range d.IntermediateReads {
-		intermediate[key{r.Writer, r.Txn, depgraph.WR, r.Row}] = true
+		intermediate[key{r.Writer, r.Txn, depgraph.WR, r.Row, false}] = true
 		f := Finding{Class: string(semantics.G1b), Adya: string(semantics.G1b), Txns: uniq(r.Writer, r.Txn),
 			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d wrote %s again afterwards: an intermediate read.", r.Txn, r.Row, r.Writer, r.WList, r.Writer, r.Row)}
 		f.StmtKinds = d.kinds(nil, []Read{r})

@@ -81,9 +81,13 @@ func (d *Deps) buildGraph() (*graph, []Excuse) {
 				d.index[d.Edges[i].key()] = i
 			}
 		}
-		if j, ok := d.index[key{e.To, e.From, depgraph.RW, e.Row}]; ok && !d.Edges[j].Locking {
-			excused[i] = true
-			excuses = append(excuses, Excuse{RW: d.Edges[j], WR: *e})
+		// The plain read may have missed the row (a predicate rw) as well
+		// as read an older version of it.
+		for _, pred := range []bool{false, true} {
+			if j, ok := d.index[key{e.To, e.From, depgraph.RW, e.Row, pred}]; ok && !d.Edges[j].Locking {
+				excused[i] = true
+				excuses = append(excuses, Excuse{RW: d.Edges[j], WR: *e})
+			}
 		}
 	}
 	gr := &graph{}
@@ -191,6 +195,7 @@ func (gr *graph) cycles(intermediate map[key]bool) []Cycle {
 			if !want(adya) {
 				return
 			}
+			adya = gr.predicateClass(adya, cyc)
 			if b, ok := best[adya]; !ok || len(cyc) < len(b) {
 				best[adya] = cyc
 			}
@@ -237,6 +242,34 @@ func (gr *graph) cycles(intermediate map[key]bool) []Cycle {
 	return out
 }
 
+// predicateClass renames the class of a cycle whose anti-dependencies
+// are all predicate ones (semantics.G2Predicate): G-single →
+// G-single-predicate, G-nonadjacent → G-nonadjacent-predicate, G2-item →
+// G2-predicate, Elle's suffix kept last. A cycle with an item
+// anti-dependency keeps its class (Adya's G2-item needs one).
+func (gr *graph) predicateClass(class string, cyc []int32) string {
+	any := false
+	for _, ei := range cyc {
+		e := &gr.edges[gr.g.Edges[ei].Key]
+		if e.Kind != depgraph.RW {
+			continue
+		}
+		if e.Predicate == "" {
+			return class
+		}
+		any = true
+	}
+	if !any {
+		return class
+	}
+	b := base(class)
+	suffix := class[len(b):]
+	if b == "G2-item" {
+		return "G2-predicate" + suffix
+	}
+	return b + "-predicate" + suffix
+}
+
 // isIntermediate matches the two-edge cycle an intermediate read makes:
 // W wr(r)→ R (R read W's first write of r) and R rw(r)→ W (W wrote r again).
 func isIntermediate(es []Edge, intermediate map[key]bool) bool {
@@ -245,7 +278,7 @@ func isIntermediate(es []Edge, intermediate map[key]bool) bool {
 	}
 	for i, e := range es {
 		o := es[1-i]
-		if e.Kind == depgraph.WR && o.Kind == depgraph.RW && e.Row == o.Row && intermediate[key{e.From, e.To, depgraph.WR, e.Row}] {
+		if e.Kind == depgraph.WR && o.Kind == depgraph.RW && e.Row == o.Row && intermediate[key{e.From, e.To, depgraph.WR, e.Row, false}] {
 			return true
 		}
 	}
@@ -259,6 +292,9 @@ func refine(c Cycle) string {
 	var rw, ww, other int
 	rows := make(map[string]bool)
 	for _, e := range c.Edges {
+		if e.Predicate != "" {
+			return c.Adya // IsoRel's names are for item cycles
+		}
 		switch e.Kind {
 		case depgraph.RW:
 			rw++
@@ -300,13 +336,30 @@ type txnRow struct {
 
 // readsBack finds the rows a transaction read plainly at a version older
 // than one its own locking read of the row had seen before: the wList
-// read later is a proper prefix of the one the locking read returned.
+// read later is a proper prefix of the one the locking read returned, or
+// a predicate read's view no longer holds the row at all (MDEV-26671: a
+// row another transaction inserted, matched by a no-op UPDATE, then
+// missing from the next SELECT).
 func readsBack(h *history.History) map[txnRow]bool {
 	out := map[txnRow]bool{}
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		locked := map[string]string{} // row → the longest wList a locking read saw
 		for _, s := range t.Stmts {
+			if s.Predicate != "" && !s.Locking && s.Error == "" {
+				in := make(map[string]bool, len(s.Seen))
+				for _, v := range s.Seen {
+					in[v.Row] = true
+				}
+				for r := range locked {
+					if !in[r] {
+						out[txnRow{t.ID, r}] = true
+					}
+				}
+			}
+			for _, v := range s.Deleted {
+				delete(locked, v.Row) // gone by its own hand: no read goes back
+			}
 			for _, v := range s.Reads {
 				if s.Locking {
 					if len(v.WList) > len(locked[v.Row]) {

@@ -19,6 +19,9 @@ func (d *Deps) because(e Edge) string {
 		}
 		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (wList %s)", e.To, e.Row, e.From, e.WList)
 	case depgraph.RW:
+		if e.Predicate != "" {
+			return d.becausePredicate(e)
+		}
 		verb := "overwrote"
 		if t := d.byID[e.To]; t != nil && e.ToStmt >= 0 && e.ToStmt < len(t.Stmts) && t.Stmts[e.ToStmt].Kind != "SELECT" {
 			verb = "deleted"
@@ -88,3 +91,26 @@ func (d *Deps) dot(txns []int64, es []Edge) []byte {
 var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ")
 
 func dotEscape(s string) string { return dotEscaper.Replace(s) }
+
+// becausePredicate explains a predicate rw edge: the read's WHERE, what its
+// view held of the row, and what the writer made of it.
+func (d *Deps) becausePredicate(e Edge) string {
+	read := "a predicate read"
+	matched := false
+	if t := d.byID[e.From]; t != nil && e.FromStmt >= 0 && e.FromStmt < len(t.Stmts) {
+		s := &t.Stmts[e.FromStmt]
+		read = fmt.Sprintf("its read %q", s.SQL)
+		for _, v := range s.Seen {
+			if v.Row == e.Row && v.Match(s.Predicate) {
+				matched = true
+			}
+		}
+	}
+	switch {
+	case e.WList.String() == "":
+		return fmt.Sprintf("T%d did not see %s in %s, and T%d wrote a version of %s that it matches (a phantom)", e.From, e.Row, read, e.To, e.Row)
+	case matched:
+		return fmt.Sprintf("T%d saw %s (wList %s) match %s, and T%d wrote a later version that no longer matches", e.From, e.Row, e.WList, read, e.To)
+	}
+	return fmt.Sprintf("T%d saw %s (wList %s) not match %s, and T%d wrote a later version that matches", e.From, e.Row, e.WList, read, e.To)
+}

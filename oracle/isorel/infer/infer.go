@@ -42,6 +42,11 @@ type Edge struct {
 	// read (SELECT … FOR UPDATE / FOR SHARE); the SELECT FOR UPDATE exception
 	// of IsoRel §3.4 needs it.
 	Locking bool `json:"locking,omitempty"`
+	// Predicate, on an rw edge, names the predicate read (history
+	// Stmt.Predicate) the writer overwrote by changing whether Row
+	// matches it; WList is then the version the read's view held, empty
+	// when the row was not in it. "" for item dependencies.
+	Predicate string `json:"predicate,omitempty"`
 }
 
 // key identifies an edge for set comparison; statements are only evidence.
@@ -49,9 +54,10 @@ type key struct {
 	from, to int64
 	kind     depgraph.Kind
 	row      string
+	pred     bool
 }
 
-func (e *Edge) key() key { return key{e.From, e.To, e.Kind, e.Row} }
+func (e *Edge) key() key { return key{e.From, e.To, e.Kind, e.Row, e.Predicate != ""} }
 
 // Read is one observation of a row version by a statement.
 type Read struct {
@@ -593,6 +599,7 @@ func Infer(h *history.History) (*Deps, error) {
 	}
 	out := newDeps(p, c)
 	out.AbortedReads, out.IntermediateReads, out.Forks = d.AbortedReads, d.IntermediateReads, d.Forks
+	out.Edges = append(out.Edges, predicateEdges(h)...)
 	return out, nil
 }
 

@@ -92,7 +92,7 @@ func TestExplain(t *testing.T) {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
 	}
 	if f.Rule.Name != "postgres-repeatable-read-permits-write-skew" || f.Rule.Source == "" ||
-		f.Rule.Text != "write-skew is outside the textbook repeatable-read, but postgres repeatable-read permits it: it forbids only G0, G1a, G1b, G1c, lost-update, G-single, G-nonadjacent" {
+		f.Rule.Text != "write-skew is outside the textbook repeatable-read, but postgres repeatable-read permits it: it forbids only G0, G1a, G1b, G1c, lost-update, G-single, G-nonadjacent, G-single-predicate, G-nonadjacent-predicate" {
 		t.Errorf("rule: %+v", f.Rule)
 	}
 	for _, s := range []string{`T1 -> T2 [label="rw r2"]`, `T2 -> T1 [label="rw r1"]`, `UPDATE t SET v = v - 100 WHERE id = 1`} {

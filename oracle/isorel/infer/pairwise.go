@@ -84,7 +84,9 @@ func InferPairwise(h *history.History) (*Deps, error) {
 			}
 		}
 	}
-	return newDeps(p, c), nil
+	d := newDeps(p, c)
+	d.Edges = append(d.Edges, predicateEdges(h)...)
+	return d, nil
 }
 
 // compare adds the edges of Algorithm 1's lines 20–34 for one observation

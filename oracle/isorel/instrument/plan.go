@@ -81,6 +81,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		out.Setup[i] = sql
 		p.Setup = append(p.Setup, info)
 	}
+	views := rw.predicateSteps(c, info)
 	byStep := make([]*testcase.Txn, len(c.Steps))
 	for _, t := range p.Txns {
 		for _, s := range t.Steps {
@@ -99,7 +100,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 			add(s.Conn, s.SQL, Step{Orig: i, Group: -1, Txn: id, Role: RoleMain})
 			continue
 		}
-		sent, info := rw.Statement(s.SQL, id)
+		sent, info := rw.statement(s.SQL, id, views[i])
 		// A read before the statement must be in its transaction; the
 		// read of an UPDATE's matched rows after it need not.
 		wrap := !t.Explicit && slices.ContainsFunc(sent, func(x Sent) bool { return x.Role == RolePreRead })

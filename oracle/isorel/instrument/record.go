@@ -31,15 +31,15 @@ func Versions(columns []string, rows []target.Row) []history.Version {
 		pairs = append(pairs, pos{r, w})
 	}
 	var out []history.Version
-	seen := map[history.Version]bool{}
+	seen := map[[2]string]bool{}
 	for _, row := range rows {
 		for _, p := range pairs {
 			if p.r >= len(row) || p.w >= len(row) || row[p.r].Null || row[p.w].Null {
 				continue
 			}
 			v := history.Version{Row: row[p.r].S, WList: row[p.w].S}
-			if !seen[v] {
-				seen[v] = true
+			if k := [2]string{v.Row, v.WList}; !seen[k] {
+				seen[k] = true
 				out = append(out, v)
 			}
 		}
@@ -94,6 +94,8 @@ func (p *Plan) Strip(res *executor.Result) {
 			case info.Returning && info.Hidden:
 				ev.Affected = info.affected(res.Events[i])
 				ev.Columns, ev.Rows = nil, nil
+			case info.Scans:
+				ev.Rows = matching(res.Events[i], ev.Rows)
 			case info.Dedup:
 				ev.Rows = dedup(ev.Rows)
 			}
@@ -127,6 +129,91 @@ func (info *Info) affected(ev executor.Event) int64 {
 	return n
 }
 
+// matching keeps the rows of stripped that the predicate read ev (its
+// rows unstripped, in the same order) flagged as matching its WHERE.
+func matching(ev executor.Event, stripped []target.Row) []target.Row {
+	m := column(ev.Columns, MatchColumn)
+	if m < 0 {
+		return stripped
+	}
+	out := stripped[:0:0]
+	for i, row := range ev.Rows {
+		if m < len(row) && row[m].S == "1" && i < len(stripped) {
+			out = append(out, stripped[i])
+		}
+	}
+	return out
+}
+
+// column is the position of a result column by name, -1 when absent.
+func column(columns []string, name string) int {
+	return slices.IndexFunc(columns, func(c string) bool { return strings.EqualFold(c, name) })
+}
+
+// seenVersions are the versions of a predicate read's view: its rows, each
+// with pred in Matches when it matched (every row of a read that ran
+// without WHERE), and the versions of the rows it returned.
+func seenVersions(ev executor.Event, pred string, scans bool) (seen, reads []history.Version) {
+	m := column(ev.Columns, MatchColumn)
+	for i, row := range ev.Rows {
+		vs := Versions(ev.Columns, ev.Rows[i:i+1])
+		match := !scans || m >= 0 && m < len(row) && row[m].S == "1"
+		for _, v := range vs {
+			if match {
+				reads = append(reads, v)
+				v.Matches = []string{pred}
+			}
+			seen = append(seen, v)
+		}
+	}
+	return seen, reads
+}
+
+// installedVersions parses what a write returned of the versions it
+// installed: rows with the hidden pair and InstalledColumn's bits
+// (RETURNING), or the MySQL family's one value "rowId=wList?bits …".
+func installedVersions(ev executor.Event, evaluated []string) []history.Version {
+	c := column(ev.Columns, InstalledColumn)
+	if c < 0 || len(evaluated) == 0 {
+		return nil
+	}
+	matches := func(bits string) []string {
+		var out []string
+		for i, id := range evaluated {
+			if i < len(bits) && bits[i] == '1' {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	var out []history.Version
+	if column(ev.Columns, rowAlias(0)) < 0 {
+		for _, row := range ev.Rows {
+			if c >= len(row) || row[c].Null {
+				continue
+			}
+			for _, f := range strings.Fields(row[c].S) {
+				r, rest, ok1 := strings.Cut(f, "=")
+				w, bits, ok2 := strings.Cut(rest, "?")
+				if ok1 && ok2 && r != "" && w != "" && len(bits) == len(evaluated) {
+					out = append(out, history.Version{Row: r, WList: w, Matches: matches(bits)})
+				}
+			}
+		}
+		return out
+	}
+	for i, row := range ev.Rows {
+		if c >= len(row) || row[c].Null || len(row[c].S) != len(evaluated) {
+			continue
+		}
+		for _, v := range Versions(ev.Columns, ev.Rows[i:i+1]) {
+			v.Matches = matches(row[c].S)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // dedup keeps the first of equal rows.
 func dedup(rows []target.Row) []target.Row {
 	out := rows[:0:0]
@@ -149,11 +236,11 @@ func shown(columns []string) []int {
 	return keep
 }
 
-// matchedVersions parses an UPDATE's post-read: one row, one value,
+// matchedVersions parses an UPDATE's post-read: one row, its first value,
 // "rowId=wList rowId=wList …", NULL when it matched no row.
 func matchedVersions(rows []target.Row) []history.Version {
 	var out []history.Version
-	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0].Null {
+	if len(rows) != 1 || len(rows[0]) == 0 || rows[0][0].Null {
 		return nil
 	}
 	for _, f := range strings.Fields(rows[0][0].S) {
@@ -303,6 +390,8 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 		switch ps.Role {
 		case RolePostRead:
 			st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
+			st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
+			st.Evaluated = ps.Info.Evaluated
 		case RolePreRead:
 			if ps.Info.PreDeletes {
 				st.Deleted = Versions(ev.Columns, ev.Rows)
@@ -313,7 +402,17 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			if r.mainOK == 0 {
 				r.mainOK = 1
 			}
+			if ps.Info.Evaluated != nil {
+				st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
+				st.Evaluated = ps.Info.Evaluated
+			}
 			switch {
+			case ps.Info.Predicate != "":
+				st.Predicate = ps.Info.Predicate
+				var reads []history.Version
+				st.Seen, reads = seenVersions(ev, ps.Info.Predicate, ps.Info.Scans)
+				st.Reads = append(st.Reads, reads...)
+			case ps.Info.Returning && ps.Info.Kind == "UPDATE":
 			case ps.Info.Returning && ps.Info.Kind == "DELETE":
 				st.Deleted = Versions(ev.Columns, ev.Rows)
 			case ps.Info.Returning:
@@ -345,7 +444,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 // every connection ended; rows without them (inserted uninstrumented) are
 // left out.
 func (p *Plan) finalTxn(final target.State, at int64) history.Txn {
-	t := history.Txn{ID: p.FinalTxn, Session: p.FinalConn, Status: history.OK, Start: at, End: at}
+	t := history.Txn{ID: p.FinalTxn, Session: p.FinalConn, Status: history.OK, Start: at, End: at, Final: true}
 	for _, tbl := range p.Tables {
 		st := history.Stmt{SQL: p.finalReads[tbl], Kind: "SELECT", Start: at, End: at}
 		for _, row := range final[tbl] {

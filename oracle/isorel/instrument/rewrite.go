@@ -81,6 +81,11 @@ type Rewriter struct {
 	// upsert's wList entry, an UPDATE's user variable), apart from the
 	// rowIds so that those do not depend on the dialect.
 	nextTag atomic.Int64
+	// preds are the recorded predicates of each table (see predicate.go),
+	// predByKey the same by table and WHERE; complete before the first
+	// write is rewritten (Instrument's first pass).
+	preds     map[string][]*predicate
+	predByKey map[string]*predicate
 }
 
 // NewRewriter makes a rewriter for the DBMS of info (its dialect and
@@ -160,6 +165,14 @@ type Info struct {
 	Dedup bool
 	// Inserted are the rowIds assigned to VALUES rows.
 	Inserted []string
+	// Predicate names the WHERE of a predicate read (see predicate.go);
+	// Scans says its rewritten result holds every row of its view, with
+	// MatchColumn telling those it returns.
+	Predicate string
+	Scans     bool
+	// Evaluated are the predicates whose bits a write returns for each
+	// version it installs (InstalledColumn), in bit order.
+	Evaluated []string
 	// Note says why a statement is not (fully) instrumented.
 	Note string
 }
@@ -168,6 +181,12 @@ type Info struct {
 // returns something to send: a statement it cannot rewrite is sent as
 // written and reported uninstrumented.
 func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
+	return rw.statement(sql, txn, false)
+}
+
+// statement is Statement; view says a SELECT may be rewritten to show its
+// view (predicateSteps chose it).
+func (rw *Rewriter) statement(sql string, txn int64, view bool) ([]Sent, Info) {
 	if out, info, ok := rw.schema(sql); ok {
 		return []Sent{{SQL: out}}, info
 	}
@@ -183,7 +202,7 @@ func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
 		info.Note = "not instrumented, not parsed: " + err.Error()
 		return []Sent{{SQL: rw.AsWritten(sql)}}, info
 	}
-	sent, err := rw.stmt(st, txn, &info)
+	sent, err := rw.stmt(st, txn, &info, view)
 	switch {
 	case errors.Is(err, errAggregate):
 		info.Aggregate, info.Note = true, "aggregate: excluded from inference"
@@ -289,10 +308,15 @@ func keyword(sql string) string {
 	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
 }
 
-func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) {
+func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Sent, error) {
 	tn := "T" + strconv.FormatInt(txn, 10)
 	switch s := st.(type) {
 	case *sqlast.SelectStmt:
+		if view {
+			if id := rw.predicateOf(s); id != "" {
+				return rw.viewSelect(s, id, info)
+			}
+		}
 		q, _, err := rw.query(s.Query)
 		if err != nil {
 			return nil, err
@@ -318,9 +342,18 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 			return nil, fmt.Errorf("unknown table %s", s.Table)
 		}
 		c := *s
+		bits, ids := rw.matchBits(s.Table)
+		info.Evaluated = ids
 		if rw.d != sqlast.MySQL {
-			c.Set = rw.appendWList(s.Set, "", tn, "")
-			return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+			c.Set = rw.appendWList(s.Set, "", tn, "", "", "")
+			sql := sqlast.Format(rw.d, &c)
+			if bits != "" {
+				// The versions it installs, each with the predicates it
+				// matches: RETURNING sees the rows as the UPDATE left them.
+				info.Returning, info.Hidden = true, true
+				sql += " RETURNING " + RowIDColumn + " AS " + rowAlias(0) + ", " + WListColumn + " AS " + wlistAlias(0) + ", " + bits + " AS " + InstalledColumn
+			}
+			return []Sent{{SQL: sql}}, nil
 		}
 		// The versions of the rows it matched, changed or not (a no-op
 		// UPDATE reads the row too: MDEV-26642), collected into a user
@@ -329,12 +362,21 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 		// … RETURNING. The variable must hold a string before the UPDATE
 		// (unset, MariaDB reads it as it was when the statement began, and
 		// only the last row stays); neither statement takes a lock.
-		matched := "txlab_m" + strconv.FormatInt(rw.nextTag.Add(1), 10)
-		c.Set = rw.appendWList(s.Set, "", tn, matched)
+		tag := strconv.FormatInt(rw.nextTag.Add(1), 10)
+		matched := "txlab_m" + tag
+		items := []sqlast.SelectItem{{Expr: &sqlast.Var{Name: matched}, Alias: MatchedColumn}}
+		prepare := "SET @" + matched + " = ''"
+		installed := ""
+		if bits != "" {
+			installed = "txlab_i" + tag
+			items = append(items, sqlast.SelectItem{Expr: &sqlast.Var{Name: installed}, Alias: InstalledColumn})
+			prepare += ", @" + installed + " = ''"
+		}
+		c.Set = rw.appendWList(s.Set, "", tn, matched, installed, bits)
 		info.Locking = true
-		post := &sqlast.SelectStmt{Query: &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.Var{Name: matched}, Alias: MatchedColumn}}}}
+		post := &sqlast.SelectStmt{Query: &sqlast.Select{Items: items}}
 		return []Sent{
-			{SQL: "SET @" + matched + " = ''", Role: RolePrepare},
+			{SQL: prepare, Role: RolePrepare},
 			{SQL: sqlast.Format(rw.d, &c)},
 			{SQL: sqlast.Format(rw.d, post), Role: RolePostRead},
 		}, nil
@@ -380,8 +422,10 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info) ([]Sent, error) 
 // with the parked ones, byte for byte (HEX), and restores the wList with or
 // without tn.
 // matched, when set, names the user variable that collects the versions of
-// the rows the statement matched (see the UPDATE case of stmt).
-func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched string) []sqlast.Assignment {
+// the rows the statement matched (see the UPDATE case of stmt); installed
+// the one that collects the versions it leaves, with the bits of the
+// table's recorded predicates evaluated on them (matchBits).
+func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched, installed, bits string) []sqlast.Assignment {
 	wl := &sqlast.ColumnRef{Table: qual, Column: WListColumn}
 	if rw.d != sqlast.MySQL {
 		return append(slices.Clone(set), sqlast.Assignment{Column: WListColumn, Value: &sqlast.Concat{L: wl, R: str("," + tn)}})
@@ -407,10 +451,18 @@ func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched strin
 	park := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "CONCAT(" + w + ", '|', " + values + collect + ")"}}
 	restore := sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "IF(HEX(SUBSTRING(" + w + ", LOCATE('|', " + w + ") + 1)) = HEX(" + values + ")" +
 		", " + before + ", CONCAT(" + before + ", " + sqlast.QuoteString(rw.d, ","+tn) + "))"}}
-	out := make([]sqlast.Assignment, 0, len(set)+2)
+	out := make([]sqlast.Assignment, 0, len(set)+3)
 	out = append(out, park)
 	out = append(out, set...)
-	return append(out, restore)
+	out = append(out, restore)
+	if installed != "" {
+		// After the restore, every column holds what the row keeps: the
+		// wList assigned to itself, the versions collected on the way.
+		v := "@" + installed
+		out = append(out, sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "IF((" + v + " := CONCAT_WS(' ', " + v + ", CONCAT(" +
+			sqlast.FormatExpr(rw.d, &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}) + ", '=', " + w + ", '?', " + bits + "))) IS NULL, " + w + ", " + w + ")"}})
+	}
+	return out
 }
 
 func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitString, Text: s} }
@@ -706,11 +758,22 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 			info.Locking = true
 			info.PreDeletes = s.Replace
 		}
+		if bits, ids := rw.matchBits(s.Table); bits != "" && rw.returning && !s.Replace {
+			// The versions it installs, each with the recorded predicates
+			// it matches. Not on REPLACE: it counts a replaced row twice,
+			// RETURNING once.
+			if !info.Returning {
+				info.Returning, info.Hidden = true, len(s.Returning) == 0
+				c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
+			}
+			c.Returning = append(c.Returning, sqlast.SelectItem{Expr: &sqlast.Raw{SQL: bits}, Alias: InstalledColumn})
+			info.Evaluated = ids
+		}
 	}
 	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
 		// The conflicting row is updated in place: its wList grows like an UPDATE's.
 		nc := *oc
-		nc.Set = rw.appendWList(oc.Set, s.Table, tn, "")
+		nc.Set = rw.appendWList(oc.Set, s.Table, tn, "", "", "")
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil

@@ -1,0 +1,246 @@
+package instrument
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
+)
+
+// Predicate reads (Adya's predicate dependencies). A plain single-table
+// SELECT reads by a predicate, its WHERE: a row that is not in its result
+// either was not in its view or did not match there, and a transaction
+// that later installs a version of the row that matches (a phantom, or a
+// row moved into the range) overwrites the read as much as one that
+// changes a row it returned. Item dependencies cannot see that. Two
+// things make it visible:
+//
+//   - the view: such a SELECT runs without its WHERE, every row of the
+//     table flagged by whether it matches (MatchColumn), and Plan.Strip
+//     drops the rows that do not. The rows it returns, its snapshot and
+//     its locks are the same (a consistent read takes none); only where
+//     plain reads are consistent reads that lock nothing (viewsFaithful);
+//   - the match of every version written later: the writes of the case
+//     evaluate every recorded predicate of their table on the versions
+//     they install (InstalledColumn), in the same statement.
+//
+// A predicate with a subquery, a user variable or a function whose value
+// depends on when it runs is not recorded: the write could not evaluate it
+// as the read did. Nor is one without a column: see viewRead.
+
+// MatchColumn is the flag of a predicate read's rewritten result: 1 when
+// the row matches the statement's WHERE, 0 when it is only in its view.
+const MatchColumn = "txlab_match"
+
+// InstalledColumn carries the versions a write installed and the recorded
+// predicates each matches: a RETURNING column of bits, one per predicate
+// (Info.Evaluated), or on the MySQL family "rowId=wList?bits …" collected
+// like the matched rows (MatchedColumn).
+const InstalledColumn = "txlab_installed"
+
+// predicate is one recorded WHERE of a table.
+type predicate struct {
+	id    string
+	table string
+	// where has its columns unqualified, so that a write to the table
+	// evaluates it on the row it writes.
+	where sqlast.Expr
+}
+
+// volatile are functions whose value depends on when or where they run.
+var volatile = map[string]bool{
+	"RAND": true, "RANDOM": true, "NOW": true, "SYSDATE": true, "CURRENT_TIMESTAMP": true,
+	"CURRENT_DATE": true, "CURRENT_TIME": true, "CURDATE": true, "CURTIME": true,
+	"LOCALTIME": true, "LOCALTIMESTAMP": true, "UUID": true, "UUID_SHORT": true,
+	"GEN_RANDOM_UUID": true, "LAST_INSERT_ID": true, "ROW_COUNT": true, "FOUND_ROWS": true,
+	"CONNECTION_ID": true, "CHANGES": true, "TOTAL_CHANGES": true, "CLOCK_TIMESTAMP": true,
+	"STATEMENT_TIMESTAMP": true, "TXID_CURRENT": true, "NEXTVAL": true, "NEXT": true,
+	"USER": true, "CURRENT_USER": true, "DATABASE": true, "SCHEMA": true, "UNIX_TIMESTAMP": true,
+}
+
+// viewRead returns the table and WHERE of st when st is a predicate read
+// this package records: a plain SELECT of one table the rewriter knows, no
+// DISTINCT, aggregate or LIMIT, a WHERE a write can evaluate as well.
+func (rw *Rewriter) viewRead(st sqlast.Stmt) (string, sqlast.Expr, bool) {
+	s, ok := st.(*sqlast.SelectStmt)
+	if !ok || s.Lock != sqlast.LockNone || s.Limit != nil {
+		return "", nil, false
+	}
+	q, ok := s.Query.(*sqlast.Select)
+	if !ok || q.Distinct || len(q.From) != 1 || hasAggregate(q) {
+		return "", nil, false
+	}
+	t, ok := q.From[0].(*sqlast.Table)
+	if !ok || rw.tables[t.Name] == nil {
+		return "", nil, false
+	}
+	if q.Where == nil {
+		return t.Name, nil, true
+	}
+	stable, columns := true, false
+	sqlast.Walk(q.Where, func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.ColumnRef:
+			columns = true
+		case *sqlast.ScalarSubquery, *sqlast.Exists, *sqlast.Var, *sqlast.Raw, *sqlast.Excluded:
+			stable = false
+		case *sqlast.In:
+			stable = stable && n.Sub == nil
+		case *sqlast.Func:
+			stable = stable && !volatile[strings.ToUpper(n.Name)]
+		}
+		return stable
+	})
+	// A WHERE of constants only: InnoDB does not read the table for an
+	// impossible one (WHERE 1 = 0), so the statement opens no read view,
+	// and reading the table in its place would open it too early (Troc's
+	// innodb-read-view-impossible-where case).
+	return t.Name, q.Where, stable && columns
+}
+
+// predicateOf registers (once) the WHERE of the predicate read st and
+// returns its id; "" when st is no predicate read this package records.
+// A read without WHERE has a predicate too: every row matches it.
+func (rw *Rewriter) predicateOf(st sqlast.Stmt) string {
+	tbl, where, ok := rw.viewRead(st)
+	if !ok {
+		return ""
+	}
+	var unq sqlast.Expr
+	key := tbl + "\x00"
+	if where != nil {
+		// A fresh tree with the qualifiers dropped: the only table in
+		// scope is tbl, under its name or an alias.
+		e, err := sqlast.ParseExpr(rw.d, sqlast.FormatExpr(rw.d, where))
+		if err != nil {
+			return ""
+		}
+		sqlast.Walk(e, func(n any) bool {
+			if c, ok := n.(*sqlast.ColumnRef); ok {
+				c.Table = ""
+			}
+			return true
+		})
+		unq = e
+		key += sqlast.FormatExpr(rw.d, e)
+	}
+	if p := rw.predByKey[key]; p != nil {
+		return p.id
+	}
+	if rw.predByKey == nil {
+		rw.predByKey = map[string]*predicate{}
+		rw.preds = map[string][]*predicate{}
+	}
+	p := &predicate{id: "p" + strconv.Itoa(len(rw.predByKey)+1), table: tbl, where: unq}
+	rw.predByKey[key] = p
+	rw.preds[tbl] = append(rw.preds[tbl], p)
+	return p.id
+}
+
+// matchCase is CASE WHEN where THEN one ELSE zero END (nil where: one).
+func (rw *Rewriter) matchCase(where sqlast.Expr, one, zero string) string {
+	if where == nil {
+		return one
+	}
+	return "CASE WHEN " + sqlast.FormatExpr(rw.d, where) + " THEN " + one + " ELSE " + zero + " END"
+}
+
+// matchBits is the SQL of the string of '0'/'1', one per recorded
+// predicate of table, that a write evaluates on the row it leaves, and
+// the predicates' ids in that order; "" when the table has none.
+func (rw *Rewriter) matchBits(table string) (string, []string) {
+	ps := rw.preds[table]
+	if len(ps) == 0 {
+		return "", nil
+	}
+	parts := make([]string, len(ps))
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = rw.matchCase(p.where, "'1'", "'0'")
+		ids[i] = p.id
+	}
+	if len(parts) == 1 {
+		return parts[0], ids
+	}
+	if rw.d == sqlast.MySQL {
+		return "CONCAT(" + strings.Join(parts, ", ") + ")", ids
+	}
+	return "(" + strings.Join(parts, ") || (") + ")", ids
+}
+
+// viewsFaithful reports whether a plain SELECT at level reads a snapshot
+// without taking locks, so that reading the whole table in its place (see
+// MatchColumn) returns the same rows and changes nothing else: the
+// snapshot is the statement's or the transaction's, InnoDB does not turn
+// it into a locking read, and no predicate locks are taken. Levels below
+// repeatable read are left out: they permit every anti-dependency cycle,
+// so a predicate read there would cost a full scan for no verdict.
+func viewsFaithful(info target.Info, level target.Level) bool {
+	switch level {
+	case target.RepeatableRead, target.Snapshot, target.Serializable:
+	default:
+		return false
+	}
+	return plainReadsSnapshot(info.DBMS, level)
+}
+
+// predicateSteps registers the predicates of the case's SELECTs that run
+// where their view can be recorded and says which steps those are. The
+// writes are rewritten after it, so that each evaluates every predicate of
+// its table, wherever in the case the read comes.
+func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info) map[int]bool {
+	out := map[int]bool{}
+	for i, s := range c.Steps {
+		if testcase.ControlOf(s.SQL) != testcase.NotControl || keyword(s.SQL) != "SELECT" {
+			continue
+		}
+		if !viewsFaithful(info, c.LevelOf(s.Conn)) {
+			continue
+		}
+		st, err := sqlast.Parse(rw.d, s.SQL)
+		if err != nil {
+			continue
+		}
+		if rw.predicateOf(st) != "" {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// plainReadsSnapshot reports whether the semantics table says a plain
+// SELECT of dbms at level is a consistent read that locks nothing.
+func plainReadsSnapshot(dbms string, level target.Level) bool {
+	r := model.Lookup(dbms, level, nil)
+	switch r.Target[model.KindSelect] {
+	case model.SnapTxn, model.SnapStatement:
+	default:
+		return false
+	}
+	return r.Known && !r.LockingSelectInTxn && !r.ReadsLockPredicates
+}
+
+// viewSelect rewrites the predicate read s (predicate id) to return its
+// whole view, each row flagged by MatchColumn; without a WHERE its view is
+// its result.
+func (rw *Rewriter) viewSelect(s *sqlast.SelectStmt, id string, info *Info) ([]Sent, error) {
+	q := s.Query.(*sqlast.Select)
+	info.Predicate = id
+	all := *q
+	all.Where = nil
+	nq, _, err := rw.query(&all)
+	if err != nil {
+		return nil, err
+	}
+	if q.Where != nil {
+		sel := nq.(*sqlast.Select)
+		sel.Items = append(sel.Items, sqlast.SelectItem{Expr: &sqlast.Raw{SQL: rw.matchCase(q.Where, "1", "0")}, Alias: MatchColumn})
+		info.Scans = true
+	}
+	c := *s
+	c.Query = nq
+	return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+}
