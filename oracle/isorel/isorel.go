@@ -123,14 +123,29 @@ func (o *Oracle) Name() string { return Name }
 // execution of its own, not the plain one.
 func (o *Oracle) JudgesPlain() bool { return false }
 
+// atLevels is c with the levels its connections will run at written out
+// (the run's --isolation overrides the case's; no level is the DBMS's
+// default): how a statement is instrumented depends on its level.
+func atLevels(c *testcase.Case, t target.Target, opt executor.Options) *testcase.Case {
+	out := *c
+	switch {
+	case opt.Isolation != "":
+		out.Isolation, out.ConnIsolation = opt.Isolation, nil
+	case out.Isolation == "":
+		out.Isolation = t.DefaultLevel()
+	}
+	return &out
+}
+
 // Check implements oracle.CaseOracle: it runs the instrumented case and
 // judges the recorded history. The judgement's Execution is the
 // instrumented run with the hidden columns stripped.
 func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
-	p, err := instrument.Instrument(c, t.Info())
+	p, err := instrument.Instrument(atLevels(c, t, opt), t.Info())
 	if err != nil {
 		return nil, err
 	}
+	p.Original = c
 	rt, err := o.runTarget(ctx, t)
 	if err != nil {
 		return nil, err

@@ -306,3 +306,52 @@ func TestNoopUpdateStrict(t *testing.T) {
 		})
 	}
 }
+
+// TestPredicateReads runs cases whose anomaly is a phantom on real servers:
+// only predicate dependencies show it. Both sides: found where the model
+// or the level forbids it, nothing where the level permits phantoms or
+// the DBMS prevents the anomaly.
+func TestPredicateReads(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		file, dbms string
+		level      target.Level
+		model      semantics.Model
+		strict     bool
+		want       string
+	}{
+		// MDEV-26671: T1's UPDATE matches the row T2 inserted, and T1's
+		// next SELECT still misses it.
+		{"../../bugs/mdev-26671-troc-repo.txn", "mariadb", target.RepeatableRead, semantics.Model(target.Snapshot), false, "G-single-predicate:bug"},
+		// Adya's PL-2.99 (repeatable read) permits predicate cycles.
+		{"../../bugs/mdev-26671-troc-repo.txn", "mariadb", target.RepeatableRead, "", true, ""},
+		// PostgreSQL's UPDATE does not see the new row: no cycle.
+		{"../../bugs/mdev-26671-troc-repo.txn", "postgres", target.RepeatableRead, semantics.Model(target.Snapshot), false, ""},
+		{"testdata/predicate-write-skew.txn", "postgres", target.RepeatableRead, semantics.Model(target.Serializable), false, "G2-predicate:bug"},
+		{"testdata/predicate-write-skew.txn", "mariadb", target.RepeatableRead, semantics.Model(target.Serializable), false, "G2-predicate:bug"},
+		{"testdata/predicate-write-skew.txn", "postgres", target.RepeatableRead, "", true, ""},
+		{"testdata/predicate-write-skew.txn", "postgres", target.Serializable, "", false, ""},
+		{"testdata/predicate-write-skew.txn", "sqlite", target.Serializable, "", false, ""},
+	} {
+		t.Run(tc.dbms+"/"+string(tc.level)+"/"+filepath.Base(tc.file), func(t *testing.T) {
+			c, err := testcase.ParseFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg := connecttest.Target(t, tc.dbms)
+			o := &isorel.Oracle{Options: isorel.Options{Model: tc.model, Strict: tc.strict}}
+			defer o.Close()
+			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: tc.level})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range j.Findings {
+				got = append(got, f.Kind+":"+string(f.Verdict))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("findings %v, want %q", got, tc.want)
+			}
+		})
+	}
+}
