@@ -139,6 +139,9 @@ type Update struct {
 	Table string
 	Set   []Assignment
 	Where Expr
+	// Returning are the items of RETURNING (PostgreSQL, SQLite ≥ 3.35;
+	// not the MySQL family); nil when none.
+	Returning []SelectItem
 }
 
 // Delete is DELETE FROM table [WHERE ...] [RETURNING ...].
@@ -334,6 +337,19 @@ type Var struct {
 	Assign Expr
 }
 
+// Case is CASE [Operand] WHEN … THEN … [ELSE Else] END: with an Operand,
+// each When is compared with it, without, each is a condition.
+type Case struct {
+	Operand Expr
+	Whens   []When
+	Else    Expr
+}
+
+// When is one WHEN … THEN … arm of a Case.
+type When struct {
+	Cond, Result Expr
+}
+
 // Raw is SQL text outside the subset, rendered verbatim. Parsers never
 // produce it; instrumenters and generators may carry it through.
 type Raw struct {
@@ -372,3 +388,4 @@ func (*Excluded) expr()       {}
 func (*Concat) expr()         {}
 func (*Raw) expr()            {}
 func (*Var) expr()            {}
+func (*Case) expr()           {}

@@ -186,6 +186,7 @@ func (p *printer) stmt(s Stmt) {
 		p.w(" SET ")
 		p.assignments(s.Set)
 		p.where(s.Where)
+		p.returning(s.Returning)
 	case *Delete:
 		p.w("DELETE FROM ")
 		p.ident(s.Table)
@@ -697,6 +698,23 @@ func (p *printer) expr(e Expr, min int) {
 		p.w(")")
 	case *Raw:
 		p.w(e.SQL)
+	case *Case:
+		p.w("CASE")
+		if e.Operand != nil {
+			p.w(" ")
+			p.expr(e.Operand, 0)
+		}
+		for _, w := range e.Whens {
+			p.w(" WHEN ")
+			p.expr(w.Cond, 0)
+			p.w(" THEN ")
+			p.expr(w.Result, 0)
+		}
+		if e.Else != nil {
+			p.w(" ELSE ")
+			p.expr(e.Else, 0)
+		}
+		p.w(" END")
 	case *Var:
 		if e.Assign != nil {
 			p.w("(@" + e.Name + " := ")

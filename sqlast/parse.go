@@ -479,7 +479,48 @@ func (p *parser) update() (*Update, error) {
 			return nil, err
 		}
 	}
-	return s, nil
+	if p.d != MySQL {
+		s.Returning, err = p.returning()
+	}
+	return s, err
+}
+
+// caseExpr parses CASE [operand] WHEN c THEN r … [ELSE e] END.
+func (p *parser) caseExpr() (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	p.next() // CASE
+	c := &Case{}
+	var err error
+	if !p.isKw("WHEN") {
+		if c.Operand, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	for p.acceptKw("WHEN") {
+		var w When
+		if w.Cond, err = p.expr(); err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("THEN"); err != nil {
+			return nil, err
+		}
+		if w.Result, err = p.expr(); err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, w)
+	}
+	if len(c.Whens) == 0 {
+		return nil, p.errExpected("WHEN")
+	}
+	if p.acceptKw("ELSE") {
+		if c.Else, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return c, p.expectKw("END")
 }
 
 func (p *parser) delete() (*Delete, error) {
@@ -1186,6 +1227,8 @@ func (p *parser) primary() (Expr, error) {
 		case "true", "false":
 			p.next()
 			return &Literal{Kind: LitBool, Text: strings.ToUpper(lw)}, nil
+		case "case":
+			return p.caseExpr()
 		case "exists":
 			p.next()
 			if err := p.expectOp("("); err != nil {

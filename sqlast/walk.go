@@ -41,6 +41,9 @@ func Walk(n any, fn func(n any) bool) {
 			Walk(a.Value, fn)
 		}
 		Walk(n.Where, fn)
+		for _, it := range n.Returning {
+			Walk(it.Expr, fn)
+		}
 	case *Delete:
 		Walk(n.Where, fn)
 		for _, it := range n.Returning {
@@ -94,6 +97,13 @@ func Walk(n any, fn func(n any) bool) {
 		Walk(n.R, fn)
 	case *Var:
 		Walk(n.Assign, fn)
+	case *Case:
+		Walk(n.Operand, fn)
+		for _, w := range n.Whens {
+			Walk(w.Cond, fn)
+			Walk(w.Result, fn)
+		}
+		Walk(n.Else, fn)
 	}
 }
 

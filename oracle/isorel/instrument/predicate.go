@@ -80,6 +80,17 @@ func (rw *Rewriter) viewRead(st sqlast.Stmt) (string, sqlast.Expr, bool) {
 	if q.Where == nil {
 		return t.Name, nil, true
 	}
+	// Read without its WHERE, the statement computes its items on rows
+	// that do not match too: only items that cannot fail on them.
+	for _, it := range q.Items {
+		switch it.Expr.(type) {
+		case nil, *sqlast.ColumnRef, *sqlast.Literal:
+		default:
+			if !it.Star {
+				return "", nil, false
+			}
+		}
+	}
 	stable, columns := true, false
 	sqlast.Walk(q.Where, func(n any) bool {
 		switch n := n.(type) {
@@ -141,34 +152,33 @@ func (rw *Rewriter) predicateOf(st sqlast.Stmt) string {
 }
 
 // matchCase is CASE WHEN where THEN one ELSE zero END (nil where: one).
-func (rw *Rewriter) matchCase(where sqlast.Expr, one, zero string) string {
+func matchCase(where, one, zero sqlast.Expr) sqlast.Expr {
 	if where == nil {
 		return one
 	}
-	return "CASE WHEN " + sqlast.FormatExpr(rw.d, where) + " THEN " + one + " ELSE " + zero + " END"
+	return &sqlast.Case{Whens: []sqlast.When{{Cond: where, Result: one}}, Else: zero}
 }
 
-// matchBits is the SQL of the string of '0'/'1', one per recorded
-// predicate of table, that a write evaluates on the row it leaves, and
-// the predicates' ids in that order; "" when the table has none.
-func (rw *Rewriter) matchBits(table string) (string, []string) {
+// matchBits is the string of '0'/'1', one per recorded predicate of
+// table, that a write evaluates on the row it leaves, and the predicates'
+// ids in that order; nil when the table has none.
+func (rw *Rewriter) matchBits(table string) (sqlast.Expr, []string) {
 	ps := rw.preds[table]
 	if len(ps) == 0 {
-		return "", nil
+		return nil, nil
 	}
-	parts := make([]string, len(ps))
+	var bits sqlast.Expr
 	ids := make([]string, len(ps))
 	for i, p := range ps {
-		parts[i] = rw.matchCase(p.where, "'1'", "'0'")
+		b := matchCase(p.where, str("1"), str("0"))
+		if bits == nil {
+			bits = b
+		} else {
+			bits = &sqlast.Concat{L: bits, R: b}
+		}
 		ids[i] = p.id
 	}
-	if len(parts) == 1 {
-		return parts[0], ids
-	}
-	if rw.d == sqlast.MySQL {
-		return "CONCAT(" + strings.Join(parts, ", ") + ")", ids
-	}
-	return "(" + strings.Join(parts, ") || (") + ")", ids
+	return bits, ids
 }
 
 // viewsFaithful reports whether a plain SELECT at level reads a snapshot
@@ -237,7 +247,8 @@ func (rw *Rewriter) viewSelect(s *sqlast.SelectStmt, id string, info *Info) ([]S
 	}
 	if q.Where != nil {
 		sel := nq.(*sqlast.Select)
-		sel.Items = append(sel.Items, sqlast.SelectItem{Expr: &sqlast.Raw{SQL: rw.matchCase(q.Where, "1", "0")}, Alias: MatchColumn})
+		one, zero := &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}, &sqlast.Literal{Kind: sqlast.LitInt, Text: "0"}
+		sel.Items = append(sel.Items, sqlast.SelectItem{Expr: matchCase(q.Where, one, zero), Alias: MatchColumn})
 		info.Scans = true
 	}
 	c := *s

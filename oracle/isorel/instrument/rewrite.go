@@ -345,15 +345,14 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Se
 		bits, ids := rw.matchBits(s.Table)
 		info.Evaluated = ids
 		if rw.d != sqlast.MySQL {
-			c.Set = rw.appendWList(s.Set, "", tn, "", "", "")
-			sql := sqlast.Format(rw.d, &c)
-			if bits != "" {
+			c.Set = rw.appendWList(s.Set, "", tn, "", "", nil)
+			if bits != nil {
 				// The versions it installs, each with the predicates it
 				// matches: RETURNING sees the rows as the UPDATE left them.
-				info.Returning, info.Hidden = true, true
-				sql += " RETURNING " + RowIDColumn + " AS " + rowAlias(0) + ", " + WListColumn + " AS " + wlistAlias(0) + ", " + bits + " AS " + InstalledColumn
+				info.Returning, info.Hidden = true, len(s.Returning) == 0
+				c.Returning = append(append(slices.Clone(s.Returning), hiddenItems("")...), sqlast.SelectItem{Expr: bits, Alias: InstalledColumn})
 			}
-			return []Sent{{SQL: sql}}, nil
+			return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
 		}
 		// The versions of the rows it matched, changed or not (a no-op
 		// UPDATE reads the row too: MDEV-26642), collected into a user
@@ -367,7 +366,7 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Se
 		items := []sqlast.SelectItem{{Expr: &sqlast.Var{Name: matched}, Alias: MatchedColumn}}
 		prepare := "SET @" + matched + " = ''"
 		installed := ""
-		if bits != "" {
+		if bits != nil {
 			installed = "txlab_i" + tag
 			items = append(items, sqlast.SelectItem{Expr: &sqlast.Var{Name: installed}, Alias: InstalledColumn})
 			prepare += ", @" + installed + " = ''"
@@ -425,7 +424,7 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Se
 // the rows the statement matched (see the UPDATE case of stmt); installed
 // the one that collects the versions it leaves, with the bits of the
 // table's recorded predicates evaluated on them (matchBits).
-func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched, installed, bits string) []sqlast.Assignment {
+func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched, installed string, bits sqlast.Expr) []sqlast.Assignment {
 	wl := &sqlast.ColumnRef{Table: qual, Column: WListColumn}
 	if rw.d != sqlast.MySQL {
 		return append(slices.Clone(set), sqlast.Assignment{Column: WListColumn, Value: &sqlast.Concat{L: wl, R: str("," + tn)}})
@@ -460,7 +459,7 @@ func (rw *Rewriter) appendWList(set []sqlast.Assignment, qual, tn, matched, inst
 		// wList assigned to itself, the versions collected on the way.
 		v := "@" + installed
 		out = append(out, sqlast.Assignment{Column: WListColumn, Value: &sqlast.Raw{SQL: "IF((" + v + " := CONCAT_WS(' ', " + v + ", CONCAT(" +
-			sqlast.FormatExpr(rw.d, &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}) + ", '=', " + w + ", '?', " + bits + "))) IS NULL, " + w + ", " + w + ")"}})
+			sqlast.FormatExpr(rw.d, &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}) + ", '=', " + w + ", '?', " + sqlast.FormatExpr(rw.d, bits) + "))) IS NULL, " + w + ", " + w + ")"}})
 	}
 	return out
 }
@@ -758,7 +757,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 			info.Locking = true
 			info.PreDeletes = s.Replace
 		}
-		if bits, ids := rw.matchBits(s.Table); bits != "" && rw.returning && !s.Replace {
+		if bits, ids := rw.matchBits(s.Table); bits != nil && rw.returning && !s.Replace {
 			// The versions it installs, each with the recorded predicates
 			// it matches. Not on REPLACE: it counts a replaced row twice,
 			// RETURNING once.
@@ -766,14 +765,14 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 				info.Returning, info.Hidden = true, len(s.Returning) == 0
 				c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
 			}
-			c.Returning = append(c.Returning, sqlast.SelectItem{Expr: &sqlast.Raw{SQL: bits}, Alias: InstalledColumn})
+			c.Returning = append(c.Returning, sqlast.SelectItem{Expr: bits, Alias: InstalledColumn})
 			info.Evaluated = ids
 		}
 	}
 	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
 		// The conflicting row is updated in place: its wList grows like an UPDATE's.
 		nc := *oc
-		nc.Set = rw.appendWList(oc.Set, s.Table, tn, "", "", "")
+		nc.Set = rw.appendWList(oc.Set, s.Table, tn, "", "", nil)
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil

@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -22,18 +21,35 @@ func rewriteAll(t *testing.T, info target.Info, input string) string {
 	rw := NewRewriter(info)
 	d := info.Dialect
 	var b strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(input))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	var lines []string
+	for _, l := range strings.Split(input, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
 		}
+	}
+	for _, line := range lines {
 		if s, ok := strings.CutPrefix(line, "setup "); ok {
 			out, info := rw.Setup(s)
 			fmt.Fprintf(&b, "setup> %s\n  %s\n  %s\n", s, out, describe(info))
+		}
+	}
+	// "view" lines are predicate reads (as Instrument's first pass finds
+	// them), registered before any statement is rewritten.
+	for _, line := range lines {
+		if s, ok := strings.CutPrefix(line, "view "); ok {
+			st, err := sqlast.Parse(d, s)
+			if err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+			rw.predicateOf(st)
+		}
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "setup ") {
 			continue
 		}
-		sent, info := rw.Statement(line, 3)
+		line, view := strings.CutPrefix(line, "view ")
+		sent, info := rw.statement(line, 3, view)
 		fmt.Fprintf(&b, "> %s\n", line)
 		for _, s := range sent {
 			fmt.Fprintf(&b, "  [%s] %s\n", s.Role, s.SQL)
@@ -65,6 +81,15 @@ func describe(i Info) string {
 	if len(i.Inserted) > 0 {
 		f = append(f, "inserted="+strings.Join(i.Inserted, ","))
 	}
+	if i.Predicate != "" {
+		f = append(f, "predicate="+i.Predicate)
+	}
+	if i.Scans {
+		f = append(f, "scans")
+	}
+	if len(i.Evaluated) > 0 {
+		f = append(f, "evaluated="+strings.Join(i.Evaluated, ","))
+	}
 	if i.Note != "" {
 		f = append(f, "note="+i.Note)
 	}
@@ -72,14 +97,20 @@ func describe(i Info) string {
 }
 
 func TestRewriteGolden(t *testing.T) {
-	in, err := os.ReadFile(filepath.Join("testdata", "statements.sql"))
+	for _, name := range []string{"statements", "predicates"} {
+		t.Run(name, func(t *testing.T) { golden(t, name) })
+	}
+}
+
+func golden(t *testing.T, name string) {
+	in, err := os.ReadFile(filepath.Join("testdata", name+".sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, info := range goldenTargets {
 		t.Run(info.DBMS, func(t *testing.T) {
 			got := rewriteAll(t, info, string(in))
-			path := filepath.Join("testdata", "statements."+info.DBMS+".golden")
+			path := filepath.Join("testdata", name+"."+info.DBMS+".golden")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
