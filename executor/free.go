@@ -153,6 +153,17 @@ func (c *Conn) Exec(ctx context.Context, sql string) (res *target.Result, te *ta
 	return nil, te, nil
 }
 
+// SetIsolation sets the level of the session's next transactions without
+// changing Level, the level the session runs at: a client that needs one
+// transaction at another level sets it back to Level after it.
+func (c *Conn) SetIsolation(ctx context.Context, l target.Level) error {
+	err := c.sess.SetIsolation(ctx, l)
+	if te := target.AsError(err); err != nil && (te == nil || te.Class == target.ClassConnection) && !errors.As(err, new(*target.UnsupportedLevelError)) {
+		c.broken = true
+	}
+	return err
+}
+
 // Rollback ends a failed transaction, within 5 s even when ctx is done; if
 // even that fails, the session is broken.
 func (c *Conn) Rollback(ctx context.Context) {

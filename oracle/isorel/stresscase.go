@@ -18,9 +18,12 @@ import (
 // A stress finding's case is cut out of the round: a setup, then some of
 // the round's transactions, one connection per session of the run, with
 // BEGIN, their statements and COMMIT (ROLLBACK for a transaction that
-// failed) in the order their statements started in the run. Which setup
-// and which transactions make the cycle happen again is found by replaying
-// candidates, smallest first.
+// failed) in the order their statements started in the run — or, in a
+// second candidate of each, with every write placed where it ended: a
+// write that waited for a lock in the run (often one a transaction left
+// out of the case held) took effect when the wait was over, after writes
+// that started later. Which setup, which transactions and which order make
+// the cycle happen again is found by replaying candidates, smallest first.
 
 // maxWindow bounds the transactions of the largest candidate, and
 // maxReplays the replays spent on one finding (candidates and reduction).
@@ -35,6 +38,9 @@ type cutout struct {
 	from   string // where the setup's state comes from, for the header
 	txns   []*history.Txn
 	others int // transactions beyond the finding's own
+	// atEnd places writes (and locking reads) where they ended in the
+	// run, not where they started.
+	atEnd bool
 }
 
 // stressCutouts returns the candidate cases of finding f, smallest and most
@@ -104,7 +110,13 @@ func stressCutouts(h *history.History, f *infer.Finding, d sqlast.Dialect) []cut
 	if start.from != initial.from {
 		out = append(out, initial)
 	}
-	return out
+	both := make([]cutout, 0, 2*len(out))
+	for _, k := range out {
+		e := k
+		e.atEnd = true
+		both = append(both, k, e)
+	}
+	return both
 }
 
 // isFullRead reports whether t is one of the run's full reads of every
@@ -212,7 +224,11 @@ func (k cutout) build(level target.Level, seed uint64) (*testcase.Case, []string
 		at := t.Start
 		evs = append(evs, event{at, testcase.Step{Conn: conn, SQL: "BEGIN"}})
 		for _, s := range t.Stmts {
-			at = max(at, s.Start)
+			when := s.Start
+			if k.atEnd && s.End > 0 && (s.Kind != "SELECT" || s.Locking) {
+				when = s.End
+			}
+			at = max(at, when)
 			evs = append(evs, event{at, testcase.Step{Conn: conn, SQL: s.SQL}})
 		}
 		end := "COMMIT"
@@ -292,9 +308,13 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 			}
 		}
 	}
+	order := "in the order their statements started"
+	if kept.atEnd {
+		order = "in the order their statements started, each write where it ended (after the lock waits of the run)"
+	}
 	c.Comments = []string{
 		fmt.Sprintf("isorel %s: %s (%s)", f.Class, f.Verdict, f.Rule.Name),
-		fmt.Sprintf("From the stress round of the seed header: %s, in the order their statements started.", strings.Join(mine, ", ")),
+		fmt.Sprintf("From the stress round of the seed header: %s, %s.", strings.Join(mine, ", "), order),
 		fmt.Sprintf("The setup is %s.", kept.from),
 	}
 	if kept.others > 0 {

@@ -205,6 +205,15 @@ func (s *stress) runTxn(ctx context.Context, conn *executor.Conn, id int64, gt *
 		txn.Status, txn.End = st, s.now()
 		return txn, nil
 	}
+	if gt == nil && (conn.Level() == target.ReadCommitted || conn.Level() == target.ReadUncommitted) {
+		// A full read's tables in one snapshot: at read committed each
+		// SELECT would see another state, and a finding's case starts
+		// from the rows it saw (stresscase.go). It takes no locks at
+		// repeatable read either; the session's level comes back after.
+		if err := conn.SetIsolation(ctx, target.RepeatableRead); err == nil {
+			defer conn.SetIsolation(context.WithoutCancel(ctx), conn.Level())
+		}
+	}
 	if explicit {
 		if _, te, err := exec("BEGIN"); err != nil || te != nil {
 			txn.Status = history.Fail
