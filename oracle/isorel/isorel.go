@@ -462,8 +462,12 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.R
 			}
 		}
 	}
+	// One interleaved oracle replays the round's cut-outs: each opens the
+	// schema of its instrumented runs, with connections of its own.
+	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
+	defer replay.Close()
 	res.Findings, err = o.judge(t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
-		return o.replayable(ctx, t, h, f, level, spec.Seed)
+		return o.replayable(ctx, t, replay, h, f, level, spec.Seed)
 	})
 	return res, err
 }

@@ -46,9 +46,13 @@ type cutout struct {
 // stressCutouts returns the candidate cases of finding f, smallest and most
 // likely first:
 //   - the finding's transactions, from the state the last full read before
-//     them saw (the round's other transactions had changed the rows);
-//   - the same with every transaction of the round that overlapped them and
-//     whose writes that read did not see (locks and timing matter too);
+//     them saw (the round's other transactions had changed the rows), with
+//     the writes of the transactions that read did not see but that
+//     committed before the finding's first began added to the setup, one
+//     transaction after the other in commit order: the finding started
+//     from their rows, and they were over before it;
+//   - the same with every other transaction of the round that overlapped
+//     them (locks and timing matter too);
 //   - the finding's transactions from the round's initial state.
 func stressCutouts(h *history.History, f *infer.Finding, d sqlast.Dialect) []cutout {
 	involved := map[int64]bool{}
@@ -80,34 +84,66 @@ func stressCutouts(h *history.History, f *infer.Finding, d sqlast.Dialect) []cut
 	byStart(own)
 	initial := cutout{setup: initSetup, from: "the round's initial state", txns: own}
 
-	// The window holds the transactions that ran up to the finding's end
-	// and are not part of the starting state: all of them from the initial
-	// state (when no full read came before the finding), or those whose
-	// writes the snapshot did not see and that were not over before it.
-	start := initial
-	inState := func(*history.Txn) bool { return false }
+	// With each starting state, the window holds the transactions that ran
+	// up to the finding's end and are not part of that state: all of them
+	// from the initial state, or those whose writes the snapshot did not
+	// see and that were not over before it.
+	withWindow := func(start cutout, inState func(*history.Txn) bool) []cutout {
+		var window []*history.Txn
+		for i := range h.Txns {
+			t := &h.Txns[i]
+			// The finding's own transactions always belong, full reads too.
+			if involved[t.ID] || !t.Init && !isFullRead(t) && t.Start <= last && !inState(t) {
+				window = append(window, t)
+			}
+		}
+		out := []cutout{start}
+		if len(window) > len(own) && len(window) <= maxWindow {
+			w := start
+			w.txns, w.others = window, len(window)-len(own)
+			out = append(out, w)
+		}
+		return out
+	}
+	var out []cutout
 	if snap := lastSnapshot(h, first); snap != nil {
 		if setup, ok := snapshotSetup(initTxn, snap, d); ok {
-			start = cutout{setup: setup, from: fmt.Sprintf("the state the full read T%d saw", snap.ID), txns: own}
+			plain := cutout{setup: setup, from: fmt.Sprintf("the state the full read T%d saw", snap.ID), txns: own}
 			seen := snapshotWriters(snap)
-			inState = func(t *history.Txn) bool { return t.End > 0 && t.End < snap.Start || seen[t.ID] }
+			read := func(t *history.Txn) bool { return t.End > 0 && t.End < snap.Start || seen[t.ID] }
+			var catchUp []*history.Txn
+			for i := range h.Txns {
+				t := &h.Txns[i]
+				if !t.Init && !isFullRead(t) && !involved[t.ID] && t.Status == history.OK && t.End > 0 && t.End < first && !read(t) {
+					catchUp = append(catchUp, t)
+				}
+			}
+			if len(catchUp) > 0 {
+				slices.SortStableFunc(catchUp, func(a, b *history.Txn) int { return cmp.Compare(a.End, b.End) })
+				caught := plain
+				caught.setup = slices.Clone(plain.setup)
+				var names []string
+				in := map[int64]bool{}
+				for _, t := range catchUp {
+					names = append(names, fmt.Sprintf("T%d", t.ID))
+					in[t.ID] = true
+					for _, s := range t.Stmts {
+						if s.Error == "" && s.Kind != "SELECT" {
+							caught.setup = append(caught.setup, s.SQL)
+						}
+					}
+				}
+				caught.from += fmt.Sprintf(", then the writes of the %d transactions that committed after it and before the finding began (%s), one transaction after the other", len(catchUp), strings.Join(names, ", "))
+				out = append(out, withWindow(caught, func(t *history.Txn) bool { return read(t) || in[t.ID] })...)
+			}
+			// Without them, for when they do not run one after the other
+			// (a key they took in turns).
+			out = append(out, withWindow(plain, read)...)
 		}
 	}
-	var window []*history.Txn
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		// The finding's own transactions always belong, full reads too.
-		if involved[t.ID] || !t.Init && !isFullRead(t) && t.Start <= last && !inState(t) {
-			window = append(window, t)
-		}
-	}
-	out := []cutout{start}
-	if len(window) > len(own) && len(window) <= maxWindow {
-		w := start
-		w.txns, w.others = window, len(window)-len(own)
-		out = append(out, w)
-	}
-	if start.from != initial.from {
+	if len(out) == 0 {
+		out = withWindow(initial, func(*history.Txn) bool { return false })
+	} else {
 		out = append(out, initial)
 	}
 	both := make([]cutout, 0, 2*len(out))
@@ -214,6 +250,7 @@ func (k cutout) build(level target.Level, seed uint64) (*testcase.Case, []string
 	var evs []event
 	names := make([]string, len(k.txns))
 	connOf := map[int]int{} // one connection per session: session order is part of some cycles
+	seenAt := k.firstSeen(level)
 	for i, t := range k.txns {
 		conn, ok := connOf[t.Session]
 		if !ok {
@@ -231,17 +268,66 @@ func (k cutout) build(level target.Level, seed uint64) (*testcase.Case, []string
 			at = max(at, when)
 			evs = append(evs, event{at, testcase.Step{Conn: conn, SQL: s.SQL}})
 		}
-		end := "COMMIT"
+		end, endAt := "COMMIT", t.End
 		if t.Status == history.Fail {
 			end = "ROLLBACK"
+		} else if s, ok := seenAt[t.ID]; ok && s <= endAt {
+			// Another transaction read what t wrote before t's COMMIT
+			// returned: the commit had taken effect by then.
+			endAt = s - 1
 		}
-		evs = append(evs, event{max(at, t.End), testcase.Step{Conn: conn, SQL: end}})
+		evs = append(evs, event{max(at, endAt), testcase.Step{Conn: conn, SQL: end}})
 	}
 	slices.SortStableFunc(evs, func(a, b event) int { return cmp.Compare(a.at, b.at) })
 	for _, e := range evs {
 		c.Steps = append(c.Steps, e.step)
 	}
 	return c, names
+}
+
+// firstSeen is, for each committed transaction of k, the earliest moment
+// another transaction of k read a version it wrote: its commit had taken
+// effect before then. The run records when a COMMIT returned, which can be
+// after a concurrent statement had already seen it. At repeatable read
+// and above a transaction reads from the snapshot its first statement
+// took, so the moment is that statement's start (a locking read's own
+// start: it reads the latest version).
+func (k cutout) firstSeen(level target.Level) map[int64]int64 {
+	in := map[int64]bool{}
+	for _, t := range k.txns {
+		if t.Status != history.Fail {
+			in[t.ID] = true
+		}
+	}
+	out := map[int64]int64{}
+	var ids []int64
+	for _, t := range k.txns {
+		snap := int64(0)
+		for _, s := range t.Stmts {
+			if snap == 0 {
+				snap = s.Start
+			}
+			at := s.Start
+			if !s.Locking && level != target.ReadCommitted && level != target.ReadUncommitted && snap > 0 {
+				at = snap // a locking read reads the latest version instead
+			}
+			if at == 0 {
+				continue
+			}
+			for _, v := range s.Reads {
+				ids, _ = history.AppendWList(ids[:0], v.WList)
+				for _, w := range ids {
+					if w == t.ID || !in[w] {
+						continue
+					}
+					if cur, ok := out[w]; !ok || at < cur {
+						out[w] = at
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // without returns k minus its i-th transaction.
@@ -256,15 +342,16 @@ func (k cutout) without(i int) cutout {
 // the finding's class is reduced (transactions beyond the finding's own
 // are dropped while it still reproduces) and kept; when none does, the
 // smallest is kept. The header and the report say which happened.
-func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *history.History, f *infer.Finding, level target.Level, seed uint64) (*testcase.Case, string, error) {
+func (o *StressOracle) replayable(ctx context.Context, t target.Target, replay *Oracle, h *history.History, f *infer.Finding, level target.Level, seed uint64) (*testcase.Case, string, error) {
 	cands := stressCutouts(h, f, t.Info().Dialect)
 	replays := 0
 	try := func(k cutout) (string, bool, error) {
 		replays++
 		c, _ := k.build(level, seed)
-		return o.reproduces(ctx, t, c, f.Class)
+		return reproduces(ctx, replay, t, c, f.Class)
 	}
 	kept, verdict, found := cands[0], "", false
+	var tried []string
 	for _, k := range cands {
 		v, ok, err := try(k)
 		if err != nil {
@@ -273,6 +360,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 		if verdict == "" {
 			verdict = v
 		}
+		tried = append(tried, v)
 		if ok {
 			kept, verdict, found = k, v, true
 			break
@@ -295,7 +383,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 			}
 		}
 	} else if len(cands) > 1 {
-		verdict = fmt.Sprintf("%s did not reproduce in any of %d cut-outs: the cycle needs the timing of the run", f.Class, len(cands))
+		verdict = fmt.Sprintf("%s did not reproduce in any of %d cut-outs (%s): the cycle needs the timing of the run", f.Class, len(cands), strings.Join(outcomes(tried), "; "))
 	}
 
 	c, names := kept.build(level, seed)
@@ -331,10 +419,20 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, h *histo
 		"Replay it with: " + replayCommand, nil
 }
 
-// reproduces replays c through the interleaved oracle and reports whether
-// it finds class, with a verdict sentence either way.
-func (o *StressOracle) reproduces(ctx context.Context, t target.Target, c *testcase.Case, class string) (string, bool, error) {
-	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
+// outcomes shortens the verdicts of candidates that did not reproduce to
+// what happened instead.
+func outcomes(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		v, _, _ = strings.Cut(v, ": the cycle needs")
+		out[i] = fmt.Sprintf("%d: %s", i+1, v)
+	}
+	return out
+}
+
+// reproduces replays c through the interleaved oracle replay and reports
+// whether it finds class, with a verdict sentence either way.
+func reproduces(ctx context.Context, replay *Oracle, t target.Target, c *testcase.Case, class string) (string, bool, error) {
 	j, err := replay.Check(ctx, t, c, nil, executor.Options{})
 	switch {
 	case err != nil:
@@ -345,10 +443,26 @@ func (o *StressOracle) reproduces(ctx context.Context, t target.Target, c *testc
 	case j.Execution != nil && j.Execution.Hang:
 		return "it hung", false, nil
 	}
+	var other []string
 	for _, rf := range j.Findings {
 		if rf.Kind == class {
 			return fmt.Sprintf("it reproduces %s (%s)", rf.Kind, rf.Verdict), true, nil
 		}
+		if !slices.Contains(other, rf.Kind) {
+			other = append(other, rf.Kind)
+		}
 	}
-	return fmt.Sprintf("%s did not reproduce: the cycle needs the timing or the rows of the run", class), false, nil
+	instead := "no cycle"
+	if len(other) > 0 {
+		instead = strings.Join(other, ", ")
+	}
+	if j.Execution != nil {
+		for _, ev := range j.Execution.Events {
+			if ev.Error != nil && ev.Error.Class == target.ClassDeadlock {
+				instead += ", a deadlock"
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s did not reproduce (%s): the cycle needs the timing or the rows of the run", class, instead), false, nil
 }

@@ -16,10 +16,12 @@ import (
 )
 
 // TestStressCutouts: a finding's candidate cases start from the state of
-// the last full read before it, then add the overlapping transactions that
-// read did not see, then fall back to the initial state, each first in
-// the order statements started and then with writes where they ended; and
-// the snapshot setup runs.
+// the last full read before it and the writes of the transactions that
+// committed after it and before the finding, then add the overlapping
+// transactions that read did not see, then the same without those writes,
+// then fall back to the initial state, each first in the order statements
+// started and then with writes where they ended; and the snapshot setup
+// runs.
 func TestStressCutouts(t *testing.T) {
 	h, err := history.ReadFile("testdata/stress-round.jsonl")
 	if err != nil {
@@ -34,7 +36,10 @@ func TestStressCutouts(t *testing.T) {
 		}
 		return out
 	}
-	snapshot := []string{"CREATE TABLE t (k INT PRIMARY KEY, v INT)", "INSERT INTO t (k, v) VALUES ('1', '5'), ('2', NULL)"}
+	// The snapshot's rows, then T9's write that committed before the
+	// finding began (its SELECT and its failed UPDATE left out).
+	snapshot := []string{"CREATE TABLE t (k INT PRIMARY KEY, v INT)", "INSERT INTO t (k, v) VALUES ('1', '5'), ('2', NULL)", "UPDATE t SET v = 7 WHERE k = 2"}
+	from := "the state the full read T2 saw, then the writes of the 1 transactions that committed after it and before the finding began (T9), one transaction after the other"
 	initial := []string{"CREATE TABLE t (k INT PRIMARY KEY, v INT)", "INSERT INTO t (k, v) VALUES (1, 0), (2, 0)"}
 	want := []struct {
 		setup  []string
@@ -43,10 +48,14 @@ func TestStressCutouts(t *testing.T) {
 		others int
 		atEnd  bool
 	}{
-		{snapshot, "the state the full read T2 saw", []int64{4, 5}, 0, false},
-		{snapshot, "the state the full read T2 saw", []int64{4, 5}, 0, true},
-		{snapshot, "the state the full read T2 saw", []int64{7, 4, 5}, 1, false},
-		{snapshot, "the state the full read T2 saw", []int64{7, 4, 5}, 1, true},
+		{snapshot, from, []int64{4, 5}, 0, false},
+		{snapshot, from, []int64{4, 5}, 0, true},
+		{snapshot, from, []int64{7, 4, 5}, 1, false},
+		{snapshot, from, []int64{7, 4, 5}, 1, true},
+		{snapshot[:2], "the state the full read T2 saw", []int64{4, 5}, 0, false},
+		{snapshot[:2], "the state the full read T2 saw", []int64{4, 5}, 0, true},
+		{snapshot[:2], "the state the full read T2 saw", []int64{9, 7, 4, 5}, 2, false},
+		{snapshot[:2], "the state the full read T2 saw", []int64{9, 7, 4, 5}, 2, true},
 		{initial, "the round's initial state", []int64{4, 5}, 0, false},
 		{initial, "the round's initial state", []int64{4, 5}, 0, true},
 	}
@@ -62,7 +71,7 @@ func TestStressCutouts(t *testing.T) {
 
 	// A finding that involves a full read keeps it in every candidate.
 	withRead := stressCutouts(h, &infer.Finding{Class: "G-single", Txns: []int64{4, 8}}, sqlast.SQLite)
-	if len(withRead) != 6 || !slices.Equal(ids(withRead[0]), []int64{4, 8}) || !slices.Equal(ids(withRead[2]), []int64{7, 4, 5, 8}) || withRead[2].others != 2 {
+	if len(withRead) != 10 || !slices.Equal(ids(withRead[0]), []int64{4, 8}) || !slices.Equal(ids(withRead[2]), []int64{7, 4, 5, 8}) || withRead[2].others != 2 {
 		for i, k := range withRead {
 			t.Errorf("finding with a full read, candidate %d: txns %v others %d", i, ids(k), k.others)
 		}
@@ -79,8 +88,8 @@ func TestStressCutouts(t *testing.T) {
 		steps = append(steps, fmt.Sprintf("%d> %s", s.Conn, s.SQL))
 	}
 	wantSteps := []string{
-		"1> BEGIN", "1> UPDATE t SET v = 9 WHERE k = 1", "1> COMMIT",
-		"2> BEGIN", "2> SELECT v FROM t WHERE k = 2",
+		"1> BEGIN", "1> UPDATE t SET v = 9 WHERE k = 1",
+		"2> BEGIN", "2> SELECT v FROM t WHERE k = 2", "1> COMMIT",
 		"3> BEGIN", "3> SELECT v FROM t WHERE k = 1",
 		"2> UPDATE t SET v = 1 WHERE k = 1", "3> UPDATE t SET v = 1 WHERE k = 2",
 		"2> COMMIT", "3> ROLLBACK",
@@ -113,6 +122,21 @@ func TestStressCutouts(t *testing.T) {
 			t.Errorf("at end %v: steps\n%s\nwant\n%s", atEnd, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+	// A read of a version a transaction wrote puts its COMMIT before the
+	// read, even when the run saw the COMMIT return later (at 70, after
+	// the SELECT that started at 65 had seen T1's write).
+	w := &history.Txn{ID: 1, Session: 1, Status: history.OK, Start: 10, End: 70, Stmts: []history.Stmt{{SQL: "UPDATE t SET v = 1", Kind: "UPDATE", Start: 11, End: 12}}}
+	r := &history.Txn{ID: 2, Session: 2, Status: history.OK, Start: 20, End: 80, Stmts: []history.Stmt{
+		{SQL: "SELECT v FROM t", Kind: "SELECT", Start: 21, End: 22, Reads: []history.Version{{Row: "r1", WList: "T0"}}},
+		{SQL: "SELECT v FROM t", Kind: "SELECT", Start: 65, End: 66, Reads: []history.Version{{Row: "r1", WList: "T0,T1"}}}}}
+	rc, _ := cutout{txns: []*history.Txn{w, r}}.build("read-committed", 7)
+	var rcSteps []string
+	for _, s := range rc.Steps {
+		rcSteps = append(rcSteps, fmt.Sprintf("%d> %s", s.Conn, s.SQL))
+	}
+	if want := []string{"1> BEGIN", "1> UPDATE t SET v = 1", "2> BEGIN", "2> SELECT v FROM t", "1> COMMIT", "2> SELECT v FROM t", "2> COMMIT"}; !slices.Equal(rcSteps, want) {
+		t.Errorf("commit seen early: steps\n%s\nwant\n%s", strings.Join(rcSteps, "\n"), strings.Join(want, "\n"))
+	}
 	if back, err := testcase.ParseString("stress", c.String()); err != nil || !back.Equal(c) {
 		t.Errorf("the case does not read back (%v):\n%s", err, c)
 	}
@@ -123,8 +147,10 @@ func TestStressCutouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// T2 saw (2, NULL), where the initial state had (2, 0).
-	if got := fmt.Sprint(res.Final["t"]); got != "[[1 1] [2 NULL]]" {
-		t.Errorf("final state %s, want [[1 1] [2 NULL]]", got)
+	// T2 saw (2, NULL), where the initial state had (2, 0); T9 then set
+	// 7. T7's 9 stays: T4's snapshot predates T7's commit, so SQLite
+	// refuses T4's write (SQLITE_BUSY_SNAPSHOT).
+	if got := fmt.Sprint(res.Final["t"]); got != "[[1 9] [2 7]]" {
+		t.Errorf("final state %s, want [[1 9] [2 7]]", got)
 	}
 }
