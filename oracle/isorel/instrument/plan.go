@@ -23,6 +23,8 @@ type Step struct {
 	// Txn is the transaction id: the "Tn" written into wLists.
 	Txn  int64
 	Role Role
+	// Sub indexes Info.Subs for a RoleSubRead.
+	Sub int
 	// Info is shared by the steps of one group; nil for BEGIN, COMMIT and
 	// ROLLBACK.
 	Info *Info
@@ -81,13 +83,13 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		out.Setup[i] = sql
 		p.Setup = append(p.Setup, info)
 	}
-	views := rw.predicateSteps(c, info)
 	byStep := make([]*testcase.Txn, len(c.Steps))
 	for _, t := range p.Txns {
 		for _, s := range t.Steps {
 			byStep[s] = t
 		}
 	}
+	views := rw.predicateSteps(c, info, byStep)
 	add := func(conn int, sql string, st Step) {
 		out.Steps = append(out.Steps, testcase.Step{Conn: conn, SQL: sql})
 		p.Steps = append(p.Steps, st)
@@ -108,7 +110,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 			add(s.Conn, "BEGIN", Step{Orig: i, Group: -1, Txn: id, Role: RoleBegin})
 		}
 		for _, x := range sent {
-			add(s.Conn, x.SQL, Step{Orig: i, Group: group, Txn: id, Role: x.Role, Info: &info})
+			add(s.Conn, x.SQL, Step{Orig: i, Group: group, Txn: id, Role: x.Role, Info: &info, Sub: x.Sub})
 		}
 		if wrap {
 			add(s.Conn, "COMMIT", Step{Orig: i, Group: -1, Txn: id, Role: RoleCommit})

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,8 +92,20 @@ func (rw *Rewriter) viewRead(st sqlast.Stmt) (string, sqlast.Expr, bool) {
 			}
 		}
 	}
-	stable, columns := true, false
-	sqlast.Walk(q.Where, func(n any) bool {
+	stable, columns := evaluable(q.Where)
+	// A WHERE of constants only: InnoDB does not read the table for an
+	// impossible one (WHERE 1 = 0), so the statement opens no read view,
+	// and reading the table in its place would open it too early (Troc's
+	// innodb-read-view-impossible-where case).
+	return t.Name, q.Where, stable && columns
+}
+
+// evaluable reports whether a write can evaluate where as a read did (no
+// subquery, user variable or volatile function), and whether it names a
+// column.
+func evaluable(where sqlast.Expr) (stable, columns bool) {
+	stable = true
+	sqlast.Walk(where, func(n any) bool {
 		switch n := n.(type) {
 		case *sqlast.ColumnRef:
 			columns = true
@@ -105,11 +118,122 @@ func (rw *Rewriter) viewRead(st sqlast.Stmt) (string, sqlast.Expr, bool) {
 		}
 		return stable
 	})
-	// A WHERE of constants only: InnoDB does not read the table for an
-	// impossible one (WHERE 1 = 0), so the statement opens no read view,
-	// and reading the table in its place would open it too early (Troc's
-	// innodb-read-view-impossible-where case).
-	return t.Name, q.Where, stable && columns
+	return stable, columns
+}
+
+// view says what a SELECT may show of what it read (Instrument decides
+// from its level and transaction).
+type view int
+
+const (
+	noView view = iota
+	// viewStatement: a consistent read that locks nothing may read its
+	// whole table in its place (see MatchColumn).
+	viewStatement
+	// viewTxn: in an explicit transaction whose reads all see one
+	// snapshot, the views of its subqueries may also be read after it.
+	viewTxn
+)
+
+// SubRead is an uncorrelated single-table subquery of a plain SELECT:
+// the rows its table held in the statement's snapshot are read right after
+// the statement, in the same transaction and so the same snapshot, each
+// flagged by whether it matches the subquery's WHERE (predicate
+// Predicate). Items says the statement used the matching rows' values
+// (IN, a scalar subquery), not only whether some exist (EXISTS).
+type SubRead struct {
+	SQL       string
+	Predicate string
+	Items     bool
+}
+
+// subqueries finds the subqueries of the plain SELECT s whose views can be
+// read after it: a single known table, no nested subquery, a WHERE a write
+// can evaluate, every column its own (uncorrelated); items says which use
+// the rows' values.
+func (rw *Rewriter) subqueries(s *sqlast.SelectStmt) (subs []*sqlast.Select, items []bool) {
+	if s.Lock != sqlast.LockNone {
+		return nil, nil
+	}
+	own := func(q sqlast.Query) *sqlast.Select {
+		sel, ok := q.(*sqlast.Select)
+		if !ok || sel.Distinct || len(sel.From) != 1 {
+			return nil
+		}
+		t, ok := sel.From[0].(*sqlast.Table)
+		if !ok || rw.tables[t.Name] == nil {
+			return nil
+		}
+		qual := t.Name
+		if t.Alias != "" {
+			qual = t.Alias
+		}
+		if sel.Where != nil {
+			if stable, _ := evaluable(sel.Where); !stable {
+				return nil
+			}
+		}
+		mine := true
+		sqlast.Walk(sel, func(n any) bool {
+			switch n := n.(type) {
+			case *sqlast.ScalarSubquery, *sqlast.Exists:
+				mine = false
+			case *sqlast.In:
+				mine = mine && n.Sub == nil
+			case *sqlast.ColumnRef:
+				mine = mine && (n.Table == "" || n.Table == qual) && slices.Contains(rw.tables[t.Name].columns, n.Column)
+			}
+			return mine
+		})
+		if !mine {
+			return nil
+		}
+		return sel
+	}
+	sqlast.Walk(s.Query, func(n any) bool {
+		var q sqlast.Query
+		used := true
+		switch n := n.(type) {
+		case *sqlast.ScalarSubquery:
+			q = n.Sub
+		case *sqlast.Exists:
+			q, used = n.Sub, false
+		case *sqlast.In:
+			q = n.Sub
+		}
+		if q == nil {
+			return true
+		}
+		if sel := own(q); sel != nil {
+			subs = append(subs, sel)
+			items = append(items, used)
+		}
+		return false
+	})
+	return subs, items
+}
+
+// subReads are the statements that read the views of s's subqueries
+// after it (Info.Subs describes them), registering their predicates.
+func (rw *Rewriter) subReads(s *sqlast.SelectStmt, info *Info) []Sent {
+	subs, items := rw.subqueries(s)
+	var out []Sent
+	for i, sel := range subs {
+		t := sel.From[0].(*sqlast.Table)
+		qual := t.Name
+		if t.Alias != "" {
+			qual = t.Alias
+		}
+		id := rw.register(t.Name, sel.Where)
+		one, zero := &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}, &sqlast.Literal{Kind: sqlast.LitInt, Text: "0"}
+		read := &sqlast.Select{
+			Items: append(hiddenItems(qual), sqlast.SelectItem{Expr: matchCase(sel.Where, one, zero), Alias: MatchColumn}),
+			From:  []sqlast.TableRef{t},
+		}
+		info.Subs = append(info.Subs, SubRead{SQL: sqlast.FormatQuery(rw.d, sel), Predicate: id, Items: items[i]})
+		out = append(out, Sent{SQL: sqlast.Format(rw.d, &sqlast.SelectStmt{Query: read}), Role: RoleSubRead, Sub: len(info.Subs) - 1})
+	}
+	return out
 }
 
 // predicateOf registers (once) the WHERE of the predicate read st and
@@ -120,6 +244,12 @@ func (rw *Rewriter) predicateOf(st sqlast.Stmt) string {
 	if !ok {
 		return ""
 	}
+	return rw.register(tbl, where)
+}
+
+// register records the predicate where (nil: every row) of table tbl and
+// returns its id, the same for the same WHERE.
+func (rw *Rewriter) register(tbl string, where sqlast.Expr) string {
 	var unq sqlast.Expr
 	key := tbl + "\x00"
 	if where != nil {
@@ -198,24 +328,32 @@ func viewsFaithful(info target.Info, level target.Level) bool {
 }
 
 // predicateSteps registers the predicates of the case's SELECTs that run
-// where their view can be recorded and says which steps those are. The
+// where their view can be recorded, and of their subqueries, and says what
+// each such step may show (byStep: the transaction of each step). The
 // writes are rewritten after it, so that each evaluates every predicate of
 // its table, wherever in the case the read comes.
-func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info) map[int]bool {
-	out := map[int]bool{}
+func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info, byStep []*testcase.Txn) map[int]view {
+	out := map[int]view{}
 	for i, s := range c.Steps {
 		if testcase.ControlOf(s.SQL) != testcase.NotControl || keyword(s.SQL) != "SELECT" {
 			continue
 		}
-		if !viewsFaithful(info, c.LevelOf(s.Conn)) {
+		level := c.LevelOf(s.Conn)
+		if !viewsFaithful(info, level) {
 			continue
 		}
 		st, err := sqlast.Parse(rw.d, s.SQL)
 		if err != nil {
 			continue
 		}
-		if rw.predicateOf(st) != "" {
-			out[i] = true
+		out[i] = viewStatement
+		rw.predicateOf(st)
+		if sel, ok := st.(*sqlast.SelectStmt); ok && byStep[i] != nil && byStep[i].Explicit && txnSnapshot(info.DBMS, level) {
+			out[i] = viewTxn
+			subs, _ := rw.subqueries(sel)
+			for _, q := range subs {
+				rw.register(q.From[0].(*sqlast.Table).Name, q.Where)
+			}
 		}
 	}
 	return out
@@ -231,6 +369,12 @@ func plainReadsSnapshot(dbms string, level target.Level) bool {
 		return false
 	}
 	return r.Known && !r.LockingSelectInTxn && !r.ReadsLockPredicates
+}
+
+// txnSnapshot reports whether every plain read of a transaction at level
+// sees one snapshot, so that a read after a statement sees what it saw.
+func txnSnapshot(dbms string, level target.Level) bool {
+	return model.Lookup(dbms, level, nil).Target[model.KindSelect] == model.SnapTxn
 }
 
 // viewSelect rewrites the predicate read s (predicate id) to return its

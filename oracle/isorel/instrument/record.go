@@ -255,7 +255,7 @@ func matchedVersions(rows []target.Row) []history.Version {
 type txnRec struct {
 	txn      history.Txn
 	explicit bool
-	groups   map[int]int // group → index in txn.Stmts
+	groups   map[[2]int]int // group and subquery read (-1: none) → index in txn.Stmts
 	aborted  bool
 	commitOK bool // its COMMIT (or wrapper COMMIT) succeeded
 	ended    bool // a COMMIT or ROLLBACK completed, or it was aborted
@@ -292,7 +292,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			if lvl == "" {
 				lvl = p.Case.LevelOf(conn)
 			}
-			r = &txnRec{txn: history.Txn{ID: id, Session: conn, Isolation: string(lvl)}, explicit: explicit, groups: map[int]int{}}
+			r = &txnRec{txn: history.Txn{ID: id, Session: conn, Isolation: string(lvl)}, explicit: explicit, groups: map[[2]int]int{}}
 			recs[id] = r
 			order = append(order, id)
 		}
@@ -303,7 +303,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 	}
 	sentOf := map[int][]string{}
 	for i, st := range p.Steps {
-		if st.Info != nil && st.Info.Instrumented {
+		if st.Info != nil && st.Info.Instrumented && st.Role != RoleSubRead {
 			sentOf[st.Group] = append(sentOf[st.Group], p.Case.Steps[i].SQL)
 		}
 		if st.Role == RoleBegin && st.Orig >= 0 {
@@ -354,16 +354,27 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			}
 			continue
 		}
-		k, ok := r.groups[ps.Group]
+		gk := [2]int{ps.Group, -1}
+		if ps.Role == RoleSubRead {
+			gk[1] = ps.Sub
+		}
+		k, ok := r.groups[gk]
 		if !ok {
 			k = len(r.txn.Stmts)
-			r.groups[ps.Group] = k
+			r.groups[gk] = k
 			orig := ev.SQL
 			if ps.Orig >= 0 {
 				orig = p.Original.Steps[ps.Orig].SQL
 			}
-			r.txn.Stmts = append(r.txn.Stmts, history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
-				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at})
+			st := history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
+				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at}
+			if ps.Role == RoleSubRead {
+				// The subquery's own statement: what it read, in the
+				// snapshot of the statement it belongs to.
+				st = history.Stmt{SQL: ps.Info.Subs[ps.Sub].SQL, Sent: []string{ev.SQL}, Kind: "SELECT", Start: at,
+					Note: "the rows a subquery of the statement before read: its table read right after it, in the same snapshot"}
+			}
+			r.txn.Stmts = append(r.txn.Stmts, st)
 		}
 		st := &r.txn.Stmts[k]
 		if ev.Status == executor.StatusBlocked {
@@ -388,6 +399,14 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			continue
 		}
 		switch ps.Role {
+		case RoleSubRead:
+			sub := ps.Info.Subs[ps.Sub]
+			st.Predicate = sub.Predicate
+			var reads []history.Version
+			st.Seen, reads = seenVersions(ev, sub.Predicate, true)
+			if sub.Items {
+				st.Reads = reads
+			}
 		case RolePostRead:
 			st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
 			st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)

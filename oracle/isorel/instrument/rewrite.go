@@ -125,16 +125,19 @@ const (
 	RoleFinalRead             // a read of a whole table after everything else
 	RolePostRead              // the read of the rows an UPDATE matched, after it (MySQL family)
 	RolePrepare               // a statement before it that touches no row (SET @v = '')
+	RoleSubRead               // the view of one of its subqueries, read after it in the same snapshot
 )
 
 func (r Role) String() string {
-	return [...]string{"main", "pre-read", "begin", "commit", "final-read", "post-read", "prepare"}[r]
+	return [...]string{"main", "pre-read", "begin", "commit", "final-read", "post-read", "prepare", "subquery-read"}[r]
 }
 
 // Sent is one statement the rewriter wants sent.
 type Sent struct {
 	SQL  string
 	Role Role
+	// Sub indexes Info.Subs for a RoleSubRead.
+	Sub int
 }
 
 // Info describes one rewritten statement.
@@ -173,6 +176,8 @@ type Info struct {
 	// Evaluated are the predicates whose bits a write returns for each
 	// version it installs (InstalledColumn), in bit order.
 	Evaluated []string
+	// Subs are the subqueries whose views RoleSubRead statements read.
+	Subs []SubRead
 	// Note says why a statement is not (fully) instrumented.
 	Note string
 }
@@ -181,12 +186,12 @@ type Info struct {
 // returns something to send: a statement it cannot rewrite is sent as
 // written and reported uninstrumented.
 func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
-	return rw.statement(sql, txn, false)
+	return rw.statement(sql, txn, noView)
 }
 
 // statement is Statement; view says a SELECT may be rewritten to show its
 // view (predicateSteps chose it).
-func (rw *Rewriter) statement(sql string, txn int64, view bool) ([]Sent, Info) {
+func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 	if out, info, ok := rw.schema(sql); ok {
 		return []Sent{{SQL: out}}, info
 	}
@@ -213,6 +218,9 @@ func (rw *Rewriter) statement(sql string, txn int64, view bool) ([]Sent, Info) {
 	}
 	info.Instrumented = true
 	info.Note = partial(st)
+	if len(info.Subs) > 0 && len(info.Subs) == subqueryCount(st) {
+		info.Note = "" // each subquery's rows are read after it
+	}
 	return sent, info
 }
 
@@ -266,6 +274,23 @@ func partial(st sqlast.Stmt) string {
 	return ""
 }
 
+// subqueryCount counts the subqueries of st, nested ones included.
+func subqueryCount(st sqlast.Stmt) int {
+	n := 0
+	sqlast.Walk(st, func(x any) bool {
+		switch x := x.(type) {
+		case *sqlast.ScalarSubquery, *sqlast.Exists:
+			n++
+		case *sqlast.In:
+			if x.Sub != nil {
+				n++
+			}
+		}
+		return true
+	})
+	return n
+}
+
 // StatementAST is Statement for a statement already parsed (stress mode).
 func (rw *Rewriter) StatementAST(st sqlast.Stmt, txn int64) ([]Sent, Info) {
 	return rw.Statement(sqlast.Format(rw.d, st), txn)
@@ -308,11 +333,11 @@ func keyword(sql string) string {
 	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
 }
 
-func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Sent, error) {
+func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view view) ([]Sent, error) {
 	tn := "T" + strconv.FormatInt(txn, 10)
 	switch s := st.(type) {
 	case *sqlast.SelectStmt:
-		if view {
+		if view != noView {
 			if id := rw.predicateOf(s); id != "" {
 				return rw.viewSelect(s, id, info)
 			}
@@ -320,6 +345,10 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Se
 		q, _, err := rw.query(s.Query)
 		if err != nil {
 			return nil, err
+		}
+		var subs []Sent
+		if view == viewTxn {
+			subs = rw.subReads(s, info)
 		}
 		if dedups(s.Query) {
 			if s.Limit != nil {
@@ -336,7 +365,7 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view bool) ([]Se
 				return nil, fmt.Errorf("a locking read that an index of %s covers (the hidden columns would make it scan and lock the clustered index instead)", tbl)
 			}
 		}
-		return []Sent{{SQL: sqlast.Format(rw.d, &c)}}, nil
+		return append([]Sent{{SQL: sqlast.Format(rw.d, &c)}}, subs...), nil
 	case *sqlast.Update:
 		if rw.tables[s.Table] == nil {
 			return nil, fmt.Errorf("unknown table %s", s.Table)

@@ -36,20 +36,31 @@ func rewriteAll(t *testing.T, info target.Info, input string) string {
 	// "view" lines are predicate reads (as Instrument's first pass finds
 	// them), registered before any statement is rewritten.
 	for _, line := range lines {
-		if s, ok := strings.CutPrefix(line, "view "); ok {
+		if s, ok := cutView(line); ok {
 			st, err := sqlast.Parse(d, s)
 			if err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
 			rw.predicateOf(st)
+			if sel, ok := st.(*sqlast.SelectStmt); ok && strings.HasPrefix(line, "txnview ") {
+				subs, _ := rw.subqueries(sel)
+				for _, q := range subs {
+					rw.register(q.From[0].(*sqlast.Table).Name, q.Where)
+				}
+			}
 		}
 	}
 	for _, line := range lines {
 		if strings.HasPrefix(line, "setup ") {
 			continue
 		}
-		line, view := strings.CutPrefix(line, "view ")
-		sent, info := rw.statement(line, 3, view)
+		v := noView
+		if s, ok := strings.CutPrefix(line, "view "); ok {
+			line, v = s, viewStatement
+		} else if s, ok := strings.CutPrefix(line, "txnview "); ok {
+			line, v = s, viewTxn
+		}
+		sent, info := rw.statement(line, 3, v)
 		fmt.Fprintf(&b, "> %s\n", line)
 		for _, s := range sent {
 			fmt.Fprintf(&b, "  [%s] %s\n", s.Role, s.SQL)
@@ -62,6 +73,16 @@ func rewriteAll(t *testing.T, info target.Info, input string) string {
 		fmt.Fprintf(&b, "  %s\n", describe(info))
 	}
 	return b.String()
+}
+
+// cutView strips a "view " or "txnview " prefix (see predicates.sql).
+func cutView(line string) (string, bool) {
+	for _, p := range []string{"view ", "txnview "} {
+		if s, ok := strings.CutPrefix(line, p); ok {
+			return s, true
+		}
+	}
+	return line, false
 }
 
 func describe(i Info) string {
@@ -89,6 +110,9 @@ func describe(i Info) string {
 	}
 	if len(i.Evaluated) > 0 {
 		f = append(f, "evaluated="+strings.Join(i.Evaluated, ","))
+	}
+	for _, s := range i.Subs {
+		f = append(f, fmt.Sprintf("sub=%s:%s:items=%v", s.Predicate, s.SQL, s.Items))
 	}
 	if i.Note != "" {
 		f = append(f, "note="+i.Note)

@@ -17,6 +17,14 @@ view SELECT id FROM d WHERE oncall < RAND()
 view SELECT id FROM d WHERE 1 = 0
 view SELECT id FROM d WHERE oncall = 1 FOR UPDATE
 view SELECT d.id FROM d JOIN e ON d.id = e.id
+# "txnview": in an explicit transaction whose reads see one snapshot, the
+# uncorrelated subqueries' tables are read right after the statement (an
+# EXISTS only says whether rows exist: no item reads); a correlated one is
+# not, nor one with a subquery of its own.
+txnview SELECT id FROM d WHERE oncall IN (SELECT id FROM e WHERE id > 0)
+txnview SELECT id FROM d WHERE EXISTS (SELECT * FROM e AS y WHERE y.id = 2) AND id < (SELECT MAX(id) FROM e)
+txnview SELECT id FROM d WHERE EXISTS (SELECT * FROM e WHERE e.id = d.id)
+txnview SELECT id FROM d WHERE oncall IN (SELECT id FROM e WHERE id IN (SELECT oncall FROM d))
 # Unmarked: as before.
 SELECT id FROM d WHERE oncall = 1
 UPDATE d SET oncall = 1 WHERE id = 2
