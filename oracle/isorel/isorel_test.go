@@ -279,7 +279,6 @@ func TestUnfaithful(t *testing.T) {
 // covering a read that goes back, --strict reports the cycle. On
 // PostgreSQL RR the UPDATE fails (first-updater-wins) and there is none.
 func TestNoopUpdateStrict(t *testing.T) {
-	ctx := context.Background()
 	c, err := testcase.ParseFile("../../bugs/mdev-26642-troc-listing2.txn")
 	if err != nil {
 		t.Fatal(err)
@@ -289,19 +288,8 @@ func TestNoopUpdateStrict(t *testing.T) {
 		{"postgres", ""},
 	} {
 		t.Run(tc.dbms, func(t *testing.T) {
-			tg := connecttest.Target(t, tc.dbms)
-			o := &isorel.Oracle{Options: isorel.Options{Strict: true}}
-			defer o.Close()
-			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: target.RepeatableRead})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, f := range j.Findings {
-				got = append(got, f.Kind+":"+string(f.Verdict))
-			}
-			if strings.Join(got, " ") != tc.want {
-				t.Errorf("findings %v, want %q", got, tc.want)
+			if got := findings(t, tc.dbms, c, isorel.Options{Strict: true}, target.RepeatableRead); got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -313,7 +301,6 @@ func TestNoopUpdateStrict(t *testing.T) {
 // or the level forbids it, nothing where the level permits phantoms or
 // the DBMS prevents the anomaly.
 func TestPredicateReads(t *testing.T) {
-	ctx := context.Background()
 	for _, tc := range []struct {
 		file, dbms string
 		level      target.Level
@@ -345,20 +332,27 @@ func TestPredicateReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tg := connecttest.Target(t, tc.dbms)
-			o := &isorel.Oracle{Options: isorel.Options{Model: tc.model, Strict: tc.strict}}
-			defer o.Close()
-			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: tc.level})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, f := range j.Findings {
-				got = append(got, f.Kind+":"+string(f.Verdict))
-			}
-			if strings.Join(got, " ") != tc.want {
-				t.Errorf("findings %v, want %q", got, tc.want)
+			if got := findings(t, tc.dbms, c, isorel.Options{Model: tc.model, Strict: tc.strict}, tc.level); got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// findings runs case c through the IsoRel oracle with opts on a server of
+// dbms at level and lists its findings as class:verdict.
+func findings(t *testing.T, dbms string, c *testcase.Case, opts isorel.Options, level target.Level) string {
+	t.Helper()
+	tg := connecttest.Target(t, dbms)
+	o := &isorel.Oracle{Options: opts}
+	defer o.Close()
+	j, err := o.Check(context.Background(), tg, c, nil, executor.Options{Isolation: level})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range j.Findings {
+		got = append(got, f.Kind+":"+string(f.Verdict))
+	}
+	return strings.Join(got, " ")
 }

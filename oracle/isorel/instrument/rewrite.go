@@ -258,17 +258,7 @@ func partial(st sqlast.Stmt) string {
 	if ins, ok := st.(*sqlast.Insert); ok && ins.Replace {
 		return "instrumented, but the rows it replaces are not recorded"
 	}
-	sub := false
-	sqlast.Walk(st, func(n any) bool {
-		switch n := n.(type) {
-		case *sqlast.ScalarSubquery, *sqlast.Exists:
-			sub = true
-		case *sqlast.In:
-			sub = sub || n.Sub != nil
-		}
-		return !sub
-	})
-	if sub {
+	if subqueryCount(st) > 0 {
 		return "instrumented, but the rows its subqueries read are not recorded"
 	}
 	return ""
