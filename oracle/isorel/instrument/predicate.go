@@ -190,6 +190,14 @@ func (rw *Rewriter) subqueries(s *sqlast.SelectStmt) (subs []*sqlast.Select, ite
 		}
 		return sel
 	}
+	if top, ok := s.Query.(*sqlast.Select); ok && hasAggregate(top) {
+		// An aggregate over one table reads it like a subquery would;
+		// COUNT(*) alone uses no row's values.
+		if sel := own(top); sel != nil {
+			subs = append(subs, sel)
+			items = append(items, !countsOnly(top))
+		}
+	}
 	sqlast.Walk(s.Query, func(n any) bool {
 		var q sqlast.Query
 		used := true
@@ -211,6 +219,22 @@ func (rw *Rewriter) subqueries(s *sqlast.SelectStmt) (subs []*sqlast.Select, ite
 		return false
 	})
 	return subs, items
+}
+
+// countsOnly reports whether every item of s is COUNT(*) (or a constant).
+func countsOnly(s *sqlast.Select) bool {
+	for _, it := range s.Items {
+		switch e := it.Expr.(type) {
+		case *sqlast.Func:
+			if !e.Star {
+				return false
+			}
+		case *sqlast.Literal:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // subReads are the statements that read the views of s's subqueries

@@ -392,14 +392,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			}
 			continue
 		}
-		if !ps.Info.Instrumented || ps.Info.Aggregate {
-			if ps.Role == RoleMain && r.mainOK == 0 {
-				r.mainOK = 1
-			}
-			continue
-		}
-		switch ps.Role {
-		case RoleSubRead:
+		if ps.Role == RoleSubRead {
 			sub := ps.Info.Subs[ps.Sub]
 			st.Predicate = sub.Predicate
 			var reads []history.Version
@@ -407,6 +400,15 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			if sub.Items {
 				st.Reads = reads
 			}
+			continue
+		}
+		if !ps.Info.Instrumented || ps.Info.Aggregate {
+			if ps.Role == RoleMain && r.mainOK == 0 {
+				r.mainOK = 1
+			}
+			continue
+		}
+		switch ps.Role {
 		case RolePostRead:
 			st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
 			st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)

@@ -211,7 +211,15 @@ func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 	switch {
 	case errors.Is(err, errAggregate):
 		info.Aggregate, info.Note = true, "aggregate: excluded from inference"
-		return []Sent{{SQL: sql}}, info
+		sent := []Sent{{SQL: sql}}
+		if s, ok := st.(*sqlast.SelectStmt); ok && view == viewTxn {
+			// Its rows are no table rows, but what it read is: the view
+			// of its table, read after it like a subquery's.
+			if sent = append(sent, rw.subReads(s, &info)...); len(info.Subs) > 0 && len(info.Subs) == subqueryCount(st)+1 {
+				info.Note = "aggregate: its rows are excluded from inference; its table's view, read after it, is not"
+			}
+		}
+		return sent, info
 	case err != nil:
 		info.Note = "not instrumented: " + err.Error()
 		return []Sent{{SQL: rw.AsWritten(sql)}}, info

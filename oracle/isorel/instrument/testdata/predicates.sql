@@ -25,6 +25,10 @@ txnview SELECT id FROM d WHERE oncall IN (SELECT id FROM e WHERE id > 0)
 txnview SELECT id FROM d WHERE EXISTS (SELECT * FROM e AS y WHERE y.id = 2) AND id < (SELECT MAX(id) FROM e)
 txnview SELECT id FROM d WHERE EXISTS (SELECT * FROM e WHERE e.id = d.id)
 txnview SELECT id FROM d WHERE oncall IN (SELECT id FROM e WHERE id IN (SELECT oncall FROM d))
+# An aggregate over one table: its table's view is read after it too
+# (COUNT(*) alone uses no row's values: no item reads).
+txnview SELECT COUNT(*) FROM d WHERE oncall = 1
+txnview SELECT SUM(oncall) AS s FROM d AS x WHERE x.id > 1
 # Unmarked: as before.
 SELECT id FROM d WHERE oncall = 1
 UPDATE d SET oncall = 1 WHERE id = 2
