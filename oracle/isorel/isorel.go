@@ -370,6 +370,9 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 			if vs := versions(s.Deleted); vs != "" {
 				fmt.Fprintf(&b, "      deleted %s\n", vs)
 			}
+			if s.Predicate != "" {
+				fmt.Fprintf(&b, "      its view (* = matches its WHERE) %s\n", view(s))
+			}
 		}
 	}
 	if notes := uninstrumented(h, involved); len(notes) > 0 {
@@ -387,6 +390,22 @@ func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase
 		extra["graph.svg"] = svg
 	}
 	return report.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, Text: b.String(), Details: f, Extra: extra}, nil
+}
+
+// view renders a predicate read's view: every version, the matching ones
+// starred.
+func view(s history.Stmt) string {
+	if len(s.Seen) == 0 {
+		return "(no row)"
+	}
+	parts := make([]string, len(s.Seen))
+	for i, v := range s.Seen {
+		parts[i] = v.Row + ": " + v.WList
+		if v.Match(s.Predicate) {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func versions(vs []history.Version) string {

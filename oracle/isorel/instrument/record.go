@@ -369,10 +369,10 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			st := history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
 				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at}
 			if ps.Role == RoleSubRead {
-				// The subquery's own statement: what it read, in the
-				// snapshot of the statement it belongs to.
-				st = history.Stmt{SQL: ps.Info.Subs[ps.Sub].SQL, Sent: []string{ev.SQL}, Kind: "SELECT", Start: at,
-					Note: "the rows a subquery of the statement before read: its table read right after it, in the same snapshot"}
+				// The subquery's own statement (the one before is the
+				// statement it belongs to): what it read, in that
+				// statement's snapshot.
+				st = history.Stmt{SQL: ps.Info.Subs[ps.Sub].SQL, Sent: []string{ev.SQL}, Kind: "SELECT", Start: at}
 			}
 			r.txn.Stmts = append(r.txn.Stmts, st)
 		}
