@@ -345,10 +345,15 @@ func (k cutout) without(i int) cutout {
 func (o *StressOracle) replayable(ctx context.Context, t target.Target, replay *Oracle, h *history.History, f *infer.Finding, level target.Level, seed uint64) (*testcase.Case, string, error) {
 	cands := stressCutouts(h, f, t.Info().Dialect)
 	replays := 0
+	var alike *replayed
 	try := func(k cutout) (string, bool, error) {
 		replays++
 		c, _ := k.build(level, seed)
-		return reproduces(ctx, replay, t, c, f.Class)
+		r, err := reproduces(ctx, replay, t, c, f)
+		if err == nil && !r.exact && r.alike != "" && alike == nil {
+			alike = &replayed{k: k, verdict: r.alike}
+		}
+		return r.verdict, r.exact, err
 	}
 	kept, verdict, found := cands[0], "", false
 	var tried []string
@@ -366,6 +371,13 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, replay *
 			break
 		}
 	}
+	if !found && alike != nil {
+		// No cut-out gave the finding's own class, but one gave another
+		// cycle that the same rule forbids: that case shows the bug, and
+		// says so.
+		kept, verdict = alike.k, alike.verdict
+		tried = nil
+	}
 	if found {
 		// Drop the other transactions one at a time, latest first, while
 		// the cycle still happens.
@@ -382,7 +394,7 @@ func (o *StressOracle) replayable(ctx context.Context, t target.Target, replay *
 				kept = smaller
 			}
 		}
-	} else if len(cands) > 1 {
+	} else if len(cands) > 1 && tried != nil {
 		verdict = fmt.Sprintf("%s did not reproduce in any of %d cut-outs (%s): the cycle needs the timing of the run", f.Class, len(cands), strings.Join(outcomes(tried), "; "))
 	}
 
@@ -430,26 +442,47 @@ func outcomes(vs []string) []string {
 	return out
 }
 
+// replayed is a cut-out whose replay found another cycle the finding's
+// rule forbids.
+type replayed struct {
+	k       cutout
+	verdict string
+}
+
+// outcome is what one replay of a cut-out gave: a verdict sentence; exact
+// when it found the finding's class; alike, when it found instead another
+// class with the finding's verdict and rule, the sentence that says so.
+type outcome struct {
+	verdict string
+	exact   bool
+	alike   string
+}
+
 // reproduces replays c through the interleaved oracle replay and reports
-// whether it finds class, with a verdict sentence either way.
-func reproduces(ctx context.Context, replay *Oracle, t target.Target, c *testcase.Case, class string) (string, bool, error) {
+// whether it finds f's class, with a verdict sentence either way.
+func reproduces(ctx context.Context, replay *Oracle, t target.Target, c *testcase.Case, f *infer.Finding) (outcome, error) {
+	class := f.Class
 	j, err := replay.Check(ctx, t, c, nil, executor.Options{})
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
-			return "", false, ctx.Err()
+			return outcome{}, ctx.Err()
 		}
-		return fmt.Sprintf("it did not run: %v", err), false, nil
+		return outcome{verdict: fmt.Sprintf("it did not run: %v", err)}, nil
 	case j.Execution != nil && j.Execution.Hang:
-		return "it hung", false, nil
+		return outcome{verdict: "it hung"}, nil
 	}
 	var other []string
+	alike := ""
 	for _, rf := range j.Findings {
 		if rf.Kind == class {
-			return fmt.Sprintf("it reproduces %s (%s)", rf.Kind, rf.Verdict), true, nil
+			return outcome{verdict: fmt.Sprintf("it reproduces %s (%s)", rf.Kind, rf.Verdict), exact: true}, nil
 		}
 		if !slices.Contains(other, rf.Kind) {
 			other = append(other, rf.Kind)
+		}
+		if alike == "" && rf.Verdict == f.Verdict && rf.Rule == f.Rule.Name {
+			alike = fmt.Sprintf("it reproduces %s (%s, rule %s) where the run found %s: another cycle in the case that the same rule forbids", rf.Kind, rf.Verdict, rf.Rule, class)
 		}
 	}
 	instead := "no cycle"
@@ -464,5 +497,5 @@ func reproduces(ctx context.Context, replay *Oracle, t target.Target, c *testcas
 			}
 		}
 	}
-	return fmt.Sprintf("%s did not reproduce (%s): the cycle needs the timing or the rows of the run", class, instead), false, nil
+	return outcome{verdict: fmt.Sprintf("%s did not reproduce (%s): the cycle needs the timing or the rows of the run", class, instead), alike: alike}, nil
 }
