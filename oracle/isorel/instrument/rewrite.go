@@ -216,7 +216,7 @@ func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 			// Its rows are no table rows, but what it read is: the view
 			// of its table, read after it like a subquery's.
 			if sent = append(sent, rw.subReads(s, &info)...); len(info.Subs) > 0 && len(info.Subs) == subqueryCount(st)+1 {
-				info.Note = "aggregate: its rows are excluded from inference; its table's view, read after it, is not"
+				info.Note = "aggregate: its rows are not used, its table's view is (read after it)"
 			}
 		}
 		return sent, info
