@@ -51,9 +51,11 @@ type Stmt struct {
 	// Note says why the statement is not (fully) instrumented, e.g.
 	// "INSERT … SELECT: the source rows are not recorded"; "" when it is.
 	Note string `json:"note,omitempty"`
-	// Table, Columns and Rows are set on a stress run's full read of a
-	// table: the values it returned (hidden columns left out, nil for NULL),
-	// kept so that a finding's case can start from the state the read saw.
+	// Table names the table of a predicate read (its Seen) and of each
+	// read of the final state. Columns and Rows are set, with Table, on a
+	// stress run's full read of a table: the values it returned (hidden
+	// columns left out, nil for NULL), kept so that a finding's case can
+	// start from the state the read saw.
 	Table   string      `json:"table,omitempty"`
 	Columns []string    `json:"columns,omitempty"`
 	Rows    [][]*string `json:"rows,omitempty"`

@@ -162,7 +162,7 @@ func isFullRead(t *history.Txn) bool {
 		return false
 	}
 	for _, s := range t.Stmts {
-		if s.Table == "" {
+		if s.Table == "" || s.Predicate != "" {
 			return false
 		}
 	}

@@ -334,6 +334,25 @@ type txnRow struct {
 	row string
 }
 
+// rowTables maps the rows whose table the history says (those in a
+// predicate read's view or in the final state) to it.
+func rowTables(h *history.History) map[string]string {
+	out := map[string]string{}
+	for i := range h.Txns {
+		for _, s := range h.Txns[i].Stmts {
+			if s.Table == "" {
+				continue
+			}
+			for _, vs := range [][]history.Version{s.Seen, s.Reads} {
+				for _, v := range vs {
+					out[v.Row] = s.Table
+				}
+			}
+		}
+	}
+	return out
+}
+
 // readsBack finds the rows a transaction read plainly at a version older
 // than one its own locking read of the row had seen before: the wList
 // read later is a proper prefix of the one the locking read returned, or
@@ -342,6 +361,7 @@ type txnRow struct {
 // missing from the next SELECT).
 func readsBack(h *history.History) map[txnRow]bool {
 	out := map[txnRow]bool{}
+	tableOf := rowTables(h)
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		locked := map[string]string{} // row → the longest wList a locking read saw
@@ -352,7 +372,7 @@ func readsBack(h *history.History) map[txnRow]bool {
 					in[v.Row] = true
 				}
 				for r := range locked {
-					if !in[r] {
+					if !in[r] && tableOf[r] == s.Table {
 						out[txnRow{t.ID, r}] = true
 					}
 				}

@@ -156,6 +156,7 @@ const (
 type SubRead struct {
 	SQL       string
 	Predicate string
+	Table     string
 	Items     bool
 }
 
@@ -271,7 +272,7 @@ func (rw *Rewriter) subReads(s *sqlast.SelectStmt, info *Info) []Sent {
 			Items: append(hiddenItems(qual), sqlast.SelectItem{Expr: matchCase(sel.Where, one, zero), Alias: MatchColumn}),
 			From:  []sqlast.TableRef{t},
 		}
-		info.Subs = append(info.Subs, SubRead{SQL: sqlast.FormatQuery(rw.d, sel), Predicate: id, Items: items[i]})
+		info.Subs = append(info.Subs, SubRead{SQL: sqlast.FormatQuery(rw.d, sel), Predicate: id, Table: t.Name, Items: items[i]})
 		out = append(out, Sent{SQL: sqlast.Format(rw.d, &sqlast.SelectStmt{Query: read}), Role: RoleSubRead, Sub: len(info.Subs) - 1})
 	}
 	return out
@@ -423,7 +424,7 @@ func txnSnapshot(dbms string, level target.Level) bool {
 // its result.
 func (rw *Rewriter) viewSelect(s *sqlast.SelectStmt, id string, info *Info) ([]Sent, error) {
 	q := s.Query.(*sqlast.Select)
-	info.Predicate = id
+	info.Predicate, info.View = id, q.From[0].(*sqlast.Table).Name
 	all := *q
 	all.Where = nil
 	nq, _, err := rw.query(&all)

@@ -394,7 +394,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 		}
 		if ps.Role == RoleSubRead {
 			sub := ps.Info.Subs[ps.Sub]
-			st.Predicate = sub.Predicate
+			st.Predicate, st.Table = sub.Predicate, sub.Table
 			var reads []history.Version
 			st.Seen, reads = seenVersions(ev, sub.Predicate, true)
 			if sub.Items {
@@ -429,7 +429,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			}
 			switch {
 			case ps.Info.Predicate != "":
-				st.Predicate = ps.Info.Predicate
+				st.Predicate, st.Table = ps.Info.Predicate, ps.Info.View
 				var reads []history.Version
 				st.Seen, reads = seenVersions(ev, ps.Info.Predicate, ps.Info.Scans)
 				st.Reads = append(st.Reads, reads...)
@@ -467,7 +467,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 func (p *Plan) finalTxn(final target.State, at int64) history.Txn {
 	t := history.Txn{ID: p.FinalTxn, Session: p.FinalConn, Status: history.OK, Start: at, End: at, Final: true}
 	for _, tbl := range p.Tables {
-		st := history.Stmt{SQL: p.finalReads[tbl], Kind: "SELECT", Start: at, End: at}
+		st := history.Stmt{SQL: p.finalReads[tbl], Kind: "SELECT", Table: tbl, Start: at, End: at}
 		for _, row := range final[tbl] {
 			if len(row) < 2 {
 				continue

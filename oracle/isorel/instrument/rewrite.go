@@ -173,6 +173,8 @@ type Info struct {
 	// MatchColumn telling those it returns.
 	Predicate string
 	Scans     bool
+	// View is the table of the predicate read.
+	View string
 	// Evaluated are the predicates whose bits a write returns for each
 	// version it installs (InstalledColumn), in bit order.
 	Evaluated []string
