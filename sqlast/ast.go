@@ -223,6 +223,15 @@ type Table struct {
 	Alias string
 }
 
+// RefName is the name the statement's columns qualify t by: its alias,
+// else its name.
+func (t *Table) RefName() string {
+	if t.Alias != "" {
+		return t.Alias
+	}
+	return t.Name
+}
+
 // Subquery is (query) AS alias in FROM.
 type Subquery struct {
 	Query Query

@@ -867,10 +867,7 @@ func (e *Engine) expandStars(sel *sqlast.Select) bool {
 			if ct == nil {
 				return false
 			}
-			s := src{name: tr.Name}
-			if tr.Alias != "" {
-				s.name = tr.Alias
-			}
+			s := src{name: tr.RefName()}
 			for _, c := range ct.Columns {
 				s.cols = append(s.cols, c.Name)
 			}

@@ -182,10 +182,7 @@ func (rw *Rewriter) subqueries(s *sqlast.SelectStmt) (subs []*sqlast.Select, ite
 		if !ok || rw.tables[t.Name] == nil {
 			return nil
 		}
-		qual := t.Name
-		if t.Alias != "" {
-			qual = t.Alias
-		}
+		qual := t.RefName()
 		if sel.Where != nil {
 			if stable, _ := evaluable(sel.Where); !stable {
 				return nil
@@ -262,10 +259,7 @@ func (rw *Rewriter) subReads(s *sqlast.SelectStmt, info *Info) []Sent {
 	var out []Sent
 	for i, sel := range subs {
 		t := sel.From[0].(*sqlast.Table)
-		qual := t.Name
-		if t.Alias != "" {
-			qual = t.Alias
-		}
+		qual := t.RefName()
 		id := rw.register(t.Name, sel.Where)
 		one, zero := &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}, &sqlast.Literal{Kind: sqlast.LitInt, Text: "0"}
 		read := &sqlast.Select{

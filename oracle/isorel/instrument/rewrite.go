@@ -638,10 +638,7 @@ func (rw *Rewriter) from(f sqlast.TableRef) (sqlast.TableRef, []pair, error) {
 		if rw.tables[f.Name] == nil {
 			return nil, nil, fmt.Errorf("unknown table %s", f.Name)
 		}
-		q := f.Name
-		if f.Alias != "" {
-			q = f.Alias
-		}
+		q := f.RefName()
 		return f, []pair{{&sqlast.ColumnRef{Table: q, Column: RowIDColumn}, &sqlast.ColumnRef{Table: q, Column: WListColumn}}}, nil
 	case *sqlast.Subquery:
 		if dedups(f.Query) {
@@ -831,10 +828,7 @@ func (rw *Rewriter) expandStars(src *sqlast.Select) ([]sqlast.SelectItem, error)
 			if !ok || rw.tables[ft.Name] == nil {
 				return nil, fmt.Errorf("INSERT … SELECT * from a join or derived table")
 			}
-			q := ft.Name
-			if ft.Alias != "" {
-				q = ft.Alias
-			}
+			q := ft.RefName()
 			if it.Table != "" && it.Table != q {
 				continue
 			}
