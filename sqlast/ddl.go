@@ -2,6 +2,7 @@ package sqlast
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,11 @@ type TableDef struct {
 	Uniques    [][]string // unique keys other than the primary key
 	Indexes    [][]string // non-unique indexes over plain columns
 	Temporary  bool
+	// References are the tables its foreign keys name; Generated its
+	// columns computed from others (AS (…), GENERATED ALWAYS), which no
+	// statement may assign.
+	References []string
+	Generated  []string
 	// BodyEnd is the byte offset of the ')' closing the column and
 	// constraint list; ColumnsEnd that of the ',' or ')' right after the
 	// last column definition: ", c INT" inserted there adds a column in
@@ -148,6 +154,11 @@ func (def *TableDef) add(p *parser, elem []token) error {
 	kw := func(i int, words ...string) bool {
 		return i < len(elem) && elem[i].kind == tokWord && containsFold(words, elem[i].text)
 	}
+	for j := range elem {
+		if kw(j, "REFERENCES") && j+1 < len(elem) && (elem[j+1].kind == tokWord || elem[j+1].kind == tokQIdent) {
+			def.References = append(def.References, lastNamePart(elem[j+1:]))
+		}
+	}
 	i := 0
 	if kw(0, "CONSTRAINT") {
 		i = 1
@@ -196,10 +207,24 @@ func (def *TableDef) add(p *parser, elem []token) error {
 			case j == 1 && kw(j, "SERIAL") && p.d == MySQL:
 				// BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
 				def.Uniques = append(def.Uniques, []string{name})
+			case kw(j, "GENERATED") || kw(j, "AS") && j+1 < len(elem) && isOp(elem[j+1], "("):
+				if !slices.Contains(def.Generated, name) {
+					def.Generated = append(def.Generated, name)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// lastNamePart is the last part of the name schema.name (or name) that
+// toks start with.
+func lastNamePart(toks []token) string {
+	name := toks[0].text
+	for i := 1; i+1 < len(toks) && isOp(toks[i], "."); i += 2 {
+		name = toks[i+1].text
+	}
+	return name
 }
 
 // keyColumns reads [name] [USING method] (col [(len)] [ASC|DESC], ...) and

@@ -28,6 +28,12 @@ func describeDef(def *TableDef) string {
 	if def.Temporary {
 		out += " temporary"
 	}
+	if len(def.References) > 0 {
+		out += " references=" + strings.Join(def.References, ",")
+	}
+	if len(def.Generated) > 0 {
+		out += " generated=" + strings.Join(def.Generated, ",")
+	}
 	return out
 }
 

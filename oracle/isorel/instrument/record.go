@@ -37,7 +37,7 @@ func Versions(columns []string, rows []target.Row) []history.Version {
 			if p.r >= len(row) || p.w >= len(row) || row[p.r].Null || row[p.w].Null {
 				continue
 			}
-			v := history.Version{Row: row[p.r].S, WList: row[p.w].S}
+			v := history.Version{Row: row[p.r].S, WList: TrimWList(row[p.w].S)}
 			if k := [2]string{v.Row, v.WList}; !seen[k] {
 				seen[k] = true
 				out = append(out, v)
@@ -118,12 +118,20 @@ func (info *Info) affected(ev executor.Event) int64 {
 		return int64(len(ev.Rows))
 	}
 	var n int64
-	for _, v := range Versions(ev.Columns, ev.Rows) {
-		switch {
-		case slices.Contains(info.Inserted, v.Row):
-			n++
-		case strings.HasSuffix(v.WList, info.Appended):
-			n += 2
+	seen := map[string]bool{}
+	for _, row := range ev.Rows {
+		// One returned row a VALUES row (Versions would merge equal ones).
+		for _, v := range Versions(ev.Columns, []target.Row{row}) {
+			// A VALUES row that meets a row an earlier one inserted is an
+			// update of it, changed or not: only the first is an insert.
+			inserted := slices.Contains(info.Inserted, v.Row) && !seen[v.Row]
+			seen[v.Row] = true
+			switch {
+			case strings.HasSuffix(v.WList, info.Appended):
+				n += 2
+			case inserted || info.ReplacesInPlace:
+				n++
+			}
 		}
 	}
 	return n
@@ -196,7 +204,7 @@ func installedVersions(ev executor.Event, evaluated []string) []history.Version 
 				r, rest, ok1 := strings.Cut(f, "=")
 				w, bits, ok2 := strings.Cut(rest, "?")
 				if ok1 && ok2 && r != "" && w != "" && len(bits) == len(evaluated) {
-					out = append(out, history.Version{Row: r, WList: w, Matches: matches(bits)})
+					out = append(out, history.Version{Row: r, WList: TrimWList(w), Matches: matches(bits)})
 				}
 			}
 		}
@@ -245,7 +253,7 @@ func matchedVersions(rows []target.Row) []history.Version {
 	}
 	for _, f := range strings.Fields(rows[0][0].S) {
 		if r, w, ok := strings.Cut(f, "="); ok && r != "" && w != "" {
-			out = append(out, history.Version{Row: r, WList: w})
+			out = append(out, history.Version{Row: r, WList: TrimWList(w)})
 		}
 	}
 	return out
@@ -474,7 +482,7 @@ func (p *Plan) finalTxn(final target.State, at int64) history.Txn {
 			}
 			r, w := row[len(row)-2], row[len(row)-1]
 			if !r.Null && !w.Null {
-				st.Reads = append(st.Reads, history.Version{Row: r.S, WList: w.S})
+				st.Reads = append(st.Reads, history.Version{Row: r.S, WList: TrimWList(w.S)})
 			}
 		}
 		t.Stmts = append(t.Stmts, st)
