@@ -253,6 +253,8 @@ func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 func (rw *Rewriter) AsWritten(sql string) string {
 	switch keyword(sql) {
 	case "INSERT", "REPLACE":
+	case "SELECT", "WITH", "(":
+		return rw.visibleStars(sql)
 	default:
 		return sql
 	}
@@ -266,6 +268,88 @@ func (rw *Rewriter) AsWritten(sql string) string {
 		cols[i] = sqlast.QuoteIdent(rw.d, c)
 	}
 	return sql[:at] + "(" + strings.Join(cols, ", ") + ") " + sql[at:]
+}
+
+// visibleStars is a query that runs as written with each * and t.* over a
+// table with hidden columns replaced by the table's own columns: with the
+// hidden columns, * returns more columns, DISTINCT tells rows apart by
+// them and the optimizer may choose another plan (an index no longer
+// covers the read; a join runs in another order), taking other locks. A
+// query that does not parse, or has no such star, is sent as it is.
+func (rw *Rewriter) visibleStars(sql string) string {
+	st, err := sqlast.Parse(rw.d, sql)
+	if err != nil {
+		return sql
+	}
+	changed := false
+	sqlast.Walk(st, func(n any) bool {
+		if sel, ok := n.(*sqlast.Select); ok && slices.ContainsFunc(sel.Items, func(it sqlast.SelectItem) bool { return it.Star }) {
+			changed = rw.expandSelectStars(sel) || changed
+		}
+		return true
+	})
+	if !changed {
+		return sql
+	}
+	return sqlast.Format(rw.d, st)
+}
+
+// expandSelectStars replaces the stars of sel over known tables by their
+// own columns, in FROM order (as * lists them); a star over a derived
+// table becomes alias.* (its own stars are expanded). It reports whether
+// anything changed.
+func (rw *Rewriter) expandSelectStars(sel *sqlast.Select) bool {
+	type source struct {
+		ref  string
+		cols []string // nil: a derived table
+	}
+	var sources []source
+	var collect func(f sqlast.TableRef) bool
+	collect = func(f sqlast.TableRef) bool {
+		switch f := f.(type) {
+		case *sqlast.Table:
+			t := rw.tables[f.Name]
+			if t == nil {
+				return false
+			}
+			sources = append(sources, source{f.RefName(), t.columns})
+		case *sqlast.Subquery:
+			sources = append(sources, source{ref: f.Alias})
+		case *sqlast.Join:
+			return collect(f.Left) && collect(f.Right)
+		default:
+			return false
+		}
+		return true
+	}
+	for _, f := range sel.From {
+		if !collect(f) {
+			return false
+		}
+	}
+	if !slices.ContainsFunc(sources, func(s source) bool { return s.cols != nil }) {
+		return false
+	}
+	items := make([]sqlast.SelectItem, 0, len(sel.Items))
+	for _, it := range sel.Items {
+		if !it.Star {
+			items = append(items, it)
+			continue
+		}
+		for _, src := range sources {
+			switch {
+			case it.Table != "" && it.Table != src.ref:
+			case src.cols == nil:
+				items = append(items, sqlast.SelectItem{Star: true, Table: src.ref})
+			default:
+				for _, c := range src.cols {
+					items = append(items, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: src.ref, Column: c}})
+				}
+			}
+		}
+	}
+	sel.Items = items
+	return true
 }
 
 // partial says what an instrumented statement still leaves out of the
