@@ -163,6 +163,64 @@ func TestRecordOnServers(t *testing.T) {
 	}
 }
 
+// TestInsertSelectRowIDs: every row an INSERT … SELECT inserts gets a
+// rowId of its own, on every DBMS, in a session's first such statement
+// too (on MariaDB a counter in a user variable numbers them; while the
+// variable was NULL, every row got the same number and the history forked
+// its versions).
+func TestInsertSelectRowIDs(t *testing.T) {
+	const insertSelect = `
+CREATE TABLE s (a INT);
+CREATE TABLE d (a INT);
+INSERT INTO s VALUES (1), (2), (3);
+1> INSERT INTO d SELECT a FROM s;
+1> INSERT INTO d (a) SELECT a + 10 FROM s WHERE a > 1;
+2> BEGIN;
+2> INSERT INTO d SELECT * FROM d;
+2> COMMIT;
+`
+	for _, dbms := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(dbms, func(t *testing.T) {
+			t.Parallel()
+			tg := connecttest.Target(t, dbms)
+			c, err := testcase.ParseString("insert-select", insertSelect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Instrument(c, tg.Info())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := executor.Run(context.Background(), tg, p.Case, executor.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := Record(p, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			final := h.Txns[len(h.Txns)-1]
+			seen := map[string]bool{}
+			n := 0
+			for _, st := range final.Stmts {
+				if st.Table != "d" {
+					continue
+				}
+				for _, v := range st.Reads {
+					n++
+					if seen[v.Row] {
+						t.Errorf("rowId %s twice in the final state of d", v.Row)
+					}
+					seen[v.Row] = true
+				}
+			}
+			if n != 10 {
+				t.Errorf("the final state of d has %d rows, want 10", n)
+			}
+		})
+	}
+}
+
 // TestPlanStrip: the instrumented run, stripped, names the case's
 // statements as written with the rewritten text in Sent, marks the read
 // txlab added before a DELETE (MySQL: no RETURNING) as Added with the

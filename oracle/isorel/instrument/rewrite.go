@@ -883,11 +883,13 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 			// index that covers the columns the SELECT names; reading
 			// the source rows' rowIds would make it read (and lock) the
 			// clustered index instead (measured: TestFidelity). A
-			// session counter numbers the rows instead.
+			// counter numbers the rows instead, set to 0 first: while a
+			// user variable is NULL, MariaDB evaluated the assignment
+			// once and gave every row the same number.
 			n := &sqlast.Var{Name: "txlab_n"}
 			id = &sqlast.Concat{L: id, R: &sqlast.Var{Name: n.Name, Assign: &sqlast.Binary{Op: "+",
-				L: &sqlast.Func{Name: "COALESCE", Args: []sqlast.Expr{n, &sqlast.Literal{Kind: sqlast.LitInt, Text: "0"}}},
-				R: &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}}}}
+				L: n, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}}}}
+			out = append(out, Sent{SQL: "SET @" + n.Name + " = 0", Role: RolePrepare})
 		} else {
 			for i, p := range pairs {
 				if i > 0 {
