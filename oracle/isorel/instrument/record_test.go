@@ -59,6 +59,24 @@ T5 conn2 fail: UPDATE<[r3:T0 r4:T2]
 T6 conn4 ok: SELECT<[r1:T0,T1,T2] SELECT<[r3:T0 r4:T2]
 `
 
+// recordRun instruments c for tg, runs it and records its history.
+func recordRun(t *testing.T, tg target.Target, c *testcase.Case) (*Plan, *executor.Result, *history.History) {
+	t.Helper()
+	p, err := Instrument(c, tg.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Run(context.Background(), tg, p.Case, executor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Record(p, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, res, h
+}
+
 func render(h *history.History) string {
 	var b strings.Builder
 	for _, t := range h.Txns {
@@ -98,23 +116,11 @@ func TestRecordOnServers(t *testing.T) {
 		t.Run(dbms, func(t *testing.T) {
 			t.Parallel()
 			tg := connecttest.Target(t, dbms)
-			ctx := context.Background()
 			c, err := testcase.ParseString("record", recordCase)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Instrument(c, tg.Info())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := executor.Run(ctx, tg, p.Case, executor.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := Record(p, res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, res, h := recordRun(t, tg, c)
 			want := wantRecord
 			if tg.Info().Dialect == sqlast.MySQL {
 				want = wantRecordMySQL
@@ -187,18 +193,7 @@ INSERT INTO s VALUES (1), (2), (3);
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Instrument(c, tg.Info())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := executor.Run(context.Background(), tg, p.Case, executor.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := Record(p, res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, _, h := recordRun(t, tg, c)
 			final := h.Txns[len(h.Txns)-1]
 			seen := map[string]bool{}
 			n := 0
@@ -308,18 +303,7 @@ func TestRecordPredicates(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Isolation = tc.level
-			p, err := Instrument(c, tg.Info())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := executor.Run(context.Background(), tg, p.Case, executor.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := Record(p, res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, res, h := recordRun(t, tg, c)
 			var b strings.Builder
 			for _, tx := range h.Txns[1:] { // by transaction, each in statement order
 				if tx.Final {
