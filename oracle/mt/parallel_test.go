@@ -2,6 +2,7 @@ package mt
 
 import (
 	"cmp"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"slices"
@@ -99,6 +100,39 @@ func TestIndexParallelAgrees(t *testing.T) {
 				}
 			}
 			break
+		}
+	}
+	// Keys and values whose offsets need exactly 64 bits together are
+	// packed, and joined as the serial pass does; one bit more and the
+	// parallel index gives up (the serial pass joins 16-byte pairs).
+	// synth's keys are 0…999 (10 bits), its values 0…max.
+	var vmax int64
+	for _, tx := range valid.Txns {
+		for _, o := range tx.Ops {
+			vmax = max(vmax, o.Value)
+		}
+	}
+	scaled := func(vbits int) *history.History {
+		c := clone(valid)
+		for i := range c.Txns {
+			for j := range c.Txns[i].Ops {
+				c.Txns[i].Ops[j].Value <<= vbits - bits.Len64(uint64(vmax))
+			}
+		}
+		return c
+	}
+	edge, wide := scaled(54), scaled(55)
+	par, ok := indexParallel(edge)
+	ser, err := indexSerial(edge)
+	if !ok || err != nil || !reflect.DeepEqual(par.readOf, ser.readOf) || !reflect.DeepEqual(par.wrefs, ser.wrefs) {
+		t.Errorf("values of 54 bits: the parallel index gave up (%v) or differs from the serial one (%v)", !ok, err)
+	}
+	if _, ok := indexParallel(wide); ok {
+		t.Errorf("values of 55 bits: the parallel index did not give up")
+	}
+	for _, m := range []Model{Serializable, Snapshot} {
+		if res, err := Check(wide, m); err != nil || !res.Valid {
+			t.Errorf("values of 55 bits, %s: valid %v, err %v", m, res != nil && res.Valid, err)
 		}
 	}
 	badShape := clone(valid)
