@@ -66,50 +66,53 @@ func (a *Adj) CyclicSCCs() (sccs [][]int32, comp []int32) {
 // tarjan is an iterative Tarjan over a CSR graph: off[v]..off[v+1] index
 // into to. It returns the components with a cycle (more than one node, or a
 // self-loop) and every node's component id, O(n + m).
+//
+// Its state is one int32 per node: num[v] is 0 while v is unvisited, its
+// DFS number while it is on the stack, and -(component+1) once its
+// component is found (turned into comp in place at the end). A node's low
+// link is needed only while it is on the call stack, so it lives in its
+// frame. One array instead of three (DFS number, low link, component) is 8
+// bytes a node less, and each arc's look-up touches one cache line, not
+// two.
 func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
-	index := make([]int32, n) // 0 = unvisited, else DFS number + 1
-	low := make([]int32, n)
-	comp = make([]int32, n)
-	for i := range comp {
-		comp[i] = -1
-	}
+	num := make([]int32, n)
 	var stack []int32
-	type frame struct{ v, i int32 }
+	type frame struct{ v, i, low int32 }
 	var call []frame
 	next := int32(1)
 	ncomp := int32(0)
-	for root := 0; root < n; root++ {
-		if index[root] != 0 {
+	for root := range int32(n) {
+		if num[root] != 0 {
 			continue
 		}
-		call = append(call, frame{int32(root), off[root]})
-		index[root], low[root] = next, next
+		num[root] = next
+		call = append(call, frame{root, off[root], next})
 		next++
-		stack = append(stack, int32(root))
+		stack = append(stack, root)
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			v := f.v
 			if f.i < off[v+1] {
 				w := to[f.i]
 				f.i++
-				if index[w] == 0 {
-					index[w], low[w] = next, next
-					next++
+				if x := num[w]; x == 0 {
+					num[w] = next
 					stack = append(stack, w)
-					call = append(call, frame{w, off[w]})
-				} else if comp[w] < 0 && index[w] < low[v] {
-					low[v] = index[w] // w is on the stack
+					call = append(call, frame{w, off[w], next})
+					next++
+				} else if x > 0 && x < f.low {
+					f.low = x // w is on the stack
 				}
 				continue
 			}
+			low := f.low
 			call = call[:len(call)-1]
 			if len(call) > 0 {
-				p := call[len(call)-1].v
-				if low[v] < low[p] {
-					low[p] = low[v]
+				if p := &call[len(call)-1]; low < p.low {
+					p.low = low
 				}
 			}
-			if low[v] != index[v] {
+			if low != num[v] {
 				continue
 			}
 			// v is a root: pop its component.
@@ -119,7 +122,7 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 			}
 			members := stack[i:]
 			for _, w := range members {
-				comp[w] = ncomp
+				num[w] = -ncomp - 1
 			}
 			if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
 				sccs = append(sccs, append([]int32(nil), members...))
@@ -128,7 +131,10 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 			ncomp++
 		}
 	}
-	return sccs, comp
+	for v, x := range num {
+		num[v] = -x - 1
+	}
+	return sccs, num
 }
 
 func selfLoop(out []int32, v int32) bool {
