@@ -3,6 +3,7 @@ package mt
 import (
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/txlab/txlab/depgraph"
@@ -85,4 +86,98 @@ func TestReadIndexAgreesWithScan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCycleTestParallelAgrees: the cycle test's graph built per node on
+// several cores (random histories cut into up to four chunks, with shared
+// sessions and failed and unknown transactions) is, arc for arc, the one
+// built serially from the arcs in order, and its components are those of
+// the labeled graph.
+func TestCycleTestParallelAgrees(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(m int) { parallelMin = m }(parallelMin)
+	parallelMin = 8
+	r := rand.New(rand.NewPCG(9, 10))
+	fast, cyclic := 0, 0
+	for range 3000 {
+		h := staleReads(r, 8+r.IntN(40), 1+r.IntN(6))
+		for i := 1; i < len(h.Txns); i++ {
+			h.Txns[i].Session = r.IntN(5)
+			switch r.IntN(8) {
+			case 0:
+				h.Txns[i].Status = history.Fail
+			case 1:
+				h.Txns[i].Status = history.Unknown
+			}
+		}
+		ix, err := index(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := ix.build()
+		for _, c := range []struct {
+			m    Model
+			want *depgraph.Graph
+		}{{Serializable, g}, {Snapshot, ix.compose(g)}, {StrictSerializable, ix.withRealTime(g)}} {
+			got, serial := ix.cycleTest(c.m), ix.cycleTestSerial(c.m)
+			if !reflect.DeepEqual(got, serial) {
+				t.Fatalf("%s: history %+v:\nparallel %+v\nserial   %+v", c.m, h.Txns, got, serial)
+			}
+			wantSCCs, wantComp := c.want.CyclicSCCs()
+			gotSCCs, gotComp := got.CyclicSCCs()
+			if !reflect.DeepEqual(gotSCCs, wantSCCs) || !reflect.DeepEqual(gotComp, wantComp) {
+				t.Fatalf("%s: history %+v:\nunlabeled %v\nlabeled   %v", c.m, h.Txns, gotSCCs, wantSCCs)
+			}
+			if !ix.arcs.diverges && len(wantSCCs) > 0 {
+				cyclic++
+			}
+		}
+		if !ix.arcs.diverges {
+			fast++
+		}
+	}
+	if fast < 2000 || cyclic < 2000 {
+		t.Fatalf("%d histories without a DIVERGENCE, %d cyclic graphs among them: too few to exercise the per-node build", fast, cyclic)
+	}
+}
+
+// staleReads is randomHistory without a DIVERGENCE, most of the time: a
+// transaction that writes a key read its latest version, and a read of an
+// older one is read-only (a stale read, making rw cycles); one history in
+// ten is randomHistory.
+func staleReads(r *rand.Rand, n, keys int) *history.History {
+	if r.IntN(10) == 0 {
+		return randomHistory(r, n, keys)
+	}
+	vers := make([][]int64, keys)
+	init := history.Txn{Init: true}
+	for k := range keys {
+		vers[k] = []int64{0}
+		init.Ops = append(init.Ops, history.Op{Kind: history.W, Key: int64(k)})
+	}
+	h := &history.History{Txns: []history.Txn{init}}
+	next := int64(1)
+	for i := 1; i <= n; i++ {
+		start := r.Int64N(100)
+		t := history.Txn{ID: int64(i), Session: i, Start: start, End: start + 1 + r.Int64N(30)}
+		k1, k2 := int64(r.IntN(keys)), int64(r.IntN(keys))
+		for j, k := range []int64{k1, k2} {
+			if j == 1 && k == k1 {
+				break
+			}
+			vs := vers[k]
+			back := 0
+			if r.IntN(4) == 0 {
+				back = r.IntN(min(len(vs), 3))
+			}
+			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: k, Value: vs[len(vs)-1-back]})
+			if back == 0 && r.IntN(2) == 0 {
+				t.Ops = append(t.Ops, history.Op{Kind: history.W, Key: k, Value: next})
+				vers[k] = append(vers[k], next)
+				next++
+			}
+		}
+		h.Txns = append(h.Txns, t)
+	}
+	return h
 }

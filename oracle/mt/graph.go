@@ -23,24 +23,37 @@ type wref struct {
 
 // readRec is one external read: the reader read the version (writer's
 // final write to key), and writes says whether the reader then wrote key (a
-// ww edge). The flag is the low bit of rw, so that a record is 16 bytes:
-// there are two per transaction, and two copies of them.
+// ww edge). The flags are the low bits of rw, so that a record is 16 bytes:
+// writes, and slot, the record's rank among its reader's (at most two)
+// external reads in versions order, so that the reader's rw arcs can be
+// placed without a pass to sort them (see rwTargets).
 type readRec struct {
 	writer int32
-	rw     int32 // reader<<1 | writes
+	rw     int32 // reader<<2 | slot<<1 | writes
 	key    int64
 }
 
+// maxTxns bounds the transactions of a history: a reader's index and two
+// flags share a readRec's int32 (a history that long would need about
+// 100 GiB).
+const maxTxns = 1 << 29
+
 func newReadRec(writer, reader int32, key int64, writes bool) readRec {
-	r := readRec{writer: writer, rw: reader << 1, key: key}
+	r := readRec{writer: writer, rw: reader << 2, key: key}
 	if writes {
 		r.rw |= 1
 	}
 	return r
 }
 
-func (r readRec) reader() int32 { return r.rw >> 1 }
+func (r readRec) reader() int32 { return r.rw >> 2 }
 func (r readRec) writes() bool  { return r.rw&1 != 0 }
+func (r readRec) slot() int32   { return r.rw >> 1 & 1 }
+
+// before orders the versions of two reads: by writer, then key.
+func (r readRec) before(s readRec) bool {
+	return r.writer < s.writer || r.writer == s.writer && r.key < s.key
+}
 
 type indexed struct {
 	h     *history.History
@@ -53,13 +66,18 @@ type indexed struct {
 	readOf   []int32
 	included []bool    // committed, or unknown but observed
 	byVer    []readRec // external reads grouped by version (writer, key)
+	verOff   []int32   // byVer[verOff[w]:verOff[w+1]] are the reads of w's versions
 	init     int32
+	arcs     *fastArcs // the rest of the cycle test's input, see arcs
 }
 
 // index checks the MT assumptions and finds the write every read observed:
 // on every core (indexParallel), or, when the history breaks an assumption,
 // serially, to name the first problem.
 func index(h *history.History) (*indexed, error) {
+	if len(h.Txns) >= maxTxns {
+		return nil, badInput("%d transactions: at most %d can be checked", len(h.Txns), maxTxns-1)
+	}
 	if ix, ok := indexParallel(h); ok {
 		return ix, nil
 	}
@@ -321,27 +339,46 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 // eachReadIn calls f for every external read of an included transaction
 // among [lo, hi) (INT holds), in history order.
 func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {
-	h := ix.h
 	for i := lo; i < hi; i++ {
-		if !ix.included[i] {
-			continue
-		}
-		t := &h.Txns[i]
-		for j, o := range t.Ops {
-			if o.Kind != history.R {
-				continue
-			}
-			w, _ := ix.writer(int32(i), j)
-			if w.txn == int32(i) || firstRead(t, j) != j {
-				continue // own write, or a repeated read (same value, checked)
-			}
-			writes := false
-			for _, p := range t.Ops[j+1:] {
-				writes = writes || p.Kind == history.W && p.Key == o.Key
-			}
-			f(newReadRec(w.txn, int32(i), o.Key, writes))
+		rs, k := ix.extReads(i)
+		for _, r := range rs[:k] {
+			f(r)
 		}
 	}
+}
+
+// extReads returns the external reads of transaction i if it is included
+// (INT holds), in history order: at most two, as a mini-transaction has at
+// most two reads (the initial transaction has none). Their slots are their
+// ranks in versions order.
+func (ix *indexed) extReads(i int) (rs [2]readRec, k int) {
+	if !ix.included[i] {
+		return rs, 0
+	}
+	t := &ix.h.Txns[i]
+	for j, o := range t.Ops {
+		if o.Kind != history.R {
+			continue
+		}
+		w, _ := ix.writer(int32(i), j)
+		if w.txn == int32(i) || firstRead(t, j) != j {
+			continue // own write, or a repeated read (same value, checked)
+		}
+		writes := false
+		for _, p := range t.Ops[j+1:] {
+			writes = writes || p.Kind == history.W && p.Key == o.Key
+		}
+		rs[k] = newReadRec(w.txn, int32(i), o.Key, writes)
+		k++
+	}
+	if k == 2 {
+		if rs[1].before(rs[0]) {
+			rs[0].rw |= 2
+		} else {
+			rs[1].rw |= 2
+		}
+	}
+	return rs, k
 }
 
 func firstRead(t *history.Txn, j int) int {
@@ -482,7 +519,12 @@ func (ix *indexed) readsByWriter() []readRec {
 	pos := make([][]int32, nc)
 	each(nc, func(c int) {
 		cnt := make([]int32, n)
-		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) { cnt[r.writer]++ })
+		for i := n * c / nc; i < n*(c+1)/nc; i++ {
+			rs, k := ix.extReads(i)
+			for _, r := range rs[:k] {
+				cnt[r.writer]++
+			}
+		}
 		pos[c] = cnt
 	})
 	off := make([]int32, n+1) // off[i] is the start of writer i's group
@@ -499,10 +541,13 @@ func (ix *indexed) readsByWriter() []readRec {
 	out := make([]readRec, at)
 	each(nc, func(c int) {
 		p := pos[c]
-		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) {
-			out[p[r.writer]] = r
-			p[r.writer]++
-		})
+		for i := n * c / nc; i < n*(c+1)/nc; i++ {
+			rs, k := ix.extReads(i)
+			for _, r := range rs[:k] {
+				out[p[r.writer]] = r
+				p[r.writer]++
+			}
+		}
 	})
 	each(nc, func(c int) {
 		for i := n * c / nc; i < n*(c+1)/nc; i++ {
@@ -512,6 +557,7 @@ func (ix *indexed) readsByWriter() []readRec {
 			}
 		}
 	})
+	ix.verOff = off
 	return out
 }
 
@@ -527,8 +573,12 @@ func cmpKey(a, b readRec) int {
 
 // divergence reports every DIVERGENCE instance (Definition 10): two
 // transactions overwrote the same version. It forbids SI (Lemma 1): a lost
-// update.
+// update. rwTargets, which the cycle test needs anyway, has found on every
+// core whether there is one.
 func (ix *indexed) divergence(res *Result) {
+	if !ix.fastArcs().diverges {
+		return
+	}
 	rs := ix.versions()
 	for lo := 0; lo < len(rs); {
 		hi := lo

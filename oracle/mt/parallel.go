@@ -10,8 +10,9 @@ import (
 )
 
 // parallelMin is the fewest transactions worth splitting across cores: below
-// it the goroutines cost more than they save.
-const parallelMin = 1 << 15
+// it the goroutines cost more than they save. A variable so that tests can
+// cut small histories into chunks.
+var parallelMin = 1 << 15
 
 // workers returns how many goroutines split n transactions.
 func workers(n int) int {
