@@ -67,8 +67,11 @@ type indexed struct {
 	included []bool    // committed, or unknown but observed
 	byVer    []readRec // external reads grouped by version (writer, key)
 	verOff   []int32   // byVer[verOff[w]:verOff[w+1]] are the reads of w's versions
-	init     int32
-	arcs     *fastArcs // the rest of the cycle test's input, see arcs
+	// readCounts[c][w] counts the external reads of w's versions in chunk
+	// c of workers(n): readChecks leaves them for readsByWriter.
+	readCounts [][]int32
+	init       int32
+	arcs       *fastArcs // the rest of the cycle test's input, see arcs
 }
 
 // index checks the MT assumptions and finds the write every read observed:
@@ -261,11 +264,21 @@ func checkShape(t *history.Txn) error {
 // a–g), which must be ruled out before the graph means anything (INT).
 // The history is checked in chunks on every core; the anomalies are
 // reported in history order.
+//
+// The same pass counts each chunk's external reads per writer, the first
+// pass of readsByWriter, while the chunk's transactions are in the cache:
+// the history is large (over 200 bytes a transaction), and reading it
+// again costs more than the counting.
 func (ix *indexed) readChecks(res *Result) {
 	n := len(ix.h.Txns)
 	nc := workers(n)
 	found := make([][]Anomaly, nc)
-	each(nc, func(c int) { found[c] = ix.readChecksIn(n*c/nc, n*(c+1)/nc) })
+	counts := make([][]int32, nc)
+	each(nc, func(c int) {
+		counts[c] = make([]int32, n)
+		found[c] = ix.checkReadsIn(n*c/nc, n*(c+1)/nc, counts[c])
+	})
+	ix.readCounts = counts
 	for _, f := range found {
 		for _, a := range f {
 			if len(res.Anomalies) < maxAnomalies {
@@ -277,7 +290,11 @@ func (ix *indexed) readChecks(res *Result) {
 
 // readChecksIn is readChecks on transactions [lo, hi), returning at most
 // maxAnomalies.
-func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
+func (ix *indexed) readChecksIn(lo, hi int) []Anomaly { return ix.checkReadsIn(lo, hi, nil) }
+
+// checkReadsIn is readChecksIn, also counting in perWriter (unless nil)
+// the external reads of each writer's versions.
+func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 	h := ix.h
 	var out []Anomaly
 	add := func(name, class semantics.Anomaly, ts []int32, format string, a ...any) {
@@ -288,6 +305,12 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 	for i := lo; i < hi; i++ {
 		if !ix.included[i] {
 			continue
+		}
+		if perWriter != nil {
+			rs, k := ix.extReads(i)
+			for _, r := range rs[:k] {
+				perWriter[r.writer]++
+			}
 		}
 		t := &h.Txns[i]
 		me := int32(i)
@@ -509,24 +532,30 @@ func (ix *indexed) versions() []readRec {
 // readsByWriter groups the external reads by writer, and within a writer
 // by key (a writer has at most two keys except the initial transaction,
 // whose group is sorted by key). Each chunk of the history counts its reads
-// per writer, then, once the offsets are known, finds them again and places
-// them: two passes over the history instead of a second copy of the
-// records. A writer's group holds the chunks' reads in chunk order, so it
-// is in history order before the sort by key, which is stable.
+// per writer (readChecks has usually done so), then, once the offsets are
+// known, finds them again and places them: two passes over the history
+// instead of a second copy of the records. A writer's group holds the
+// chunks' reads in chunk order, so it is in history order before the sort
+// by key, which is stable.
 func (ix *indexed) readsByWriter() []readRec {
 	n := len(ix.h.Txns)
-	nc := workers(n)
-	pos := make([][]int32, nc)
-	each(nc, func(c int) {
-		cnt := make([]int32, n)
-		for i := n * c / nc; i < n*(c+1)/nc; i++ {
-			rs, k := ix.extReads(i)
-			for _, r := range rs[:k] {
-				cnt[r.writer]++
+	// The counts readChecks made, else count now.
+	pos := ix.readCounts
+	ix.readCounts = nil
+	if pos == nil {
+		pos = make([][]int32, workers(n))
+		each(len(pos), func(c int) {
+			cnt := make([]int32, n)
+			for i := n * c / len(pos); i < n*(c+1)/len(pos); i++ {
+				rs, k := ix.extReads(i)
+				for _, r := range rs[:k] {
+					cnt[r.writer]++
+				}
 			}
-		}
-		pos[c] = cnt
-	})
+			pos[c] = cnt
+		})
+	}
+	nc := len(pos)
 	off := make([]int32, n+1) // off[i] is the start of writer i's group
 	at := int32(0)
 	for w := range n {

@@ -43,7 +43,10 @@ func TestIndexParallelAgrees(t *testing.T) {
 			t.Errorf("%s: the parallel index differs from the serial one", name)
 		}
 		// The reads grouped by version, in parallel, are the serial reads
-		// stably sorted by (writer, key).
+		// stably sorted by (writer, key), whether the read checks counted
+		// them (as in Check) or not.
+		fresh, _ := indexParallel(h)
+		par.readChecks(&Result{})
 		var want []readRec
 		par.eachReadIn(0, len(h.Txns), func(r readRec) { want = append(want, r) })
 		slices.SortStableFunc(want, func(a, b readRec) int {
@@ -52,7 +55,7 @@ func TestIndexParallelAgrees(t *testing.T) {
 			}
 			return cmp.Compare(a.key, b.key)
 		})
-		if !reflect.DeepEqual(par.versions(), want) {
+		if !reflect.DeepEqual(par.versions(), want) || !reflect.DeepEqual(fresh.versions(), want) {
 			t.Errorf("%s: the reads grouped by version in parallel differ from the serial ones", name)
 		}
 		for _, m := range []Model{Serializable, Snapshot} {
