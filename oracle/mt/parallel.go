@@ -39,55 +39,68 @@ func each(n int, f func(c int)) {
 	wg.Wait()
 }
 
-// indexParallel is index for a history whose shape is valid, on every core:
-// the history is cut into one chunk of transactions per core, each chunk is
-// checked, counted and scattered into the hash join's partitions by its own
-// goroutine (the positions come from per-chunk histograms, so each partition
-// still holds its occurrences in history order), and the partitions are
-// matched in parallel. It reports ok = false, having built nothing
-// reusable, when the history breaks an MT assumption or writes a value
-// twice (index then runs the serial pass, which names the first problem),
-// or when its keys and values span too wide a range to be packed into 8
-// bytes (see packer; the serial pass then does the join on 16-byte pairs).
+// indexParallel is index for a history whose shape is valid, on every core,
+// in two passes over the history. The history is cut into one chunk of
+// transactions per core. First each chunk checks shapes, counts its
+// operations and writes, and makes histograms of its writes and reads over
+// the hash join's partitions; then, from the counts and histograms of the
+// chunks before it, each writes its offsets, write refs and inclusion and
+// scatters its occurrences into the partitions (so each partition still
+// holds them in history order); then the partitions are matched in
+// parallel. It reports ok = false, having built nothing reusable, when the
+// history breaks an MT assumption or writes a value twice (index then runs
+// the serial pass, which names the first problem), or when its keys and
+// values span too wide a range to be packed into 8 bytes (see packer; the
+// serial pass then does the join on 16-byte pairs).
 func indexParallel(h *history.History) (*indexed, bool) {
 	n := len(h.Txns)
 	nc := workers(n)
 	ix := &indexed{h: h, included: make([]bool, n), init: -1}
-	var initKeys *keySet
-	for i := range h.Txns {
-		if t := &h.Txns[i]; t.Init {
-			ix.init = int32(i)
-			var ok bool
-			if initKeys, ok = newKeySet(t.Ops); !ok {
-				return nil, false
-			}
-		}
+	cut := make([]int, nc+1) // chunk c is transactions cut[c] ≤ i < cut[c+1]
+	for c := range cut {
+		cut[c] = n * c / nc
 	}
-	lo := func(c int) int { return n * c / nc }
+	// The partitions are chosen before the writes are counted, for an upper
+	// bound of two writes a transaction (Definition 8) — pass 1 makes the
+	// histograms. An initial transaction of many more writes than that
+	// makes partitions too large for the cache: then they are counted
+	// again (partitionHistograms).
+	bits := partitionBits(2 * n)
 
-	// Pass 1: shapes, known keys, and each chunk's op and write counts.
+	// Pass 1: shapes, counts, key and value ranges, the last initial
+	// transaction, histograms.
 	type counts struct {
-		ops, writes int32
-		bad         bool
-		unknown     bool
-		rng         packRange
+		ops, writes  int32
+		bad, unknown bool
+		init         int32 // the chunk's last initial transaction, or -1
+		rng          packRange
+		wHist, rHist []int32
 	}
 	cnt := make([]counts, nc)
 	each(nc, func(c int) {
-		k := counts{rng: emptyRange}
-		for i := lo(c); i < lo(c+1); i++ {
+		k := counts{init: -1, rng: emptyRange}
+		k.wHist, k.rHist = make([]int32, 1<<bits), make([]int32, 1<<bits)
+		shift := uint(64 - bits)
+		for i := cut[c]; i < cut[c+1]; i++ {
 			t := &h.Txns[i]
-			if !t.Init && checkShape(t) != nil {
+			if t.Init {
+				// Writes only (index names a read); the last initial
+				// transaction names the keys, as in indexSerial.
+				k.init = int32(i)
+				for _, o := range t.Ops {
+					k.bad = k.bad || o.Kind != history.W
+				}
+			} else if checkShape(t) != nil {
 				k.bad = true
 				break
 			}
 			for _, o := range t.Ops {
-				if initKeys != nil && !initKeys.has(o.Key) {
-					k.bad = true
-					break
-				}
+				p := mix(kv{o.Key, o.Value}) >> shift
 				if o.Kind == history.W {
 					k.writes++
+					k.wHist[p]++
+				} else {
+					k.rHist[p]++
 				}
 				k.rng.add(o)
 			}
@@ -106,29 +119,56 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		opBase[c+1], wBase[c+1] = opBase[c]+k.ops, wBase[c]+k.writes
 		anyUnknown = anyUnknown || k.unknown
 		rng.merge(k.rng)
+		ix.init = max(ix.init, k.init)
+	}
+	var initKeys *keySet
+	if ix.init >= 0 {
+		initKeys, _ = newKeySet(h.Txns[ix.init].Ops)
 	}
 	pk, ok := rng.packer()
 	if !ok {
 		return nil, false
 	}
 	nw, nops := int(wBase[nc]), int(opBase[nc])
-	bits := 0
-	for nw>>bits > partitionWrites {
-		bits++
+	wHist, rHist := make([][]int32, nc), make([][]int32, nc)
+	for c, k := range cnt {
+		wHist[c], rHist[c] = k.wHist, k.rHist
+	}
+	if b := partitionBits(nw); b > bits+1 {
+		bits = b
+		ix.partitionHistograms(cut, bits, wHist, rHist)
 	}
 	shift := uint(64 - bits)
 	np := 1 << bits
 
-	// Pass 2: op offsets, write refs, inclusion, and per-chunk partition
-	// histograms.
+	// Where each chunk's occurrences of each partition go: partitions in
+	// order, chunks in order within a partition.
+	wOff, rOff := make([]int32, np+1), make([]int32, np+1)
+	var wAt, rAt int32
+	for p := range np {
+		wOff[p], rOff[p] = wAt, rAt
+		for c := range nc {
+			w, r := wHist[c][p], rHist[c][p]
+			wHist[c][p], rHist[c][p] = wAt, rAt
+			wAt += w
+			rAt += r
+		}
+	}
+	wOff[np], rOff[np] = wAt, rAt
+
+	// Pass 2: known keys, op offsets, write refs, inclusion, and the
+	// scatter. An occurrence is its packed (key, value) and its index: 12
+	// bytes instead of a 24-byte struct (a 16-byte pair and an int32,
+	// padded).
 	ix.opOff = make([]int32, n+1)
 	ix.wrefs = make([]wref, nw)
 	ix.readOf = make([]int32, nops)
-	wHist, rHist := make([][]int32, nc), make([][]int32, nc)
+	ws, rs := make([]packedOcc, nw), make([]packedOcc, nops-nw)
+	unknownKey := make([]bool, nc)
 	each(nc, func(c int) {
-		wh, rh := make([]int32, np), make([]int32, np)
+		wp, rp := wHist[c], rHist[c]
 		off, w := opBase[c], wBase[c]
-		for i := lo(c); i < lo(c+1); i++ {
+		for i := cut[c]; i < cut[c+1]; i++ {
 			t := &h.Txns[i]
 			ix.opOff[i] = off
 			var last map[int64]int
@@ -136,72 +176,42 @@ func indexParallel(h *history.History) (*indexed, bool) {
 				last = lastWrites(t.Ops)
 			}
 			for j, o := range t.Ops {
+				if initKeys != nil && !initKeys.has(o.Key) {
+					unknownKey[c] = true
+					return
+				}
 				ix.readOf[off+int32(j)] = -1
-				p := mix64(pk.pack(o)) >> shift
+				p := mix(kv{o.Key, o.Value}) >> shift
+				k := pk.pack(o)
 				if o.Kind != history.W {
-					rh[p]++
+					rs[rp[p]] = newPackedOcc(k, off+int32(j))
+					rp[p]++
 					continue
 				}
-				wh[p]++
+				ws[wp[p]] = newPackedOcc(k, w)
+				wp[p]++
 				ix.wrefs[w] = wref{int32(i), int32(j), isFinal(t.Ops, j, last)}
 				w++
 			}
 			off += int32(len(t.Ops))
 			ix.included[i] = t.Status == history.OK
 		}
-		wHist[c], rHist[c] = wh, rh
 	})
+	for _, u := range unknownKey {
+		if u {
+			return nil, false
+		}
+	}
 	ix.opOff[n] = int32(nops)
 
-	// Where each chunk's occurrences of each partition go: partitions in
-	// order, chunks in order within a partition.
-	wOff, rOff := make([]int32, np+1), make([]int32, np+1)
-	wPos, rPos := make([][]int32, nc), make([][]int32, nc)
-	for c := range nc {
-		wPos[c], rPos[c] = make([]int32, np), make([]int32, np)
-	}
-	var wAt, rAt int32
-	for p := range np {
-		wOff[p], rOff[p] = wAt, rAt
-		for c := range nc {
-			wPos[c][p], rPos[c][p] = wAt, rAt
-			wAt += wHist[c][p]
-			rAt += rHist[c][p]
-		}
-	}
-	wOff[np], rOff[np] = wAt, rAt
-
-	// Pass 3: scatter. An occurrence is its packed (key, value) and, in a
-	// parallel array, its index: 12 bytes instead of a 24-byte struct (a
-	// 16-byte pair and an int32, padded).
-	ws, rs := packedOccs{make([]uint64, nw), make([]int32, nw)}, packedOccs{make([]uint64, nops-nw), make([]int32, nops-nw)}
-	each(nc, func(c int) {
-		wp, rp := wPos[c], rPos[c]
-		off, w := opBase[c], wBase[c]
-		for i := lo(c); i < lo(c+1); i++ {
-			for j, o := range h.Txns[i].Ops {
-				k := pk.pack(o)
-				p := mix64(k) >> shift
-				if o.Kind != history.W {
-					rs.kv[rp[p]], rs.idx[rp[p]] = k, off+int32(j)
-					rp[p]++
-					continue
-				}
-				ws.kv[wp[p]], ws.idx[wp[p]] = k, w
-				wp[p]++
-				w++
-			}
-			off += int32(len(h.Txns[i].Ops))
-		}
-	})
-
-	// Pass 4: match the partitions, each worker with its own table.
+	// Pass 3 (not over the history): match the partitions, each worker
+	// with its own table.
 	nm := min(nc, np)
 	dup := make([]bool, nm)
 	each(nm, func(m int) {
 		table, mask := joinTable(wOff)
 		for p := np * m / nm; p < np*(m+1)/nm; p++ {
-			if !ix.matchPacked(table, mask, ws.slice(wOff[p], wOff[p+1]), rs.slice(rOff[p], rOff[p+1])) {
+			if !ix.matchPacked(table, mask, ws[wOff[p]:wOff[p+1]], rs[rOff[p]:rOff[p+1]]) {
 				dup[m] = true
 				return
 			}
@@ -216,6 +226,36 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		ix.observeUnknown()
 	}
 	return ix, true
+}
+
+// partitionBits returns the bits of hash that cut nw writes into
+// partitions of at most partitionWrites on average.
+func partitionBits(nw int) int {
+	bits := 0
+	for nw>>bits > partitionWrites {
+		bits++
+	}
+	return bits
+}
+
+// partitionHistograms counts each chunk's writes and reads per partition
+// again, for 1<<bits partitions.
+func (ix *indexed) partitionHistograms(cut []int, bits int, wHist, rHist [][]int32) {
+	shift := uint(64 - bits)
+	each(len(cut)-1, func(c int) {
+		wh, rh := make([]int32, 1<<bits), make([]int32, 1<<bits)
+		for i := cut[c]; i < cut[c+1]; i++ {
+			for _, o := range ix.h.Txns[i].Ops {
+				p := mix(kv{o.Key, o.Value}) >> shift
+				if o.Kind == history.W {
+					wh[p]++
+				} else {
+					rh[p]++
+				}
+			}
+		}
+		wHist[c], rHist[c] = wh, rh
+	})
 }
 
 // packRange is the range of the keys and of the values of a history's
@@ -267,35 +307,43 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>32
 }
 
-// packedOccs are occurrences of packed pairs: writes (idx indexes wrefs)
-// or reads (idx is the flat op index), as two parallel arrays.
-type packedOccs struct {
-	kv  []uint64
-	idx []int32
+// packedOcc is an occurrence of a packed pair: a write (idx indexes
+// wrefs) or a read (idx is its flat op index). The pair is two uint32
+// halves, so that the struct is 12 bytes, unpadded: each partition of the
+// scatter is then one stream of writes, not two.
+type packedOcc struct {
+	lo, hi uint32
+	idx    int32
 }
 
-func (o packedOccs) slice(lo, hi int32) packedOccs { return packedOccs{o.kv[lo:hi], o.idx[lo:hi]} }
+func newPackedOcc(k uint64, idx int32) packedOcc {
+	return packedOcc{uint32(k), uint32(k >> 32), idx}
+}
+
+func (o *packedOcc) key() uint64 { return uint64(o.hi)<<32 | uint64(o.lo) }
 
 // matchPacked is matchPartition for packed occurrences. It reports false,
 // at the first value written twice, without naming it (the serial pass
 // does).
-func (ix *indexed) matchPacked(table []int32, mask uint64, ws, rs packedOccs) bool {
+func (ix *indexed) matchPacked(table []int32, mask uint64, ws, rs []packedOcc) bool {
 	clear(table)
-	for x, k := range ws.kv {
+	for x := range ws {
+		k := ws[x].key()
 		i := mix64(k) & mask
 		for table[i] != 0 {
-			if ws.kv[table[i]-1] == k {
+			if ws[table[i]-1].key() == k {
 				return false
 			}
 			i = (i + 1) & mask
 		}
 		table[i] = int32(x) + 1
 	}
-	for y, k := range rs.kv {
+	for y := range rs {
+		k := rs[y].key()
 		i := mix64(k) & mask
 		for t := table[i]; t != 0; t = table[i] {
-			if ws.kv[t-1] == k {
-				ix.readOf[rs.idx[y]] = ws.idx[t-1]
+			if w := &ws[t-1]; w.key() == k {
+				ix.readOf[rs[y].idx] = w.idx
 				break
 			}
 			i = (i + 1) & mask
