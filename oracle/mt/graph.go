@@ -580,14 +580,28 @@ func (ix *indexed) readsByWriter() []readRec {
 	})
 	each(nc, func(c int) {
 		for i := n * c / nc; i < n*(c+1)/nc; i++ {
-			grp := out[off[i]:off[i+1]]
-			if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
-				slices.SortStableFunc(grp, cmpKey)
-			}
+			sortByKey(out[off[i]:off[i+1]])
 		}
 	})
 	ix.verOff = off
 	return out
+}
+
+// sortByKey sorts a writer's group of reads by key, stably. Most groups
+// are a few reads of at most two keys: an insertion sort, without the
+// calls of a comparison function, is fastest for them.
+func sortByKey(grp []readRec) {
+	if len(grp) > 16 {
+		if !slices.IsSortedFunc(grp, cmpKey) {
+			slices.SortStableFunc(grp, cmpKey)
+		}
+		return
+	}
+	for i := 1; i < len(grp); i++ {
+		for j := i; j > 0 && grp[j].key < grp[j-1].key; j-- {
+			grp[j], grp[j-1] = grp[j-1], grp[j]
+		}
+	}
 }
 
 func cmpKey(a, b readRec) int {
