@@ -77,6 +77,8 @@ func (a *Adj) CyclicSCCs() (sccs [][]int32, comp []int32) {
 func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 	num := make([]int32, n)
 	var stack []int32
+	// The active node's cursor, end and low link are locals while its arcs
+	// are scanned; its frame is saved only when the search descends.
 	type frame struct{ v, i, low int32 }
 	var call []frame
 	next := int32(1)
@@ -85,50 +87,56 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 		if num[root] != 0 {
 			continue
 		}
-		num[root] = next
-		call = append(call, frame{root, off[root], next})
+		v, i, end, low := root, off[root], off[root+1], next
+		num[v] = next
 		next++
-		stack = append(stack, root)
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			v := f.v
-			if f.i < off[v+1] {
-				w := to[f.i]
-				f.i++
-				if x := num[w]; x == 0 {
+		stack = append(stack, v)
+		for {
+			descended := false
+			for i < end {
+				w := to[i]
+				i++
+				x := num[w]
+				if x == 0 {
+					call = append(call, frame{v, i, low})
+					v, i, end, low = w, off[w], off[w+1], next
 					num[w] = next
-					stack = append(stack, w)
-					call = append(call, frame{w, off[w], next})
 					next++
-				} else if x > 0 && x < f.low {
-					f.low = x // w is on the stack
+					stack = append(stack, w)
+					descended = true
+					break
 				}
+				if x > 0 && x < low {
+					low = x // w is on the stack
+				}
+			}
+			if descended {
 				continue
 			}
-			low := f.low
+			// v is done.
+			if low == num[v] {
+				// v is a root: pop its component.
+				k := len(stack) - 1
+				for stack[k] != v {
+					k--
+				}
+				members := stack[k:]
+				for _, w := range members {
+					num[w] = -ncomp - 1
+				}
+				if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
+					sccs = append(sccs, append([]int32(nil), members...))
+				}
+				stack = stack[:k]
+				ncomp++
+			}
+			if len(call) == 0 {
+				break
+			}
+			f := call[len(call)-1]
 			call = call[:len(call)-1]
-			if len(call) > 0 {
-				if p := &call[len(call)-1]; low < p.low {
-					p.low = low
-				}
-			}
-			if low != num[v] {
-				continue
-			}
-			// v is a root: pop its component.
-			i := len(stack) - 1
-			for stack[i] != v {
-				i--
-			}
-			members := stack[i:]
-			for _, w := range members {
-				num[w] = -ncomp - 1
-			}
-			if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
-				sccs = append(sccs, append([]int32(nil), members...))
-			}
-			stack = stack[:i]
-			ncomp++
+			v, i, end = f.v, f.i, off[f.v+1]
+			low = min(f.low, low)
 		}
 	}
 	for v, x := range num {
