@@ -266,9 +266,10 @@ func checkShape(t *history.Txn) error {
 // reported in history order.
 //
 // The same pass counts each chunk's external reads per writer, the first
-// pass of readsByWriter, while the chunk's transactions are in the cache:
-// the history is large (over 200 bytes a transaction), and reading it
-// again costs more than the counting.
+// pass of readsByWriter, from the writers it looks up anyway: the history
+// is large (over 200 bytes a transaction), and reading it again costs more
+// than the counting. The counts are those of extReads when INT holds; they
+// are dropped if an anomaly is found (Check then builds no graph).
 func (ix *indexed) readChecks(res *Result) {
 	n := len(ix.h.Txns)
 	nc := workers(n)
@@ -280,6 +281,9 @@ func (ix *indexed) readChecks(res *Result) {
 	})
 	ix.readCounts = counts
 	for _, f := range found {
+		if len(f) > 0 {
+			ix.readCounts = nil
+		}
 		for _, a := range f {
 			if len(res.Anomalies) < maxAnomalies {
 				res.Anomalies = append(res.Anomalies, a)
@@ -293,7 +297,7 @@ func (ix *indexed) readChecks(res *Result) {
 func (ix *indexed) readChecksIn(lo, hi int) []Anomaly { return ix.checkReadsIn(lo, hi, nil) }
 
 // checkReadsIn is readChecksIn, also counting in perWriter (unless nil)
-// the external reads of each writer's versions.
+// the external reads of each writer's versions that pass the checks.
 func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 	h := ix.h
 	var out []Anomaly
@@ -305,12 +309,6 @@ func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 	for i := lo; i < hi; i++ {
 		if !ix.included[i] {
 			continue
-		}
-		if perWriter != nil {
-			rs, k := ix.extReads(i)
-			for _, r := range rs[:k] {
-				perWriter[r.writer]++
-			}
 		}
 		t := &h.Txns[i]
 		me := int32(i)
@@ -353,6 +351,8 @@ func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 				add(semantics.AbortedRead, semantics.G1a, []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
 			case !w.final:
 				add(semantics.IntermediateRead, semantics.G1b, []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+			case perWriter != nil:
+				perWriter[w.txn]++ // an external read, as extReads finds it
 			}
 		}
 	}
@@ -363,45 +363,69 @@ func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 // among [lo, hi) (INT holds), in history order.
 func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {
 	for i := lo; i < hi; i++ {
-		rs, k := ix.extReads(i)
-		for _, r := range rs[:k] {
-			f(r)
+		r0, r1, k := ix.extReads(i)
+		if k > 0 {
+			f(r0)
+		}
+		if k > 1 {
+			f(r1)
 		}
 	}
 }
 
-// extReads returns the external reads of transaction i if it is included
+// extReads returns the k external reads of transaction i if it is included
 // (INT holds), in history order: at most two, as a mini-transaction has at
 // most two reads (the initial transaction has none). Their slots are their
-// ranks in versions order.
-func (ix *indexed) extReads(i int) (rs [2]readRec, k int) {
+// ranks in versions order. Two results, not an array: they are returned in
+// registers, and an array built with narrow stores and copied whole stalls
+// on store forwarding (a third of the cost of placing the reads).
+func (ix *indexed) extReads(i int) (r0, r1 readRec, k int) {
 	if !ix.included[i] {
-		return rs, 0
+		return r0, r1, 0
 	}
-	t := &ix.h.Txns[i]
-	for j, o := range t.Ops {
+	ops := ix.h.Txns[i].Ops
+	readOf := ix.readOf[ix.opOff[i]:ix.opOff[i+1]]
+	me := int32(i)
+ops:
+	for j := range ops {
+		o := &ops[j]
 		if o.Kind != history.R {
 			continue
 		}
-		w, _ := ix.writer(int32(i), j)
-		if w.txn == int32(i) || firstRead(t, j) != j {
-			continue // own write, or a repeated read (same value, checked)
+		for p := range ops[:j] {
+			if ops[p].Key == o.Key {
+				continue ops // a repeated read (same value, checked) or of its own write
+			}
+		}
+		w := int32(0) // the writer (0 if none: INT fails, readChecks reports it)
+		if x := readOf[j]; x >= 0 {
+			w = ix.wrefs[x].txn
+		}
+		if w == me {
+			continue // its own later write (a future read)
 		}
 		writes := false
-		for _, p := range t.Ops[j+1:] {
-			writes = writes || p.Kind == history.W && p.Key == o.Key
+		for p := j + 1; p < len(ops); p++ {
+			writes = writes || ops[p].Kind == history.W && ops[p].Key == o.Key
 		}
-		rs[k] = newReadRec(w.txn, int32(i), o.Key, writes)
+		switch k {
+		case 0:
+			r0 = newReadRec(w, me, o.Key, writes)
+		case 1:
+			r1 = newReadRec(w, me, o.Key, writes)
+		default:
+			break ops // unreachable: index has checked the shapes
+		}
 		k++
 	}
 	if k == 2 {
-		if rs[1].before(rs[0]) {
-			rs[0].rw |= 2
+		if r1.before(r0) {
+			r0.rw |= 2
 		} else {
-			rs[1].rw |= 2
+			r1.rw |= 2
 		}
 	}
-	return rs, k
+	return r0, r1, k
 }
 
 func firstRead(t *history.Txn, j int) int {
@@ -547,9 +571,12 @@ func (ix *indexed) readsByWriter() []readRec {
 		each(len(pos), func(c int) {
 			cnt := make([]int32, n)
 			for i := n * c / len(pos); i < n*(c+1)/len(pos); i++ {
-				rs, k := ix.extReads(i)
-				for _, r := range rs[:k] {
-					cnt[r.writer]++
+				r0, r1, k := ix.extReads(i)
+				if k > 0 {
+					cnt[r0.writer]++
+				}
+				if k > 1 {
+					cnt[r1.writer]++
 				}
 			}
 			pos[c] = cnt
@@ -571,10 +598,14 @@ func (ix *indexed) readsByWriter() []readRec {
 	each(nc, func(c int) {
 		p := pos[c]
 		for i := n * c / nc; i < n*(c+1)/nc; i++ {
-			rs, k := ix.extReads(i)
-			for _, r := range rs[:k] {
-				out[p[r.writer]] = r
-				p[r.writer]++
+			r0, r1, k := ix.extReads(i)
+			if k > 0 {
+				out[p[r0.writer]] = r0
+				p[r0.writer]++
+			}
+			if k > 1 {
+				out[p[r1.writer]] = r1
+				p[r1.writer]++
 			}
 		}
 	})
