@@ -347,7 +347,11 @@ func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 				add(semantics.ThinAirRead, "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
 			case w.txn == me:
 				add(semantics.FutureRead, "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
-			case h.Txns[w.txn].Status == history.Fail:
+			case !ix.included[w.txn]:
+				// The writer failed: a writer of unknown outcome that an
+				// included (so not failed) transaction read is included
+				// (observeUnknown), so only a failed one is not. The dense
+				// array, not the writer's Txn: one random access less.
 				add(semantics.AbortedRead, semantics.G1a, []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
 			case !w.final:
 				add(semantics.IntermediateRead, semantics.G1b, []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
