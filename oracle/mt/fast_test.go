@@ -1,9 +1,11 @@
 package mt
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/txlab/txlab/depgraph"
@@ -180,4 +182,30 @@ func staleReads(r *rand.Rand, n, keys int) *history.History {
 		h.Txns = append(h.Txns, t)
 	}
 	return h
+}
+
+// TestEndsBefore: the galloping search finds, from any hint, what a
+// binary search over all the ends does.
+func TestEndsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 2000 {
+		ends := make([]timedEnd, r.IntN(40))
+		for i := range ends {
+			ends[i] = newTimedEnd(int64(r.IntN(30))-5+int64(r.IntN(2))<<40, int32(i))
+		}
+		slices.SortFunc(ends, func(a, b timedEnd) int { return cmp.Compare(a.end(), b.end()) })
+		for range 20 {
+			s := int64(r.IntN(40)) - 10 + int64(r.IntN(2))<<40
+			want, _ := slices.BinarySearchFunc(ends, s, func(e timedEnd, s int64) int {
+				if e.end() < s {
+					return -1
+				}
+				return 1
+			})
+			hint := r.IntN(len(ends) + 1)
+			if got := endsBefore(ends, s, hint); got != want {
+				t.Fatalf("ends %v, start %d, hint %d: %d, want %d", ends, s, hint, got, want)
+			}
+		}
+	}
 }
