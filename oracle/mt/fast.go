@@ -1,6 +1,10 @@
 package mt
 
-import "github.com/txlab/txlab/depgraph"
+import (
+	"math"
+
+	"github.com/txlab/txlab/depgraph"
+)
 
 // cycleTest returns the unlabeled graph whose cycles decide model: Ĝ for
 // SER, G' = (so ∪ wr ∪ ww) ; rw? for SI, Ĝ plus the time chain for SSER.
@@ -224,30 +228,7 @@ func (ix *indexed) sessionNext() []int32 {
 	n := len(h.Txns)
 	nc := workers(n)
 	next := make([]int32, n)
-	// The range of session numbers, per range of the history.
-	spans := make([]struct{ lo, hi int }, nc)
-	each(nc, func(c int) {
-		lo, hi := 0, -1
-		for i := n * c / nc; i < n*(c+1)/nc; i++ {
-			if s := h.Txns[i].Session; hi < lo {
-				lo, hi = s, s
-			} else {
-				lo, hi = min(lo, s), max(hi, s)
-			}
-		}
-		spans[c].lo, spans[c].hi = lo, hi
-	})
-	lo, hi := 0, -1
-	for _, sp := range spans {
-		if sp.hi < sp.lo {
-			continue
-		}
-		if hi < lo {
-			lo, hi = sp.lo, sp.hi
-		} else {
-			lo, hi = min(lo, sp.lo), max(hi, sp.hi)
-		}
-	}
+	lo, hi := ix.sessionRange()
 	if hi < lo || hi-lo >= 1<<20 {
 		// Sparse session numbers: serially, with a map.
 		for i := range next {
@@ -289,6 +270,42 @@ func (ix *indexed) sessionNext() []int32 {
 	}
 	return next
 }
+
+// sessionRange returns the smallest and largest session number (hi < lo
+// for an empty history): noted by the parallel index, else found here.
+func (ix *indexed) sessionRange() (lo, hi int) {
+	if ix.sessions.known {
+		return ix.sessions.lo, ix.sessions.hi
+	}
+	h := ix.h
+	n := len(h.Txns)
+	nc := workers(n)
+	spans := make([]sessionSpan, nc)
+	each(nc, func(c int) {
+		sp := emptySpan
+		for i := n * c / nc; i < n*(c+1)/nc; i++ {
+			sp.add(h.Txns[i].Session)
+		}
+		spans[c] = sp
+	})
+	sp := emptySpan
+	for _, s := range spans {
+		sp.merge(s)
+	}
+	return sp.lo, sp.hi
+}
+
+// sessionSpan is a range of session numbers.
+type sessionSpan struct {
+	lo, hi int
+	known  bool // set by the parallel index
+}
+
+var emptySpan = sessionSpan{lo: math.MaxInt, hi: math.MinInt}
+
+func (s *sessionSpan) add(x int) { s.lo, s.hi = min(s.lo, x), max(s.hi, x) }
+
+func (s *sessionSpan) merge(t sessionSpan) { s.lo, s.hi = min(s.lo, t.lo), max(s.hi, t.hi) }
 
 // cycleTestSerial is cycleTest built from the arcs in order: three passes
 // over them (count, place; SI composes two graphs) on one core.

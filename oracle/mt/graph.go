@@ -71,7 +71,8 @@ type indexed struct {
 	// c of workers(n): readChecks leaves them for readsByWriter.
 	readCounts [][]int32
 	init       int32
-	arcs       *fastArcs // the rest of the cycle test's input, see arcs
+	arcs       *fastArcs   // the rest of the cycle test's input, see arcs
+	sessions   sessionSpan // the session numbers' range, if the index noted it
 }
 
 // index checks the MT assumptions and finds the write every read observed:

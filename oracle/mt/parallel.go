@@ -74,11 +74,12 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		bad, unknown bool
 		init         int32 // the chunk's last initial transaction, or -1
 		rng          packRange
+		sessions     sessionSpan // for sessionNext, while the Txns are read
 		wHist, rHist []int32
 	}
 	cnt := make([]counts, nc)
 	each(nc, func(c int) {
-		k := counts{init: -1, rng: emptyRange}
+		k := counts{init: -1, rng: emptyRange, sessions: emptySpan}
 		k.wHist, k.rHist = make([]int32, 1<<bits), make([]int32, 1<<bits)
 		shift := uint(64 - bits)
 		for i := cut[c]; i < cut[c+1]; i++ {
@@ -106,6 +107,7 @@ func indexParallel(h *history.History) (*indexed, bool) {
 			}
 			k.ops += int32(len(t.Ops))
 			k.unknown = k.unknown || t.Status == history.Unknown
+			k.sessions.add(t.Session)
 		}
 		cnt[c] = k
 	})
@@ -121,6 +123,11 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		rng.merge(k.rng)
 		ix.init = max(ix.init, k.init)
 	}
+	ix.sessions = emptySpan
+	for _, k := range cnt {
+		ix.sessions.merge(k.sessions)
+	}
+	ix.sessions.known = true
 	var initKeys *keySet
 	if ix.init >= 0 {
 		initKeys, _ = newKeySet(h.Txns[ix.init].Ops)
