@@ -229,7 +229,7 @@ func (ix *indexed) sessionNext() []int32 {
 	nc := workers(n)
 	next := make([]int32, n)
 	lo, hi := ix.sessionRange()
-	if hi < lo || hi-lo >= 1<<20 {
+	if hi < lo || uint(hi)-uint(lo) >= 1<<20 { // unsigned: hi-lo may overflow
 		// Sparse session numbers: serially, with a map.
 		for i := range next {
 			next[i] = -1

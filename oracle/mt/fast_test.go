@@ -2,6 +2,7 @@ package mt
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -206,6 +207,18 @@ func TestEndsBefore(t *testing.T) {
 			if got := endsBefore(ends, s, hint); got != want {
 				t.Fatalf("ends %v, start %d, hint %d: %d, want %d", ends, s, hint, got, want)
 			}
+		}
+	}
+}
+
+// TestFarApartSessions: session numbers far apart (their difference
+// overflows an int) are linked through a map, not a slice spanning them.
+func TestFarApartSessions(t *testing.T) {
+	h := synth(1000, 20, 4, 8)
+	h.Txns[1].Session, h.Txns[2].Session = math.MinInt, math.MaxInt
+	for _, m := range []Model{Serializable, Snapshot, StrictSerializable} {
+		if res, err := Check(h, m); err != nil || !res.Valid {
+			t.Errorf("%s: valid %v, err %v", m, res != nil && res.Valid, err)
 		}
 	}
 }

@@ -494,7 +494,7 @@ func (ix *indexed) sessionOrder(f func(p, i int32)) {
 			lo, hi = min(lo, s), max(hi, s)
 		}
 	}
-	if hi >= lo && hi-lo < 1<<20 {
+	if hi >= lo && uint(hi)-uint(lo) < 1<<20 { // unsigned: hi-lo may overflow
 		last := make([]int32, hi-lo+1)
 		for i := range last {
 			last[i] = -1
