@@ -78,8 +78,13 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 	num := make([]int32, n)
 	var stack []int32
 	// The active node's cursor, end and low link are locals while its arcs
-	// are scanned; its frame is saved only when the search descends.
-	type frame struct{ v, i, low int32 }
+	// are scanned; its frame is saved only when the search descends. A
+	// self-loop is noted as it is scanned: by the time a node is done its
+	// arcs may have left the cache.
+	type frame struct {
+		v, i, low int32
+		self      bool
+	}
 	var call []frame
 	next := int32(1)
 	ncomp := int32(0)
@@ -87,7 +92,7 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 		if num[root] != 0 {
 			continue
 		}
-		v, i, end, low := root, off[root], off[root+1], next
+		v, i, end, low, self := root, off[root], off[root+1], next, false
 		num[v] = next
 		next++
 		stack = append(stack, v)
@@ -98,8 +103,8 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 				i++
 				x := num[w]
 				if x == 0 {
-					call = append(call, frame{v, i, low})
-					v, i, end, low = w, off[w], off[w+1], next
+					call = append(call, frame{v, i, low, self})
+					v, i, end, low, self = w, off[w], off[w+1], next, false
 					num[w] = next
 					next++
 					stack = append(stack, w)
@@ -109,6 +114,7 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 				if x > 0 && x < low {
 					low = x // w is on the stack
 				}
+				self = self || w == v
 			}
 			if descended {
 				continue
@@ -124,7 +130,7 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 				for _, w := range members {
 					num[w] = -ncomp - 1
 				}
-				if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
+				if len(members) > 1 || self {
 					sccs = append(sccs, append([]int32(nil), members...))
 				}
 				stack = stack[:k]
@@ -135,7 +141,7 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 			}
 			f := call[len(call)-1]
 			call = call[:len(call)-1]
-			v, i, end = f.v, f.i, off[f.v+1]
+			v, i, end, self = f.v, f.i, off[f.v+1], f.self
 			low = min(f.low, low)
 		}
 	}
@@ -143,13 +149,4 @@ func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
 		num[v] = -x - 1
 	}
 	return sccs, num
-}
-
-func selfLoop(out []int32, v int32) bool {
-	for _, w := range out {
-		if w == v {
-			return true
-		}
-	}
-	return false
 }
