@@ -227,7 +227,7 @@ func (ix *indexed) sessionNext() []int32 {
 	h := ix.h
 	n := len(h.Txns)
 	nc := workers(n)
-	next := make([]int32, n)
+	next := ix.spareInt32s()
 	lo, hi := ix.sessionRange()
 	if hi < lo || uint(hi)-uint(lo) >= 1<<20 { // unsigned: hi-lo may overflow
 		// Sparse session numbers: serially, with a map.

@@ -73,6 +73,21 @@ type indexed struct {
 	init       int32
 	arcs       *fastArcs   // the rest of the cycle test's input, see arcs
 	sessions   sessionSpan // the session numbers' range, if the index noted it
+	// spare are arrays of len(h.Txns) int32s an earlier phase is done with
+	// (readsByWriter's counts), which later ones reuse (spareInt32s)
+	// rather than allocate: 4 bytes a transaction each.
+	spare [][]int32
+}
+
+// spareInt32s returns an array of len(h.Txns) int32s, not cleared: the
+// caller writes every element.
+func (ix *indexed) spareInt32s() []int32 {
+	if k := len(ix.spare); k > 0 {
+		a := ix.spare[k-1]
+		ix.spare = ix.spare[:k-1]
+		return a
+	}
+	return make([]int32, len(ix.h.Txns))
 }
 
 // index checks the MT assumptions and finds the write every read observed:
@@ -620,6 +635,7 @@ func (ix *indexed) readsByWriter() []readRec {
 		}
 	})
 	ix.verOff = off
+	ix.spare = append(ix.spare, pos...) // the cursors are done with
 	return out
 }
 
@@ -808,7 +824,7 @@ func (ix *indexed) sortedEnds() []timedEnd {
 // or not included).
 func (ix *indexed) latestEnds(ends []timedEnd) []int32 {
 	h := ix.h
-	out := make([]int32, len(h.Txns))
+	out := ix.spareInt32s()
 	j := 0
 	for i := range h.Txns {
 		out[i] = -1
