@@ -168,7 +168,7 @@ func indexParallel(h *history.History) (*indexed, bool) {
 	// bytes instead of a 24-byte struct (a 16-byte pair and an int32,
 	// padded).
 	ix.opOff = make([]int32, n+1)
-	ix.wrefs = make([]wref, nw)
+	ix.wrefs = newWriteRefs(nw)
 	ix.readOf = make([]int32, nops)
 	ws, rs := make([]packedOcc, nw), make([]packedOcc, nops-nw)
 	unknownKey := make([]bool, nc)
@@ -197,7 +197,7 @@ func indexParallel(h *history.History) (*indexed, bool) {
 				}
 				ws[wp[p]] = newPackedOcc(k, w)
 				wp[p]++
-				ix.wrefs[w] = wref{int32(i), int32(j), isFinal(t.Ops, j, last)}
+				ix.wrefs.set(w, wref{int32(i), int32(j), isFinal(t.Ops, j, last)})
 				w++
 			}
 			off += int32(len(t.Ops))
