@@ -222,3 +222,26 @@ func TestFarApartSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalWrites: the flags of a large transaction (bitmap or map) are
+// isFinal's nested loop, on transactions with repeated, dense, sparse and
+// negative keys, and reads.
+func TestFinalWrites(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 500 {
+		ops := make([]history.Op, 1+r.IntN(60))
+		spread := []int64{4, 100, 1 << 40}[r.IntN(3)]
+		for j := range ops {
+			ops[j] = history.Op{Kind: history.W, Key: r.Int64N(spread) - spread/2}
+			if r.IntN(4) == 0 {
+				ops[j].Kind = history.R
+			}
+		}
+		final := finalWrites(ops)
+		for j, o := range ops {
+			if want := o.Kind == history.W && isFinal(ops, j, nil); final[j] != want {
+				t.Fatalf("ops %v: op %d final %v, want %v", ops, j, final[j], want)
+			}
+		}
+	}
+}

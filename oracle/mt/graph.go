@@ -2,6 +2,7 @@ package mt
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -169,9 +170,9 @@ scan:
 				break
 			}
 		}
-		var last map[int64]int
+		var final []bool
 		if len(t.Ops) > smallTxn {
-			last = lastWrites(t.Ops)
+			final = finalWrites(t.Ops)
 		}
 		for j, o := range t.Ops {
 			if initKeys != nil && !initKeys[o.Key] {
@@ -182,7 +183,7 @@ scan:
 				rocc = append(rocc, occ{kv{o.Key, o.Value}, ix.opOff[i] + int32(j)})
 				continue
 			}
-			ix.wrefs.set(nextW, wref{int32(i), int32(j), isFinal(t.Ops, j, last)})
+			ix.wrefs.set(nextW, wref{int32(i), int32(j), isFinal(t.Ops, j, final)})
 			nextW++
 			wkv = append(wkv, kv{o.Key, o.Value})
 		}
@@ -227,25 +228,50 @@ func (ix *indexed) observeUnknown() {
 // nested loop over the operations is cheapest.
 const smallTxn = 4
 
-// lastWrites maps each key of a large transaction (the initial one writes
-// every key, maybe millions) to the index of its last write, so that
-// isFinal stays linear.
-func lastWrites(ops []history.Op) map[int64]int {
-	last := make(map[int64]int, len(ops))
-	for j, o := range ops {
+// finalWrites returns, for a large transaction (the initial one writes
+// every key, maybe millions), whether each op is a write and its
+// transaction's last write of its key, so that isFinal stays linear: one
+// scan backwards, noting the keys seen in a bitmap when they span a small
+// range (the usual 0…keys-1; a map of a million keys is ten times slower),
+// else in a map.
+func finalWrites(ops []history.Op) []bool {
+	final := make([]bool, len(ops))
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, o := range ops {
 		if o.Kind == history.W {
-			last[o.Key] = j
+			lo, hi = min(lo, o.Key), max(hi, o.Key)
 		}
 	}
-	return last
+	if hi < lo {
+		return final // no writes
+	}
+	if span := uint64(hi) - uint64(lo); span < 64*uint64(len(ops)) {
+		seen := make([]uint64, span/64+1)
+		for j := len(ops) - 1; j >= 0; j-- {
+			if o := ops[j]; o.Kind == history.W {
+				d := uint64(o.Key) - uint64(lo)
+				final[j] = seen[d/64]&(1<<(d%64)) == 0
+				seen[d/64] |= 1 << (d % 64)
+			}
+		}
+		return final
+	}
+	seen := make(map[int64]bool, len(ops))
+	for j := len(ops) - 1; j >= 0; j-- {
+		if o := ops[j]; o.Kind == history.W {
+			final[j] = !seen[o.Key]
+			seen[o.Key] = true
+		}
+	}
+	return final
 }
 
 // isFinal reports whether the write ops[j] is its transaction's last write
-// of its key (a later one makes its value intermediate). last is
-// lastWrites(ops) for a transaction larger than smallTxn, else nil.
-func isFinal(ops []history.Op, j int, last map[int64]int) bool {
-	if last != nil {
-		return last[ops[j].Key] == j
+// of its key (a later one makes its value intermediate). final is
+// finalWrites(ops) for a transaction larger than smallTxn, else nil.
+func isFinal(ops []history.Op, j int, final []bool) bool {
+	if final != nil {
+		return final[j]
 	}
 	for _, p := range ops[j+1:] {
 		if p.Kind == history.W && p.Key == ops[j].Key {

@@ -178,9 +178,9 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		for i := cut[c]; i < cut[c+1]; i++ {
 			t := &h.Txns[i]
 			ix.opOff[i] = off
-			var last map[int64]int
+			var final []bool
 			if len(t.Ops) > smallTxn {
-				last = lastWrites(t.Ops)
+				final = finalWrites(t.Ops)
 			}
 			for j, o := range t.Ops {
 				if initKeys != nil && !initKeys.has(o.Key) {
@@ -197,7 +197,7 @@ func indexParallel(h *history.History) (*indexed, bool) {
 				}
 				ws[wp[p]] = newPackedOcc(k, w)
 				wp[p]++
-				ix.wrefs.set(w, wref{int32(i), int32(j), isFinal(t.Ops, j, last)})
+				ix.wrefs.set(w, wref{int32(i), int32(j), isFinal(t.Ops, j, final)})
 				w++
 			}
 			off += int32(len(t.Ops))
