@@ -31,6 +31,14 @@ func (ix *indexed) cycleTest(model Model) *depgraph.Adj {
 	}
 	m := len(ends)
 	nc := workers(n)
+	if model == Snapshot && a.rwDeg == nil {
+		a.rwDeg = make([]uint8, n)
+		each(nc, func(c int) {
+			for s := int32(n * c / nc); s < int32(n*(c+1)/nc); s++ {
+				a.rwDeg[s] = uint8(a.rwDegree(s))
+			}
+		})
+	}
 	// off[v+2] counts v's arcs; after the prefix sums off[v+1] is v's
 	// start, the cursor while placing, and ends as v's end = v+1's start
 	// (as in depgraph.BuildAdjFunc).
@@ -92,10 +100,10 @@ func (ix *indexed) outDegree(model Model, v int32) int32 {
 	// G': each so or wr arc v → b, then v → c for each rw arc b → c.
 	d := int32(0)
 	if b := a.next[v]; b >= 0 {
-		d += 1 + a.rwDegree(b)
+		d += 1 + int32(a.rwDeg[b])
 	}
 	for _, r := range ix.byVer[ix.verOff[v]:ix.verOff[v+1]] {
-		d += 1 + a.rwDegree(r.reader())
+		d += 1 + int32(a.rwDeg[r.reader()])
 	}
 	return d
 }
@@ -108,7 +116,7 @@ func (ix *indexed) placeOut(model Model, v int32, to []int32) int32 {
 	put := func(b int32) {
 		to[k] = b
 		k++
-		if model == Snapshot {
+		if model == Snapshot && a.rwDeg[b] != 0 {
 			k += a.placeRW(b, to[k:])
 		}
 	}
@@ -141,6 +149,11 @@ type fastArcs struct {
 	// order. Unset when diverges.
 	rw       []int32
 	diverges bool // a version has two overwriters
+	// rwDeg[s] is s's number of rw arcs, for SI's composition, which asks
+	// for it at each arc into s: a byte a transaction stays in the cache
+	// where rw's eight bytes do not, and the look-ups into rw are made
+	// only for the readers with arcs.
+	rwDeg []uint8
 }
 
 // fastArcs computes ix.arcs once.
