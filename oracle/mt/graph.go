@@ -496,15 +496,6 @@ ops:
 	return r0, r1, k
 }
 
-func firstRead(t *history.Txn, j int) int {
-	for p := 0; p < j; p++ {
-		if t.Ops[p].Key == t.Ops[j].Key {
-			return p
-		}
-	}
-	return j
-}
-
 // build makes the optimized dependency graph Ĝ of §IV-C: so, wr, ww from
 // wr, and rw from wr and ww, without the transitive closure of ww. Check
 // builds it only to extract witnesses; the cycle test itself runs on
