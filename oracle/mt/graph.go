@@ -44,7 +44,7 @@ func (ws *writeRefs) at(x int32) wref {
 
 // readRec is one external read: the reader read the version (writer's
 // final write to key), and writes says whether the reader then wrote key (a
-// ww edge). The flags are the low bits of rw, so that a record is 16 bytes:
+// ww edge). The flags are the low bits of rw, so that a record stays 16 bytes:
 // writes, and slot, the record's rank among its reader's (at most two)
 // external reads in versions order, so that the reader's rw arcs can be
 // placed without a pass to sort them (see rwTargets).
@@ -92,7 +92,7 @@ type indexed struct {
 	// c of workers(n): readChecks leaves them for readsByWriter.
 	readCounts [][]int32
 	init       int32
-	arcs       *fastArcs   // the rest of the cycle test's input, see arcs
+	arcs       *fastArcs   // the rest of the cycle test's input, see fastArcs
 	sessions   sessionSpan // the session numbers' range, if the index noted it
 	// spare are arrays of len(h.Txns) int32s an earlier phase is done with
 	// (readsByWriter's counts), which later ones reuse (spareInt32s)
