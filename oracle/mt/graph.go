@@ -446,7 +446,7 @@ func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {
 // most two reads (the initial transaction has none). Their slots are their
 // ranks in versions order. Two results, not an array: they are returned in
 // registers, and an array built with narrow stores and copied whole stalls
-// on store forwarding (a third of the cost of placing the reads).
+// on store forwarding (about a quarter of the cost of placing the reads).
 func (ix *indexed) extReads(i int) (r0, r1 readRec, k int) {
 	if !ix.included[i] {
 		return r0, r1, 0

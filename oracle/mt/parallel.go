@@ -283,10 +283,11 @@ func (r *packRange) merge(s packRange) {
 
 // packer maps a (key, value) pair one-to-one to a uint64: the key's offset
 // from the smallest key above the value's offset from the smallest value.
-// It exists when the two offsets' bit lengths add up to at most 64 — in
-// practice always (txlab's workload writes small keys and values of a
-// session number over a 32-bit counter) — and halves the hash join's
-// copies of the pairs.
+// It exists when the two offsets' bit lengths add up to at most 64 —
+// txlab's workload writes values of a session number over a 32-bit
+// counter, so its histories pack unless the session numbers (which grow
+// on reconnects) and the keys need more than 32 bits together — and halves
+// the hash join's copies of the pairs.
 type packer struct {
 	kmin, vmin uint64
 	vbits      uint
