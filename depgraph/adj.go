@@ -66,76 +66,87 @@ func (a *Adj) CyclicSCCs() (sccs [][]int32, comp []int32) {
 // tarjan is an iterative Tarjan over a CSR graph: off[v]..off[v+1] index
 // into to. It returns the components with a cycle (more than one node, or a
 // self-loop) and every node's component id, O(n + m).
+//
+// Its state is one int32 per node: num[v] is 0 while v is unvisited, its
+// DFS number while it is on the stack, and -(component+1) once its
+// component is found (turned into comp in place at the end). A node's low
+// link is needed only while it is on the call stack, so it lives in its
+// frame. One array instead of three (DFS number, low link, component) is 8
+// bytes a node less, and each arc's look-up touches one cache line, not
+// two.
 func tarjan(n int, off, to []int32) (sccs [][]int32, comp []int32) {
-	index := make([]int32, n) // 0 = unvisited, else DFS number + 1
-	low := make([]int32, n)
-	comp = make([]int32, n)
-	for i := range comp {
-		comp[i] = -1
-	}
+	num := make([]int32, n)
 	var stack []int32
-	type frame struct{ v, i int32 }
+	// The active node's cursor, end and low link are locals while its arcs
+	// are scanned; its frame is saved only when the search descends. A
+	// self-loop is noted as it is scanned: by the time a node is done its
+	// arcs may have left the cache.
+	type frame struct {
+		v, i, low int32
+		self      bool
+	}
 	var call []frame
 	next := int32(1)
 	ncomp := int32(0)
-	for root := 0; root < n; root++ {
-		if index[root] != 0 {
+	for root := range int32(n) {
+		if num[root] != 0 {
 			continue
 		}
-		call = append(call, frame{int32(root), off[root]})
-		index[root], low[root] = next, next
+		v, i, end, low, self := root, off[root], off[root+1], next, false
+		num[v] = next
 		next++
-		stack = append(stack, int32(root))
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			v := f.v
-			if f.i < off[v+1] {
-				w := to[f.i]
-				f.i++
-				if index[w] == 0 {
-					index[w], low[w] = next, next
+		stack = append(stack, v)
+		for {
+			descended := false
+			for i < end {
+				w := to[i]
+				i++
+				x := num[w]
+				if x == 0 {
+					call = append(call, frame{v, i, low, self})
+					v, i, end, low, self = w, off[w], off[w+1], next, false
+					num[w] = next
 					next++
 					stack = append(stack, w)
-					call = append(call, frame{w, off[w]})
-				} else if comp[w] < 0 && index[w] < low[v] {
-					low[v] = index[w] // w is on the stack
+					descended = true
+					break
 				}
+				if x > 0 && x < low {
+					low = x // w is on the stack
+				}
+				self = self || w == v
+			}
+			if descended {
 				continue
 			}
+			// v is done.
+			if low == num[v] {
+				// v is a root: pop its component.
+				k := len(stack) - 1
+				for stack[k] != v {
+					k--
+				}
+				members := stack[k:]
+				for _, w := range members {
+					num[w] = -ncomp - 1
+				}
+				if len(members) > 1 || self {
+					sccs = append(sccs, append([]int32(nil), members...))
+				}
+				stack = stack[:k]
+				ncomp++
+			}
+			if len(call) == 0 {
+				break
+			}
+			f := call[len(call)-1]
 			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].v
-				if low[v] < low[p] {
-					low[p] = low[v]
-				}
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			// v is a root: pop its component.
-			i := len(stack) - 1
-			for stack[i] != v {
-				i--
-			}
-			members := stack[i:]
-			for _, w := range members {
-				comp[w] = ncomp
-			}
-			if len(members) > 1 || selfLoop(to[off[v]:off[v+1]], v) {
-				sccs = append(sccs, append([]int32(nil), members...))
-			}
-			stack = stack[:i]
-			ncomp++
+			v, i, end, self = f.v, f.i, off[f.v+1], f.self
+			low = min(f.low, low)
 		}
 	}
-	return sccs, comp
-}
-
-func selfLoop(out []int32, v int32) bool {
-	for _, w := range out {
-		if w == v {
-			return true
-		}
+	for v, x := range num {
+		num[v] = -x - 1
 	}
-	return false
+	return sccs, num
 }

@@ -2,6 +2,7 @@ package mt
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -21,30 +22,63 @@ type wref struct {
 	final bool
 }
 
+// writeRefs are the wrefs of a history's writes as parallel arrays: most
+// look-ups want only the writer, and 4-byte entries put three times as many
+// writers in a cache line as 12-byte wrefs (and take 8 bytes a write, not
+// 12). An op position fits with the flag: a transaction of 2^30
+// operations would take 24 GiB.
+type writeRefs struct {
+	txn []int32 // the writing transaction
+	opf []int32 // op<<1 | 1 if final
+}
+
+func newWriteRefs(n int) writeRefs { return writeRefs{make([]int32, n), make([]int32, n)} }
+
+func (ws *writeRefs) set(x int32, w wref) {
+	ws.txn[x], ws.opf[x] = w.txn, w.op<<1|b2i(w.final)
+}
+
+func (ws *writeRefs) at(x int32) wref {
+	return wref{ws.txn[x], ws.opf[x] >> 1, ws.opf[x]&1 != 0}
+}
+
 // readRec is one external read: the reader read the version (writer's
 // final write to key), and writes says whether the reader then wrote key (a
-// ww edge). The flag is the low bit of rw, so that a record is 16 bytes:
-// there are two per transaction, and two copies of them.
+// ww edge). The flags are the low bits of rw, so that a record stays 16 bytes:
+// writes, and slot, the record's rank among its reader's (at most two)
+// external reads in versions order, so that the reader's rw arcs can be
+// placed without a pass to sort them (see rwTargets).
 type readRec struct {
 	writer int32
-	rw     int32 // reader<<1 | writes
+	rw     int32 // reader<<2 | slot<<1 | writes
 	key    int64
 }
 
+// maxTxns bounds the transactions of a history: a reader's index and two
+// flags share a readRec's int32 (a history that long would need about
+// 100 GiB).
+const maxTxns = 1 << 29
+
 func newReadRec(writer, reader int32, key int64, writes bool) readRec {
-	r := readRec{writer: writer, rw: reader << 1, key: key}
+	r := readRec{writer: writer, rw: reader << 2, key: key}
 	if writes {
 		r.rw |= 1
 	}
 	return r
 }
 
-func (r readRec) reader() int32 { return r.rw >> 1 }
+func (r readRec) reader() int32 { return r.rw >> 2 }
 func (r readRec) writes() bool  { return r.rw&1 != 0 }
+func (r readRec) slot() int32   { return r.rw >> 1 & 1 }
+
+// before orders the versions of two reads: by writer, then key.
+func (r readRec) before(s readRec) bool {
+	return r.writer < s.writer || r.writer == s.writer && r.key < s.key
+}
 
 type indexed struct {
 	h     *history.History
-	wrefs []wref
+	wrefs writeRefs
 	// opOff[i] is the flat index of transaction i's first op; readOf[flat
 	// op] is the index into wrefs of the write a read observed, or -1 (no
 	// such write, or the op is a write). resolve matches all reads at once;
@@ -53,13 +87,37 @@ type indexed struct {
 	readOf   []int32
 	included []bool    // committed, or unknown but observed
 	byVer    []readRec // external reads grouped by version (writer, key)
-	init     int32
+	verOff   []int32   // byVer[verOff[w]:verOff[w+1]] are the reads of w's versions
+	// readCounts[c][w] counts the external reads of w's versions in chunk
+	// c of workers(n): readChecks leaves them for readsByWriter.
+	readCounts [][]int32
+	init       int32
+	arcs       *fastArcs   // the rest of the cycle test's input, see fastArcs
+	sessions   sessionSpan // the session numbers' range, if the index noted it
+	// spare are arrays of len(h.Txns) int32s an earlier phase is done with
+	// (readsByWriter's counts), which later ones reuse (spareInt32s)
+	// rather than allocate: 4 bytes a transaction each.
+	spare [][]int32
+}
+
+// spareInt32s returns an array of len(h.Txns) int32s, not cleared: the
+// caller writes every element.
+func (ix *indexed) spareInt32s() []int32 {
+	if k := len(ix.spare); k > 0 {
+		a := ix.spare[k-1]
+		ix.spare = ix.spare[:k-1]
+		return a
+	}
+	return make([]int32, len(ix.h.Txns))
 }
 
 // index checks the MT assumptions and finds the write every read observed:
 // on every core (indexParallel), or, when the history breaks an assumption,
 // serially, to name the first problem.
 func index(h *history.History) (*indexed, error) {
+	if len(h.Txns) >= maxTxns {
+		return nil, badInput("%d transactions: at most %d can be checked", len(h.Txns), maxTxns-1)
+	}
 	if ix, ok := indexParallel(h); ok {
 		return ix, nil
 	}
@@ -81,7 +139,8 @@ func indexSerial(h *history.History) (*indexed, error) {
 		}
 		ix.opOff[i+1] = ix.opOff[i] + int32(len(h.Txns[i].Ops))
 	}
-	ix.wrefs = make([]wref, 0, nw)
+	ix.wrefs = newWriteRefs(nw)
+	nextW := int32(0)
 	// What resolve matches, collected in the one pass over the history: the
 	// (key, value) of every write (parallel to wrefs) and of every read.
 	wkv := make([]kv, 0, nw)
@@ -111,9 +170,9 @@ scan:
 				break
 			}
 		}
-		var last map[int64]int
+		var final []bool
 		if len(t.Ops) > smallTxn {
-			last = lastWrites(t.Ops)
+			final = finalWrites(t.Ops)
 		}
 		for j, o := range t.Ops {
 			if initKeys != nil && !initKeys[o.Key] {
@@ -124,7 +183,8 @@ scan:
 				rocc = append(rocc, occ{kv{o.Key, o.Value}, ix.opOff[i] + int32(j)})
 				continue
 			}
-			ix.wrefs = append(ix.wrefs, wref{int32(i), int32(j), isFinal(t.Ops, j, last)})
+			ix.wrefs.set(nextW, wref{int32(i), int32(j), isFinal(t.Ops, j, final)})
+			nextW++
 			wkv = append(wkv, kv{o.Key, o.Value})
 		}
 		ix.included[i] = t.Status == history.OK
@@ -133,10 +193,10 @@ scan:
 		rocc = nil // the reads will not be needed
 	}
 	if first, second := ix.resolve(wkv, rocc); first >= 0 {
-		w := ix.wrefs[second]
+		w := ix.wrefs.at(second)
 		o := h.Txns[w.txn].Ops[w.op]
 		return nil, badInput("value %d is written to key %d twice, by T%d and T%d (MT histories need unique values)",
-			o.Value, o.Key, h.Txns[ix.wrefs[first].txn].ID, h.Txns[w.txn].ID)
+			o.Value, o.Key, h.Txns[ix.wrefs.txn[first]].ID, h.Txns[w.txn].ID)
 	}
 	if shapeErr != nil {
 		return nil, shapeErr
@@ -156,7 +216,7 @@ func (ix *indexed) observeUnknown() {
 		}
 		for _, w := range ix.readOf[ix.opOff[i]:ix.opOff[i+1]] {
 			if w >= 0 {
-				if wt := ix.wrefs[w].txn; wt != int32(i) && h.Txns[wt].Status == history.Unknown {
+				if wt := ix.wrefs.txn[w]; wt != int32(i) && h.Txns[wt].Status == history.Unknown {
 					ix.included[wt] = true
 				}
 			}
@@ -168,25 +228,50 @@ func (ix *indexed) observeUnknown() {
 // nested loop over the operations is cheapest.
 const smallTxn = 4
 
-// lastWrites maps each key of a large transaction (the initial one writes
-// every key, maybe millions) to the index of its last write, so that
-// isFinal stays linear.
-func lastWrites(ops []history.Op) map[int64]int {
-	last := make(map[int64]int, len(ops))
-	for j, o := range ops {
+// finalWrites returns, for a large transaction (the initial one writes
+// every key, maybe millions), whether each op is a write and its
+// transaction's last write of its key, so that isFinal stays linear: one
+// scan backwards, noting the keys seen in a bitmap when they span a small
+// range (the usual 0…keys-1; a map of a million keys is ten times slower),
+// else in a map.
+func finalWrites(ops []history.Op) []bool {
+	final := make([]bool, len(ops))
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, o := range ops {
 		if o.Kind == history.W {
-			last[o.Key] = j
+			lo, hi = min(lo, o.Key), max(hi, o.Key)
 		}
 	}
-	return last
+	if hi < lo {
+		return final // no writes
+	}
+	if span := uint64(hi) - uint64(lo); span < 64*uint64(len(ops)) {
+		seen := make([]uint64, span/64+1)
+		for j := len(ops) - 1; j >= 0; j-- {
+			if o := ops[j]; o.Kind == history.W {
+				d := uint64(o.Key) - uint64(lo)
+				final[j] = seen[d/64]&(1<<(d%64)) == 0
+				seen[d/64] |= 1 << (d % 64)
+			}
+		}
+		return final
+	}
+	seen := make(map[int64]bool, len(ops))
+	for j := len(ops) - 1; j >= 0; j-- {
+		if o := ops[j]; o.Kind == history.W {
+			final[j] = !seen[o.Key]
+			seen[o.Key] = true
+		}
+	}
+	return final
 }
 
 // isFinal reports whether the write ops[j] is its transaction's last write
-// of its key (a later one makes its value intermediate). last is
-// lastWrites(ops) for a transaction larger than smallTxn, else nil.
-func isFinal(ops []history.Op, j int, last map[int64]int) bool {
-	if last != nil {
-		return last[ops[j].Key] == j
+// of its key (a later one makes its value intermediate). final is
+// finalWrites(ops) for a transaction larger than smallTxn, else nil.
+func isFinal(ops []history.Op, j int, final []bool) bool {
+	if final != nil {
+		return final[j]
 	}
 	for _, p := range ops[j+1:] {
 		if p.Kind == history.W && p.Key == ops[j].Key {
@@ -200,7 +285,7 @@ func isFinal(ops []history.Op, j int, last map[int64]int) bool {
 // if any.
 func (ix *indexed) writer(i int32, j int) (wref, bool) {
 	if w := ix.readOf[ix.opOff[i]+int32(j)]; w >= 0 {
-		return ix.wrefs[w], true
+		return ix.wrefs.at(w), true
 	}
 	return wref{}, false
 }
@@ -243,12 +328,26 @@ func checkShape(t *history.Txn) error {
 // a–g), which must be ruled out before the graph means anything (INT).
 // The history is checked in chunks on every core; the anomalies are
 // reported in history order.
+//
+// The same pass counts each chunk's external reads per writer, the first
+// pass of readsByWriter, from the writers it looks up anyway: the history
+// is large (over 200 bytes a transaction), and reading it again costs more
+// than the counting. The counts are those of extReads when INT holds; they
+// are dropped if an anomaly is found (Check then builds no graph).
 func (ix *indexed) readChecks(res *Result) {
 	n := len(ix.h.Txns)
 	nc := workers(n)
 	found := make([][]Anomaly, nc)
-	each(nc, func(c int) { found[c] = ix.readChecksIn(n*c/nc, n*(c+1)/nc) })
+	counts := make([][]int32, nc)
+	each(nc, func(c int) {
+		counts[c] = make([]int32, n)
+		found[c] = ix.checkReadsIn(n*c/nc, n*(c+1)/nc, counts[c])
+	})
+	ix.readCounts = counts
 	for _, f := range found {
+		if len(f) > 0 {
+			ix.readCounts = nil
+		}
 		for _, a := range f {
 			if len(res.Anomalies) < maxAnomalies {
 				res.Anomalies = append(res.Anomalies, a)
@@ -259,7 +358,11 @@ func (ix *indexed) readChecks(res *Result) {
 
 // readChecksIn is readChecks on transactions [lo, hi), returning at most
 // maxAnomalies.
-func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
+func (ix *indexed) readChecksIn(lo, hi int) []Anomaly { return ix.checkReadsIn(lo, hi, nil) }
+
+// checkReadsIn is readChecksIn, also counting in perWriter (unless nil)
+// the external reads of each writer's versions that pass the checks.
+func (ix *indexed) checkReadsIn(lo, hi int, perWriter []int32) []Anomaly {
 	h := ix.h
 	var out []Anomaly
 	add := func(name, class semantics.Anomaly, ts []int32, format string, a ...any) {
@@ -308,10 +411,16 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 				add(semantics.ThinAirRead, "", []int32{me}, "T%d read key %d = %d, a value no transaction wrote", t.ID, o.Key, o.Value)
 			case w.txn == me:
 				add(semantics.FutureRead, "", []int32{me}, "T%d read key %d = %d, which it writes only later", t.ID, o.Key, o.Value)
-			case h.Txns[w.txn].Status == history.Fail:
+			case !ix.included[w.txn]:
+				// The writer failed: a writer of unknown outcome that an
+				// included (so not failed) transaction read is included
+				// (observeUnknown), so only a failed one is not. The dense
+				// array, not the writer's Txn: one random access less.
 				add(semantics.AbortedRead, semantics.G1a, []int32{w.txn, me}, "T%d read key %d = %d, written by T%d, which aborted", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
 			case !w.final:
 				add(semantics.IntermediateRead, semantics.G1b, []int32{w.txn, me}, "T%d read key %d = %d, an intermediate value T%d overwrote before committing", t.ID, o.Key, o.Value, h.Txns[w.txn].ID)
+			case perWriter != nil:
+				perWriter[w.txn]++ // an external read, as extReads finds it
 			}
 		}
 	}
@@ -321,36 +430,70 @@ func (ix *indexed) readChecksIn(lo, hi int) []Anomaly {
 // eachReadIn calls f for every external read of an included transaction
 // among [lo, hi) (INT holds), in history order.
 func (ix *indexed) eachReadIn(lo, hi int, f func(readRec)) {
-	h := ix.h
 	for i := lo; i < hi; i++ {
-		if !ix.included[i] {
-			continue
+		r0, r1, k := ix.extReads(i)
+		if k > 0 {
+			f(r0)
 		}
-		t := &h.Txns[i]
-		for j, o := range t.Ops {
-			if o.Kind != history.R {
-				continue
-			}
-			w, _ := ix.writer(int32(i), j)
-			if w.txn == int32(i) || firstRead(t, j) != j {
-				continue // own write, or a repeated read (same value, checked)
-			}
-			writes := false
-			for _, p := range t.Ops[j+1:] {
-				writes = writes || p.Kind == history.W && p.Key == o.Key
-			}
-			f(newReadRec(w.txn, int32(i), o.Key, writes))
+		if k > 1 {
+			f(r1)
 		}
 	}
 }
 
-func firstRead(t *history.Txn, j int) int {
-	for p := 0; p < j; p++ {
-		if t.Ops[p].Key == t.Ops[j].Key {
-			return p
+// extReads returns the k external reads of transaction i if it is included
+// (INT holds), in history order: at most two, as a mini-transaction has at
+// most two reads (the initial transaction has none). Their slots are their
+// ranks in versions order. Two results, not an array: they are returned in
+// registers, and an array built with narrow stores and copied whole stalls
+// on store forwarding (about a quarter of the cost of placing the reads).
+func (ix *indexed) extReads(i int) (r0, r1 readRec, k int) {
+	if !ix.included[i] {
+		return r0, r1, 0
+	}
+	ops := ix.h.Txns[i].Ops
+	readOf := ix.readOf[ix.opOff[i]:ix.opOff[i+1]]
+	me := int32(i)
+ops:
+	for j := range ops {
+		o := &ops[j]
+		if o.Kind != history.R {
+			continue
+		}
+		for p := range ops[:j] {
+			if ops[p].Key == o.Key {
+				continue ops // a repeated read (same value, checked) or of its own write
+			}
+		}
+		w := int32(0) // the writer (0 if none: INT fails, readChecks reports it)
+		if x := readOf[j]; x >= 0 {
+			w = ix.wrefs.txn[x]
+		}
+		if w == me {
+			continue // its own later write (a future read)
+		}
+		writes := false
+		for p := j + 1; p < len(ops); p++ {
+			writes = writes || ops[p].Kind == history.W && ops[p].Key == o.Key
+		}
+		switch k {
+		case 0:
+			r0 = newReadRec(w, me, o.Key, writes)
+		case 1:
+			r1 = newReadRec(w, me, o.Key, writes)
+		default:
+			break ops // unreachable: index has checked the shapes
+		}
+		k++
+	}
+	if k == 2 {
+		if r1.before(r0) {
+			r0.rw |= 2
+		} else {
+			r1.rw |= 2
 		}
 	}
-	return j
+	return r0, r1, k
 }
 
 // build makes the optimized dependency graph Ĝ of §IV-C: so, wr, ww from
@@ -405,7 +548,7 @@ func (ix *indexed) sessionOrder(f func(p, i int32)) {
 			lo, hi = min(lo, s), max(hi, s)
 		}
 	}
-	if hi >= lo && hi-lo < 1<<20 {
+	if hi >= lo && uint(hi)-uint(lo) < 1<<20 { // unsigned: hi-lo may overflow
 		last := make([]int32, hi-lo+1)
 		for i := range last {
 			last[i] = -1
@@ -472,19 +615,33 @@ func (ix *indexed) versions() []readRec {
 // readsByWriter groups the external reads by writer, and within a writer
 // by key (a writer has at most two keys except the initial transaction,
 // whose group is sorted by key). Each chunk of the history counts its reads
-// per writer, then, once the offsets are known, finds them again and places
-// them: two passes over the history instead of a second copy of the
-// records. A writer's group holds the chunks' reads in chunk order, so it
-// is in history order before the sort by key, which is stable.
+// per writer (readChecks has usually done so), then, once the offsets are
+// known, finds them again and places them: two passes over the history
+// instead of a second copy of the records. A writer's group holds the
+// chunks' reads in chunk order, so it is in history order before the sort
+// by key, which is stable.
 func (ix *indexed) readsByWriter() []readRec {
 	n := len(ix.h.Txns)
-	nc := workers(n)
-	pos := make([][]int32, nc)
-	each(nc, func(c int) {
-		cnt := make([]int32, n)
-		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) { cnt[r.writer]++ })
-		pos[c] = cnt
-	})
+	// The counts readChecks made, else count now.
+	pos := ix.readCounts
+	ix.readCounts = nil
+	if pos == nil {
+		pos = make([][]int32, workers(n))
+		each(len(pos), func(c int) {
+			cnt := make([]int32, n)
+			for i := n * c / len(pos); i < n*(c+1)/len(pos); i++ {
+				r0, r1, k := ix.extReads(i)
+				if k > 0 {
+					cnt[r0.writer]++
+				}
+				if k > 1 {
+					cnt[r1.writer]++
+				}
+			}
+			pos[c] = cnt
+		})
+	}
+	nc := len(pos)
 	off := make([]int32, n+1) // off[i] is the start of writer i's group
 	at := int32(0)
 	for w := range n {
@@ -499,20 +656,43 @@ func (ix *indexed) readsByWriter() []readRec {
 	out := make([]readRec, at)
 	each(nc, func(c int) {
 		p := pos[c]
-		ix.eachReadIn(n*c/nc, n*(c+1)/nc, func(r readRec) {
-			out[p[r.writer]] = r
-			p[r.writer]++
-		})
-	})
-	each(nc, func(c int) {
 		for i := n * c / nc; i < n*(c+1)/nc; i++ {
-			grp := out[off[i]:off[i+1]]
-			if len(grp) > 1 && !slices.IsSortedFunc(grp, cmpKey) {
-				slices.SortStableFunc(grp, cmpKey)
+			r0, r1, k := ix.extReads(i)
+			if k > 0 {
+				out[p[r0.writer]] = r0
+				p[r0.writer]++
+			}
+			if k > 1 {
+				out[p[r1.writer]] = r1
+				p[r1.writer]++
 			}
 		}
 	})
+	each(nc, func(c int) {
+		for i := n * c / nc; i < n*(c+1)/nc; i++ {
+			sortByKey(out[off[i]:off[i+1]])
+		}
+	})
+	ix.verOff = off
+	ix.spare = append(ix.spare, pos...) // the cursors are done with
 	return out
+}
+
+// sortByKey sorts a writer's group of reads by key, stably. Most groups
+// are a few reads of at most two keys: an insertion sort, without the
+// calls of a comparison function, is fastest for them.
+func sortByKey(grp []readRec) {
+	if len(grp) > 16 {
+		if !slices.IsSortedFunc(grp, cmpKey) {
+			slices.SortStableFunc(grp, cmpKey)
+		}
+		return
+	}
+	for i := 1; i < len(grp); i++ {
+		for j := i; j > 0 && grp[j].key < grp[j-1].key; j-- {
+			grp[j], grp[j-1] = grp[j-1], grp[j]
+		}
+	}
 }
 
 func cmpKey(a, b readRec) int {
@@ -527,8 +707,12 @@ func cmpKey(a, b readRec) int {
 
 // divergence reports every DIVERGENCE instance (Definition 10): two
 // transactions overwrote the same version. It forbids SI (Lemma 1): a lost
-// update.
+// update. rwTargets, which the cycle test needs anyway, has found on every
+// core whether there is one.
 func (ix *indexed) divergence(res *Result) {
+	if !ix.fastArcs().diverges {
+		return
+	}
 	rs := ix.versions()
 	for lo := 0; lo < len(rs); {
 		hi := lo
@@ -638,11 +822,19 @@ func (ix *indexed) realTime() (m int, arcs []depgraph.Arc) {
 	return len(ends), arcs
 }
 
-// timedEnd is an included transaction's end time.
+// timedEnd is an included transaction's end time, as two halves so that
+// the struct is 12 bytes, not 16 (one per transaction).
 type timedEnd struct {
-	end int64
-	t   int32
+	hi int32
+	lo uint32
+	t  int32
 }
+
+func newTimedEnd(end int64, t int32) timedEnd {
+	return timedEnd{int32(end >> 32), uint32(end), t}
+}
+
+func (e timedEnd) end() int64 { return int64(e.hi)<<32 | int64(e.lo) }
 
 // sortedEnds lists the included transactions' end times, ascending: the
 // chain of time nodes n, n+1, … of realTime.
@@ -651,14 +843,14 @@ func (ix *indexed) sortedEnds() []timedEnd {
 	ends := make([]timedEnd, 0, len(h.Txns))
 	for i := range h.Txns {
 		if ix.included[i] && h.Txns[i].End != 0 && !h.Txns[i].Init {
-			ends = append(ends, timedEnd{h.Txns[i].End, int32(i)})
+			ends = append(ends, newTimedEnd(h.Txns[i].End, int32(i)))
 		}
 	}
 	slices.SortFunc(ends, func(a, b timedEnd) int {
-		switch {
-		case a.end < b.end:
+		switch x, y := a.end(), b.end(); {
+		case x < y:
 			return -1
-		case a.end > b.end:
+		case x > y:
 			return 1
 		}
 		return 0
@@ -671,23 +863,59 @@ func (ix *indexed) sortedEnds() []timedEnd {
 // or not included).
 func (ix *indexed) latestEnds(ends []timedEnd) []int32 {
 	h := ix.h
-	out := make([]int32, len(h.Txns))
+	out := ix.spareInt32s()
+	j := 0
 	for i := range h.Txns {
 		out[i] = -1
 		if !ix.included[i] || h.Txns[i].Init {
 			continue
 		}
-		s := h.Txns[i].Start
-		// j = number of ends strictly before s; node j-1 is the latest.
-		j, _ := slices.BinarySearchFunc(ends, s, func(a timedEnd, s int64) int {
-			if a.end < s {
-				return -1
-			}
-			return 1
-		})
+		// j = number of ends strictly before the start; node j-1 is the
+		// latest. Starts come nearly in order in a history, so the search
+		// gallops from the previous answer.
+		j = endsBefore(ends, h.Txns[i].Start, j)
 		out[i] = int32(j - 1)
 	}
 	return out
+}
+
+// endsBefore returns the number of ends strictly before s, searching
+// outwards from hint in steps that double, then by bisection: O(log d) for
+// an answer d away from hint, and the few cache lines near it.
+func endsBefore(ends []timedEnd, s int64, hint int) int {
+	// Invariant: the answer is in [lo, hi].
+	lo, hi := 0, len(ends)
+	if hint < len(ends) && ends[hint].end() < s {
+		lo = hint + 1
+		for step := 1; ; step *= 2 {
+			if p := lo + step - 1; p >= len(ends) || ends[p].end() >= s {
+				hi = min(p, len(ends))
+				break
+			} else {
+				lo = p + 1
+			}
+		}
+	} else {
+		hi = min(hint, len(ends))
+		for step := 1; ; step *= 2 {
+			if p := hi - step; p < 0 || ends[p].end() < s {
+				lo = max(p+1, 0)
+				break
+			} else {
+				hi = p
+			}
+		}
+	}
+	// Bisect: the first index in [lo, hi) whose end is not before s, else hi.
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ends[m].end() < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // realTimeArcs calls f for realTime's arcs over the sorted ends and

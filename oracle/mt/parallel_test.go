@@ -2,6 +2,7 @@ package mt
 
 import (
 	"cmp"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"slices"
@@ -28,7 +29,10 @@ func TestIndexParallelAgrees(t *testing.T) {
 	if workers(len(valid.Txns)) != 4 {
 		t.Fatalf("%d workers, want 4", workers(len(valid.Txns)))
 	}
-	for name, h := range map[string]*history.History{"valid": valid, "lost-update": broken, "unknown": unknown} {
+	// An initial transaction of a million writes: the partitions chosen
+	// for two writes a transaction are too large, and counted again.
+	hugeInit := synth(100_000, 1_000_000, 64, 5)
+	for name, h := range map[string]*history.History{"valid": valid, "lost-update": broken, "unknown": unknown, "huge initial transaction": hugeInit} {
 		par, ok := indexParallel(h)
 		if !ok {
 			t.Fatalf("%s: the parallel index gave up", name)
@@ -42,7 +46,10 @@ func TestIndexParallelAgrees(t *testing.T) {
 			t.Errorf("%s: the parallel index differs from the serial one", name)
 		}
 		// The reads grouped by version, in parallel, are the serial reads
-		// stably sorted by (writer, key).
+		// stably sorted by (writer, key), whether the read checks counted
+		// them (as in Check) or not.
+		fresh, _ := indexParallel(h)
+		par.readChecks(&Result{})
 		var want []readRec
 		par.eachReadIn(0, len(h.Txns), func(r readRec) { want = append(want, r) })
 		slices.SortStableFunc(want, func(a, b readRec) int {
@@ -51,7 +58,7 @@ func TestIndexParallelAgrees(t *testing.T) {
 			}
 			return cmp.Compare(a.key, b.key)
 		})
-		if !reflect.DeepEqual(par.versions(), want) {
+		if !reflect.DeepEqual(par.versions(), want) || !reflect.DeepEqual(fresh.versions(), want) {
 			t.Errorf("%s: the reads grouped by version in parallel differ from the serial ones", name)
 		}
 		for _, m := range []Model{Serializable, Snapshot} {
@@ -99,6 +106,39 @@ func TestIndexParallelAgrees(t *testing.T) {
 				}
 			}
 			break
+		}
+	}
+	// Keys and values whose offsets need exactly 64 bits together are
+	// packed, and joined as the serial pass does; one bit more and the
+	// parallel index gives up (the serial pass joins 16-byte pairs).
+	// synth's keys are 0…999 (10 bits), its values 0…max.
+	var vmax int64
+	for _, tx := range valid.Txns {
+		for _, o := range tx.Ops {
+			vmax = max(vmax, o.Value)
+		}
+	}
+	scaled := func(vbits int) *history.History {
+		c := clone(valid)
+		for i := range c.Txns {
+			for j := range c.Txns[i].Ops {
+				c.Txns[i].Ops[j].Value <<= vbits - bits.Len64(uint64(vmax))
+			}
+		}
+		return c
+	}
+	edge, wide := scaled(54), scaled(55)
+	par, ok := indexParallel(edge)
+	ser, err := indexSerial(edge)
+	if !ok || err != nil || !reflect.DeepEqual(par.readOf, ser.readOf) || !reflect.DeepEqual(par.wrefs, ser.wrefs) {
+		t.Errorf("values of 54 bits: the parallel index gave up (%v) or differs from the serial one (%v)", !ok, err)
+	}
+	if _, ok := indexParallel(wide); ok {
+		t.Errorf("values of 55 bits: the parallel index did not give up")
+	}
+	for _, m := range []Model{Serializable, Snapshot} {
+		if res, err := Check(wide, m); err != nil || !res.Valid {
+			t.Errorf("values of 55 bits, %s: valid %v, err %v", m, res != nil && res.Valid, err)
 		}
 	}
 	badShape := clone(valid)
