@@ -124,7 +124,7 @@ func (info *Info) affected(ev executor.Event) int64 {
 		for _, v := range Versions(ev.Columns, []target.Row{row}) {
 			// A VALUES row that meets a row an earlier one inserted is an
 			// update of it, changed or not: only the first is an insert.
-			inserted := slices.Contains(info.Inserted, v.Row) && !seen[v.Row]
+			inserted := info.inserts(v) && !seen[v.Row]
 			seen[v.Row] = true
 			switch {
 			case strings.HasSuffix(v.WList, info.Appended):
@@ -446,7 +446,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 				st.Deleted = Versions(ev.Columns, ev.Rows)
 			case ps.Info.Returning:
 				for _, v := range Versions(ev.Columns, ev.Rows) {
-					if !slices.Contains(ps.Info.Inserted, v.Row) {
+					if !ps.Info.inserts(v) {
 						v.WList = strings.TrimSuffix(v.WList, ps.Info.Appended)
 						st.Reads = append(st.Reads, v)
 					}

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -177,8 +178,10 @@ type Info struct {
 	// with the hidden columns its rows differ, so users see its rows
 	// deduplicated once the hidden columns are stripped.
 	Dedup bool
-	// Inserted are the rowIds assigned to VALUES rows.
-	Inserted []string
+	// Inserted are the rowIds assigned to VALUES rows; InsertedPrefix
+	// starts those of the rows an INSERT … SELECT inserts.
+	Inserted       []string
+	InsertedPrefix string
 	// Predicate names the WHERE of a predicate read (see predicate.go);
 	// Scans says its rewritten result holds every row of its view, with
 	// MatchColumn telling those it returns.
@@ -877,7 +880,8 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		if len(pairs) == 0 {
 			return nil, fmt.Errorf("INSERT … SELECT without a table")
 		}
-		var id sqlast.Expr = str(rw.newRowID() + ".")
+		prefix := rw.newRowID() + "."
+		var id sqlast.Expr = str(prefix)
 		if rw.d == sqlast.MySQL {
 			// InnoDB reads the source with shared locks, through an
 			// index that covers the columns the SELECT names; reading
@@ -900,6 +904,13 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		}
 		sc.Items = append(sc.Items, sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: rw.newWList(tn)})
 		c.Select = &sc
+		if info.ReplacesInPlace {
+			// As a REPLACE … VALUES in place: the versions it overwrote
+			// come back through RETURNING, told from the rows it inserted
+			// by their rowIds' prefix.
+			info.InsertedPrefix = prefix
+			tn = rw.upsertReturning(s, &c, info, tn)
+		}
 	default:
 		rows := s.Values
 		if rows == nil {
@@ -913,20 +924,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		}
 		upsert := s.OnConflict != nil && !s.OnConflict.DoNothing
 		if upsert && rw.returning {
-			// The rows it overwrites, from the upsert itself (see
-			// Info.Appended): a separate locking read would take locks,
-			// gap locks included, that the upsert does not take.
-			info.Locking, info.Returning, info.Hidden = true, true, len(s.Returning) == 0
-			info.Appended = "," + tn
-			if rw.d == sqlast.MySQL {
-				// Its wList may be left as it was (no value changes), so
-				// the appended entry must be one no earlier statement of
-				// tn can have left at the end.
-				info.Appended += "#" + strconv.FormatInt(rw.nextTag.Add(1), 10)
-				info.CountsChanges = true
-			}
-			tn = info.Appended[1:]
-			c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
+			tn = rw.upsertReturning(s, &c, info, tn)
 		} else if pre := rw.conflictRead(s, t, cols); pre != "" {
 			out = append(out, Sent{SQL: pre, Role: RolePreRead})
 			info.Locking = true
@@ -967,7 +965,7 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 // REPLACE with hidden columns it always wrote a new row (and counted it
 // twice).
 func (rw *Rewriter) replacesInPlace(s *sqlast.Insert, t *table) bool {
-	if !s.Replace || s.Values == nil || rw.d != sqlast.MySQL || !rw.returning || rw.schemaUnsure || t.referenced {
+	if !s.Replace || s.Values == nil && s.Select == nil || rw.d != sqlast.MySQL || !rw.returning || rw.schemaUnsure || t.referenced {
 		return false
 	}
 	keys := map[string]bool{}
@@ -991,6 +989,31 @@ func replaceAsUpsert(s *sqlast.Insert, t *table) *sqlast.Insert {
 		}
 	}
 	return &c
+}
+
+// upsertReturning makes the upsert c (of s) return the versions it
+// overwrites, from the upsert itself (see Info.Appended): a separate
+// locking read would take locks, gap locks included, that the upsert does
+// not take. It returns the name the upsert appends to the wLists it
+// changes.
+func (rw *Rewriter) upsertReturning(s, c *sqlast.Insert, info *Info, tn string) string {
+	info.Locking, info.Returning, info.Hidden = true, true, len(s.Returning) == 0
+	info.Appended = "," + tn
+	if rw.d == sqlast.MySQL {
+		// Its wList may be left as it was (no value changes), so the
+		// appended entry must be one no earlier statement of tn can have
+		// left at the end.
+		info.Appended += "#" + strconv.FormatInt(rw.nextTag.Add(1), 10)
+		info.CountsChanges = true
+	}
+	c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
+	return info.Appended[1:]
+}
+
+// inserts says the version v came back from an INSERT (or upsert) with
+// Returning as a row it inserted, not one it overwrote.
+func (info *Info) inserts(v history.Version) bool {
+	return slices.Contains(info.Inserted, v.Row) || info.InsertedPrefix != "" && strings.HasPrefix(v.Row, info.InsertedPrefix)
 }
 
 // hiddenItems returns a row's hidden columns, qualified by qual when set,
