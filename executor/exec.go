@@ -404,12 +404,13 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	var victims []*conn
 	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
-		if cn.inflight.blocked {
-			v, err := r.awaitVictims(ctx, cn)
-			if err != nil {
-				return err
-			}
-			victims = v
+		// Also when c never showed as blocked: a deadlock the server
+		// resolved at once (its victim another connection) let it
+		// finish before a lock wait could be seen, and on a loaded
+		// machine the victim's error reached txlab after c's result.
+		var err error
+		if victims, err = r.awaitVictims(ctx, cn); err != nil {
+			return err
 		}
 		v, err := r.recordFinished(ctx, cn, abortsTxn)
 		if err != nil {
@@ -420,10 +421,11 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	return r.complete(ctx, cn, c, victims...)
 }
 
-// awaitVictims runs when a blocked statement of except resumed: any other
-// blocked statement the server no longer sees waiting is about to deliver
-// its result, and a deadlock victim's error (whose abort let except resume)
-// can reach txlab after except's result — two connections race. Waiting
+// awaitVictims runs when a statement of except completed (resumed, or
+// never seen waiting): any other blocked statement the server no longer
+// sees waiting is about to deliver its result, and a deadlock victim's
+// error (whose abort let except finish) can reach txlab after except's
+// result — two connections race. Waiting
 // for those results, and recording the victims at once, keeps the victim
 // first in the schedule on a loaded machine; other results are kept for
 // settle to record in their turn.
