@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 
@@ -140,6 +141,7 @@ type conn struct {
 	backlog  []int // steps submitted while the connection was blocked
 	inTxn    bool  // inside an explicit transaction
 	aborted  bool  // the DBMS aborted the transaction: skip until its end
+	level    target.Level
 }
 
 type inflight struct {
@@ -211,6 +213,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 			lvl = opt.Isolation
 		}
 		res.Levels[n] = lvl
+		cn.level = lvl
 		if lvl != "" {
 			if err := s.SetIsolation(ctx, lvl); err != nil {
 				return res, fmt.Errorf("connection %d: %w", n, err)
@@ -404,13 +407,16 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	var victims []*conn
 	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
-		// Also when c never showed as blocked: a deadlock the server
-		// resolved at once (its victim another connection) let it
-		// finish before a lock wait could be seen, and on a loaded
-		// machine the victim's error reached txlab after c's result.
-		var err error
-		if victims, err = r.awaitVictims(ctx, cn); err != nil {
-			return err
+		// Also when c never showed as blocked but may have waited for a
+		// lock: a deadlock the server resolved at once (its victim
+		// another connection) let it finish before a lock wait could be
+		// seen, and on a loaded machine the victim's error reached txlab
+		// after c's result.
+		if cn.inflight.blocked || mayLock(cn.inflight.sql, cn.level) {
+			var err error
+			if victims, err = r.awaitVictims(ctx, cn); err != nil {
+				return err
+			}
 		}
 		v, err := r.recordFinished(ctx, cn, abortsTxn)
 		if err != nil {
@@ -421,6 +427,15 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	return r.complete(ctx, cn, c, victims...)
 }
 
+// mayLock says a statement may wait for row locks: a write, a locking
+// read, or any statement at serializable (InnoDB's plain SELECTs lock
+// there). A plain read below it reads a snapshot.
+func mayLock(sql string, level target.Level) bool {
+	return target.ChangesRows(sql) || level == target.Serializable || lockingReadRE.MatchString(sql)
+}
+
+var lockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
+
 // awaitVictims runs when a statement of except completed (resumed, or
 // never seen waiting): any other blocked statement the server no longer
 // sees waiting is about to deliver its result, and a deadlock victim's
@@ -430,17 +445,30 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 // first in the schedule on a loaded machine; other results are kept for
 // settle to record in their turn.
 func (r *runner) awaitVictims(ctx context.Context, except *conn) ([]*conn, error) {
-	var victims []*conn
+	var victims, candidates []*conn
+	var ids []string
 	for _, cn := range r.order {
 		f := cn.inflight
 		if cn == except || f == nil || !f.blocked || f.busy || f.early != nil {
 			continue
 		}
-		waiting, blind, err := r.lockWait(ctx, cn)
-		if err != nil {
-			return nil, err
-		}
-		if waiting || blind {
+		candidates = append(candidates, cn)
+		ids = append(ids, cn.sess.ID())
+	}
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	// One question for all of them: this runs after every statement.
+	waiting, err := r.t.Waiting(ctx, ids)
+	if errors.Is(err, target.ErrNoIntrospection) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock-wait introspection: %w", err)
+	}
+	for i, cn := range candidates {
+		f := cn.inflight
+		if waiting[ids[i]] {
 			continue
 		}
 		timer := time.NewTimer(r.opt.BlockTimeout)
