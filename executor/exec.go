@@ -458,7 +458,8 @@ func (r *runner) awaitVictims(ctx context.Context, except *conn) ([]*conn, error
 	if len(candidates) == 0 {
 		return nil, nil
 	}
-	// One question for all of them: this runs after every statement.
+	// One question for all of them: this runs after every statement
+	// that may wait for a lock.
 	waiting, err := r.t.Waiting(ctx, ids)
 	if errors.Is(err, target.ErrNoIntrospection) {
 		return nil, nil
