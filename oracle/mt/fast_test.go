@@ -26,17 +26,8 @@ func TestCycleTestAgreesWithLabeledGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := ix.build()
-		for _, c := range []struct {
-			m    Model
-			want *depgraph.Graph
-		}{{Serializable, g}, {Snapshot, ix.compose(g)}, {StrictSerializable, ix.withRealTime(g)}} {
-			wantSCCs, wantComp := c.want.CyclicSCCs()
-			gotSCCs, gotComp := ix.cycleTest(c.m).CyclicSCCs()
-			if !reflect.DeepEqual(gotSCCs, wantSCCs) || !reflect.DeepEqual(gotComp, wantComp) {
-				t.Fatalf("%s: history %+v:\nunlabeled %v\nlabeled   %v", c.m, h.Txns, gotSCCs, wantSCCs)
-			}
-			if len(wantSCCs) > 0 {
+		for _, c := range labeledGraphs(ix) {
+			if sameComponents(t, c.m, h, ix.cycleTest(c.m), c.want) {
 				cyclic++
 			}
 		}
@@ -51,6 +42,31 @@ func TestCycleTestAgreesWithLabeledGraph(t *testing.T) {
 	if cyclic < 500 {
 		t.Fatalf("only %d cyclic cases: the random histories do not exercise witnesses", cyclic)
 	}
+}
+
+// modelGraph is a model's labeled graph, whose cyclic components the
+// cycle test's unlabeled graph for the model must have.
+type modelGraph struct {
+	m    Model
+	want *depgraph.Graph
+}
+
+func labeledGraphs(ix *indexed) []modelGraph {
+	g := ix.build()
+	return []modelGraph{{Serializable, g}, {Snapshot, ix.compose(g)}, {StrictSerializable, ix.withRealTime(g)}}
+}
+
+// sameComponents fails the test unless the unlabeled graph got of history
+// h has the cyclic components of the labeled graph want, in the same order
+// with the same members, and reports whether there are any.
+func sameComponents(t *testing.T, m Model, h *history.History, got *depgraph.Adj, want *depgraph.Graph) bool {
+	t.Helper()
+	wantSCCs, wantComp := want.CyclicSCCs()
+	gotSCCs, gotComp := got.CyclicSCCs()
+	if !reflect.DeepEqual(gotSCCs, wantSCCs) || !reflect.DeepEqual(gotComp, wantComp) {
+		t.Fatalf("%s: history %+v:\nunlabeled %v\nlabeled   %v", m, h.Txns, gotSCCs, wantSCCs)
+	}
+	return len(wantSCCs) > 0
 }
 
 // TestReadIndexAgreesWithScan: the per-read writer computed once through
@@ -117,21 +133,12 @@ func TestCycleTestParallelAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := ix.build()
-		for _, c := range []struct {
-			m    Model
-			want *depgraph.Graph
-		}{{Serializable, g}, {Snapshot, ix.compose(g)}, {StrictSerializable, ix.withRealTime(g)}} {
+		for _, c := range labeledGraphs(ix) {
 			got, serial := ix.cycleTest(c.m), ix.cycleTestSerial(c.m)
 			if !reflect.DeepEqual(got, serial) {
 				t.Fatalf("%s: history %+v:\nparallel %+v\nserial   %+v", c.m, h.Txns, got, serial)
 			}
-			wantSCCs, wantComp := c.want.CyclicSCCs()
-			gotSCCs, gotComp := got.CyclicSCCs()
-			if !reflect.DeepEqual(gotSCCs, wantSCCs) || !reflect.DeepEqual(gotComp, wantComp) {
-				t.Fatalf("%s: history %+v:\nunlabeled %v\nlabeled   %v", c.m, h.Txns, gotSCCs, wantSCCs)
-			}
-			if !ix.arcs.diverges && len(wantSCCs) > 0 {
+			if sameComponents(t, c.m, h, got, c.want) && !ix.arcs.diverges {
 				cyclic++
 			}
 		}
@@ -152,37 +159,13 @@ func staleReads(r *rand.Rand, n, keys int) *history.History {
 	if r.IntN(10) == 0 {
 		return randomHistory(r, n, keys)
 	}
-	vers := make([][]int64, keys)
-	init := history.Txn{Init: true}
-	for k := range keys {
-		vers[k] = []int64{0}
-		init.Ops = append(init.Ops, history.Op{Kind: history.W, Key: int64(k)})
-	}
-	h := &history.History{Txns: []history.Txn{init}}
-	next := int64(1)
-	for i := 1; i <= n; i++ {
-		start := r.Int64N(100)
-		t := history.Txn{ID: int64(i), Session: i, Start: start, End: start + 1 + r.Int64N(30)}
-		k1, k2 := int64(r.IntN(keys)), int64(r.IntN(keys))
-		for j, k := range []int64{k1, k2} {
-			if j == 1 && k == k1 {
-				break
-			}
-			vs := vers[k]
-			back := 0
-			if r.IntN(4) == 0 {
-				back = r.IntN(min(len(vs), 3))
-			}
-			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: k, Value: vs[len(vs)-1-back]})
-			if back == 0 && r.IntN(2) == 0 {
-				t.Ops = append(t.Ops, history.Op{Kind: history.W, Key: k, Value: next})
-				vers[k] = append(vers[k], next)
-				next++
-			}
+	return genHistory(r, n, keys, func(vs []int64) (int64, bool) {
+		back := 0
+		if r.IntN(4) == 0 {
+			back = r.IntN(min(len(vs), 3))
 		}
-		h.Txns = append(h.Txns, t)
-	}
-	return h
+		return vs[len(vs)-1-back], back == 0
+	})
 }
 
 // TestEndsBefore: the galloping search finds, from any hint, what a

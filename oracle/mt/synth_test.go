@@ -95,6 +95,16 @@ func TestSynthValidAndInjected(t *testing.T) {
 // randomHistory is an arbitrary (often invalid) MT history: reads pick any
 // earlier version, times are random. INT holds, so only cycles decide.
 func randomHistory(r *rand.Rand, n, keys int) *history.History {
+	return genHistory(r, n, keys, func(vs []int64) (int64, bool) {
+		return vs[len(vs)-1-r.IntN(min(len(vs), 2))], true
+	})
+}
+
+// genHistory makes an MT history of n transactions over keys keys, each
+// reading one or two keys and writing each it read with probability 1/2
+// when read allows: read picks the version a read returns among the key's
+// versions so far, and says whether the transaction may write the key.
+func genHistory(r *rand.Rand, n, keys int, read func(vs []int64) (value int64, writable bool)) *history.History {
 	vers := make([][]int64, keys)
 	init := history.Txn{Init: true}
 	for k := range keys {
@@ -111,9 +121,9 @@ func randomHistory(r *rand.Rand, n, keys int) *history.History {
 			if j == 1 && k == k1 {
 				break
 			}
-			vs := vers[k]
-			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: k, Value: vs[len(vs)-1-r.IntN(min(len(vs), 2))]})
-			if r.IntN(2) == 0 {
+			v, writable := read(vers[k])
+			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: k, Value: v})
+			if writable && r.IntN(2) == 0 {
 				t.Ops = append(t.Ops, history.Op{Kind: history.W, Key: k, Value: next})
 				vers[k] = append(vers[k], next)
 				next++
