@@ -460,12 +460,9 @@ func (r *runner) awaitVictims(ctx context.Context, except *conn) ([]*conn, error
 	}
 	// One question for all of them: this runs after every statement
 	// that may wait for a lock.
-	waiting, err := r.t.Waiting(ctx, ids)
-	if errors.Is(err, target.ErrNoIntrospection) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock-wait introspection: %w", err)
+	waiting, blind, err := r.lockWaits(ctx, ids)
+	if blind || err != nil {
+		return nil, err
 	}
 	for i, cn := range candidates {
 		f := cn.inflight
@@ -737,14 +734,21 @@ func (r *runner) waitResume(ctx context.Context, cn *conn, deadline time.Time) (
 // true when the target cannot tell.
 func (r *runner) lockWait(ctx context.Context, cn *conn) (waiting, blind bool, err error) {
 	id := cn.sess.ID()
-	w, err := r.t.Waiting(ctx, []string{id})
+	w, blind, err := r.lockWaits(ctx, []string{id})
+	return w[id], blind, err
+}
+
+// lockWaits asks the server which of the sessions ids wait for a lock;
+// blind when it cannot tell.
+func (r *runner) lockWaits(ctx context.Context, ids []string) (waiting map[string]bool, blind bool, err error) {
+	w, err := r.t.Waiting(ctx, ids)
 	if errors.Is(err, target.ErrNoIntrospection) {
-		return false, true, nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("lock-wait introspection: %w", err)
+		return nil, false, fmt.Errorf("lock-wait introspection: %w", err)
 	}
-	return w[id], false, nil
+	return w, false, nil
 }
 
 // waitAny blocks until some in-flight statement completes, the hang timeout
