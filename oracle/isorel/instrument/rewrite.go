@@ -286,7 +286,7 @@ func (rw *Rewriter) visibleStars(sql string) string {
 	}
 	changed := false
 	sqlast.Walk(st, func(n any) bool {
-		if sel, ok := n.(*sqlast.Select); ok && slices.ContainsFunc(sel.Items, func(it sqlast.SelectItem) bool { return it.Star }) {
+		if sel, ok := n.(*sqlast.Select); ok && slices.ContainsFunc(sel.Items, isStar) {
 			changed = rw.expandSelectStars(sel) || changed
 		}
 		return true
@@ -296,6 +296,8 @@ func (rw *Rewriter) visibleStars(sql string) string {
 	}
 	return sqlast.Format(rw.d, st)
 }
+
+func isStar(it sqlast.SelectItem) bool { return it.Star }
 
 // expandSelectStars replaces the stars of sel over known tables by their
 // own columns, in FROM order (as * lists them); a star over a derived
@@ -714,7 +716,7 @@ func (rw *Rewriter) coveredTable(s *sqlast.SelectStmt) string {
 				tables = append(tables, t)
 			}
 		case *sqlast.Select:
-			star = star || slices.ContainsFunc(n.Items, func(it sqlast.SelectItem) bool { return it.Star })
+			star = star || slices.ContainsFunc(n.Items, isStar)
 		}
 		return true
 	})
@@ -861,10 +863,11 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		if !ok || src.Distinct || hasAggregate(src) {
 			return nil, fmt.Errorf("INSERT … SELECT from a compound, DISTINCT or aggregate query")
 		}
+		// With the hidden columns, * would give more values than the
+		// target has columns.
 		sc := *src
-		var err error
-		if sc.Items, err = rw.expandStars(src); err != nil {
-			return nil, err
+		if slices.ContainsFunc(src.Items, isStar) && !rw.expandSelectStars(&sc) {
+			return nil, fmt.Errorf("INSERT … SELECT * from a table IsoRel does not know")
 		}
 		var pairs []pair
 		for _, f := range src.From {
@@ -1023,33 +1026,6 @@ func hiddenItems(qual string) []sqlast.SelectItem {
 		{Expr: &sqlast.ColumnRef{Table: qual, Column: RowIDColumn}, Alias: rowAlias(0)},
 		{Expr: &sqlast.ColumnRef{Table: qual, Column: WListColumn}, Alias: wlistAlias(0)},
 	}
-}
-
-// expandStars returns the items of an INSERT's SELECT with * and t.*
-// replaced by the source tables' own columns: with the hidden columns, *
-// would give more values than the target has columns.
-func (rw *Rewriter) expandStars(src *sqlast.Select) ([]sqlast.SelectItem, error) {
-	out := make([]sqlast.SelectItem, 0, len(src.Items))
-	for _, it := range src.Items {
-		if !it.Star {
-			out = append(out, it)
-			continue
-		}
-		for _, f := range src.From {
-			ft, ok := f.(*sqlast.Table)
-			if !ok || rw.tables[ft.Name] == nil {
-				return nil, fmt.Errorf("INSERT … SELECT * from a join or derived table")
-			}
-			q := ft.RefName()
-			if it.Table != "" && it.Table != q {
-				continue
-			}
-			for _, c := range rw.tables[ft.Name].columns {
-				out = append(out, sqlast.SelectItem{Expr: &sqlast.ColumnRef{Table: q, Column: c}})
-			}
-		}
-	}
-	return out, nil
 }
 
 // conflictRead is the locking read of the rows a REPLACE or an upsert
