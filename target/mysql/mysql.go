@@ -54,6 +54,10 @@ type Target struct {
 	// rollbackOnTimeout mirrors innodb_rollback_on_timeout: whether a lock
 	// wait timeout rolls back the whole transaction or only the statement.
 	rollbackOnTimeout bool
+	// account is what case sessions log in as (see setupCaseAccount).
+	account caseAccount
+	// lock holds the named lock that keeps a second run out of schema.
+	lock *sql.Conn
 	target.Owned
 }
 
@@ -154,8 +158,18 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	if t.admin, err = openDB(work); err != nil {
 		return nil, err
 	}
-	if t.sessions, err = openDB(work); err != nil {
+	if err := t.lockSchema(ctx); err != nil {
 		t.admin.Close()
+		return nil, err
+	}
+	caseCfg, err := t.setupCaseAccount(ctx, work)
+	if err != nil {
+		t.unlockSchema()
+		t.admin.Close()
+		return nil, err
+	}
+	if t.sessions, err = openDB(caseCfg); err != nil {
+		t.Close()
 		return nil, err
 	}
 	// A server session's state (isolation level, open transaction) must not
@@ -247,8 +261,20 @@ func (t *Target) kill(id string) {
 }
 
 // Close implements target.Target.
+// The case account goes first, then the lock: the next run in the
+// schema finds neither.
 func (t *Target) Close() error {
-	return errors.Join(t.sessions.Close(), t.admin.Close())
+	var errs []error
+	if t.sessions != nil {
+		errs = append(errs, t.sessions.Close())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.dropCaseAccount(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("%s: drop txlab's case account %s: %w", t.base.Addr, t.account, err))
+	}
+	errs = append(errs, t.unlockSchema(), t.admin.Close())
+	return errors.Join(errs...)
 }
 
 // Session is one server connection.
