@@ -20,6 +20,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -280,7 +281,7 @@ func (l *loop) save(tc *testcase.Case) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(l.opt.SaveDir, "failed-"+tc.Name+".txn")
-	return path, os.WriteFile(path, []byte(tc.String()), 0o644)
+	return path, atomicfile.WriteFile(path, []byte(tc.String()), 0o644)
 }
 
 // group generates the cases of one round: the group of the first oracle

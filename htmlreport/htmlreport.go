@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -147,7 +148,7 @@ func writeTemplate(path, name string, data any) error {
 	if err := templates.ExecuteTemplate(&sb, name, data); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, []byte(sb.String()), 0o644)
+	return atomicfile.WriteFile(path, []byte(sb.String()), 0o644)
 }
 
 // readBundle reads one bundle directory; fs.ErrNotExist when it has no

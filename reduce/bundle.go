@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -91,7 +92,7 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644); err != nil {
 		return nil, err
 	}
 	if err := writeSchedule(dir, res.Schedule); err != nil {
@@ -100,13 +101,12 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 	// report.txt describes the run of the case as found.
 	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
 		res.Before, res.After, res.Elapsed.Seconds())
-	f, err := os.OpenFile(filepath.Join(dir, "report.txt"), os.O_APPEND|os.O_WRONLY, 0)
+	text := filepath.Join(dir, "report.txt")
+	old, err := os.ReadFile(text)
 	if err != nil {
 		return res, nil // a bundle without report.txt is still reduced
 	}
-	defer f.Close()
-	_, err = f.WriteString(note)
-	return res, err
+	return res, atomicfile.WriteFile(text, append(old, note...), 0o644)
 }
 
 // OrigScheduleFile keeps the schedule of the case as found once schedule.json
@@ -130,5 +130,5 @@ func writeSchedule(dir string, r *executor.Result) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, js, 0o644)
+	return atomicfile.WriteFile(path, js, 0o644)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -172,6 +174,9 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 	}
 	b.Finding.Dir = dir
 	if err := writeBundle(dir, &b, w.Target); err != nil {
+		// Half a bundle would pass for a finding whose case is missing;
+		// the directory is this writer's own, made just above.
+		os.RemoveAll(dir)
 		return b.Finding, false, err
 	}
 	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir, KnownAs: b.Finding.KnownAs}
@@ -248,9 +253,13 @@ func writeBundle(dir string, b *Bundle, targetName string) error {
 	for name, data := range b.Extra {
 		files[name] = data
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+	// report.json last: it is what makes a directory a bundle to txlab
+	// report and txlab reduce.
+	names := slices.Sorted(maps.Keys(files))
+	names = append(slices.DeleteFunc(names, func(n string) bool { return n == "report.json" }), "report.json")
+	for _, name := range names {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -351,5 +360,5 @@ func (w *Writer) SaveSummary() error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(js, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(js, '\n'), 0o644)
 }

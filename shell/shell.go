@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -90,9 +90,17 @@ var stepPrefix = regexp.MustCompile(`^\s*(\d+)\s*>\s?`)
 // ErrQuit is returned by Line for \quit.
 var ErrQuit = errors.New("quit")
 
+// SaveError is returned by Line when \save could not write its file. A
+// script that goes on would end as if the case were saved; a person at a
+// terminal can save elsewhere without losing the session.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return `\save: ` + e.Err.Error() }
+func (e *SaveError) Unwrap() error { return e.Err }
+
 // Line handles one input line. Errors of statements are printed as their
 // outcome; the error returned is a failure of the session itself (a lost
-// connection) or ErrQuit.
+// connection), a *SaveError or ErrQuit.
 func (s *Shell) Line(ctx context.Context, line string) error {
 	if s.buf.Len() == 0 {
 		trimmed := strings.TrimSpace(line)
@@ -238,9 +246,8 @@ func (s *Shell) command(ctx context.Context, line string) error {
 			return nil
 		}
 		c := s.live.Case()
-		if err := os.WriteFile(f[1], []byte(c.String()), 0o644); err != nil {
-			s.printf("error: %v\n", err)
-			return nil
+		if err := atomicfile.WriteFile(f[1], []byte(c.String()), 0o644); err != nil {
+			return &SaveError{Err: err}
 		}
 		s.printf("saved %d setup statement%s and %d step%s to %s (replay: txlab run --db %s %s)\n",
 			len(c.Setup), plural(len(c.Setup)), len(c.Steps), plural(len(c.Steps)), f[1], s.t.Info().DBMS, f[1])

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/target"
 )
 
@@ -191,7 +192,7 @@ func recordStatuses(dir string, info target.Info, results []bugs.Result) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
 			return err
 		}
 	}

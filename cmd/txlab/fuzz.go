@@ -131,10 +131,14 @@ saying what failed).`,
 					orc.writer.WriteSummary(cmd.OutOrStdout())
 				}
 			}
-			if page, err := writeHTMLReport(orc.writer); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "txlab: warning: the HTML report: %v\n", err)
-			} else if page != "" && !g.json {
+			page, err := writeHTMLReport(orc.writer)
+			if page != "" && !g.json {
 				fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", page)
+			}
+			if err != nil && runErr == nil {
+				// The findings are only on stdout: the run's files are
+				// incomplete, which is a fault, not a warning.
+				return &exitError{code: 2, err: err}
 			}
 			if runErr != nil {
 				// The summary above covers what ran before the failure.

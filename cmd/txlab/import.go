@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/convert"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -70,7 +71,7 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 						name = fmt.Sprintf("%s-%d.txn", base, i+1)
 					}
 					dst := filepath.Join(out, name)
-					if err := os.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
+					if err := atomicfile.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
 						return &exitError{code: 2, err: err}
 					}
 					fmt.Fprintln(cmd.ErrOrStderr(), "wrote", dst)

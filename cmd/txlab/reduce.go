@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
@@ -139,7 +140,7 @@ give the finding in every run.`,
 				text := res.Case.String()
 				if out == "" {
 					fmt.Fprint(cmd.OutOrStdout(), text)
-				} else if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+				} else if err := atomicfile.WriteFile(out, []byte(text), 0o644); err != nil {
 					return &exitError{code: 2, err: err}
 				}
 			}

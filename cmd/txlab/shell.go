@@ -98,6 +98,12 @@ func loop(ctx context.Context, sh *shell.Shell, rl *readline.Instance, in io.Rea
 				return nil // Ctrl-D
 			}
 			if err := sh.Line(ctx, line); err != nil {
+				var save *shell.SaveError
+				if errors.As(err, &save) {
+					// A person can \save elsewhere; ending would lose the session.
+					fmt.Fprintf(rl.Stderr(), "error: %v\n", err)
+					continue
+				}
 				return err
 			}
 		}
