@@ -71,6 +71,16 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 	return out, nil
 }
 
+// Ping implements target.Pinger with the protocol's own ping on a
+// connection of the admin pool; the driver closes it when ctx ends, so a
+// frozen server cannot hold the caller past ctx.
+func (t *Target) Ping(ctx context.Context) error {
+	return t.admin.PingContext(ctx)
+}
+
+// Addr implements target.Pinger.
+func (t *Target) Addr() string { return t.base.Addr }
+
 var (
 	trxHeader  = regexp.MustCompile(`(?m)^---TRANSACTION `)
 	lockWait   = regexp.MustCompile(`(?m)^LOCK WAIT `)
