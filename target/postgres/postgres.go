@@ -37,7 +37,9 @@ var (
 
 // Target is one PostgreSQL or CockroachDB server, working in one schema.
 type Target struct {
-	cfg     *pgconn.Config // sessions connect with this (search_path set)
+	cfg     *pgconn.Config // the --db role's, search_path set: the admin connection
+	sessCfg *pgconn.Config // sessions connect with this: the case role's
+	role    caseRole
 	url     string         // what Open was given, for Sibling
 	flavor  string
 	version string
@@ -108,6 +110,17 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 		// version() adds the compiler and platform: too long for a summary line.
 		t.version = v[0][0].S
 	}
+	t.sessCfg = cfg
+	if t.flavor == Postgres {
+		if err := t.lockSchema(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
+		if t.sessCfg, err = t.setupCaseRole(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
 	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL)), Memo: &target.Memo{}}
 	return t, nil
 }
@@ -147,7 +160,7 @@ func (t *Target) Open(ctx context.Context) (target.Session, error) {
 	c := t.takeIdle()
 	if c == nil {
 		var err error
-		if c, err = pgconn.ConnectConfig(ctx, t.cfg); err != nil {
+		if c, err = pgconn.ConnectConfig(ctx, t.sessCfg); err != nil {
 			return nil, fmt.Errorf("%s: new session: %w", t.flavor, err)
 		}
 	}
@@ -189,6 +202,29 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 	return out, nil
 }
 
+// Ping implements target.Pinger on a connection of its own: the admin
+// connection may be held by a query that waits for the frozen server. Its
+// context's end closes the socket at once (no cancel request, which a
+// frozen server would not answer either).
+func (t *Target) Ping(ctx context.Context) error {
+	cfg := t.cfg.Copy()
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	c, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = run(ctx, c, "SELECT 1")
+	return err
+}
+
+// Addr implements target.Pinger.
+func (t *Target) Addr() string {
+	return fmt.Sprintf("%s:%d", t.cfg.Host, t.cfg.Port)
+}
+
 // Close implements target.Target.
 func (t *Target) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -199,9 +235,12 @@ func (t *Target) Close() error {
 	}
 	t.idle, t.poolClosed = nil, true
 	t.poolMu.Unlock()
+	// The case role goes before the admin connection, whose end releases
+	// the schema's lock: the next run finds neither.
+	err := t.dropCaseRole(ctx)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.admin.Close(ctx)
+	return errors.Join(err, t.admin.Close(ctx))
 }
 
 // takeIdle returns a backend from the pool, or nil.
@@ -250,10 +289,19 @@ func (t *Target) release(c *pgconn.PgConn) error {
 	return nil
 }
 
-// adminQuery runs one statement on the admin connection and returns its rows.
+// adminQuery runs one statement on the admin connection and returns its
+// rows. A query whose context ended may have cost the connection (see
+// run): the next one connects again.
 func (t *Target) adminQuery(ctx context.Context, q string) ([]target.Row, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.admin.IsClosed() {
+		c, err := pgconn.ConnectConfig(ctx, t.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reconnecting the admin connection: %w", t.flavor, err)
+		}
+		t.admin = c
+	}
 	res, err := run(ctx, t.admin, q)
 	if err != nil {
 		return nil, t.classify(ctx, t.admin, err)
@@ -361,7 +409,34 @@ func (s *Session) Close() error {
 // run executes one statement with the simple protocol. Values are the
 // server's text; a nil value is NULL. (pgconn's ReadAll drops the columns of
 // an empty result set, hence the explicit loop.)
-func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error) {
+//
+// When ctx ends, pgconn asks the server to cancel the query and gives it
+// 5 s; a frozen server answers neither, so after cancelGrace the socket's
+// deadline ends the wait (and the connection): every deadline a caller
+// sets holds within cancelGrace.
+func run(ctx context.Context, c *pgconn.PgConn, q string) (_ *target.Result, err error) {
+	var mu sync.Mutex
+	returned, fired := false, false
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(cancelGrace, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !returned {
+				fired = true
+				_ = c.Conn().SetDeadline(time.Now())
+			}
+		})
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		defer mu.Unlock()
+		returned = true
+		if fired && err == nil {
+			// The query had finished after all: the connection is fine.
+			_ = c.Conn().SetDeadline(time.Time{})
+		}
+	}()
 	mrr := c.Exec(ctx, q)
 	out := &target.Result{Affected: 0} // an empty statement
 	for mrr.NextResult() {
@@ -372,6 +447,9 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error
 	}
 	return out, nil
 }
+
+// cancelGrace is how long a server may take to act on a cancel request.
+const cancelGrace = time.Second
 
 // readResult drains one statement's result.
 func readResult(rr *pgconn.ResultReader) *target.Result {

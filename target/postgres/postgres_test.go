@@ -155,14 +155,15 @@ func TestQuickDeadlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res := targettest.MustExec(t, s, "SHOW deadlock_timeout"); res.Rows[0][0].S != "10ms" {
-		t.Errorf("superuser: deadlock_timeout = %v, want 10ms", res.Rows)
+		t.Errorf("case role granted SET deadlock_timeout: deadlock_timeout = %v, want 10ms", res.Rows)
 	}
-	targettest.MustExec(t, s, `DO $$ BEGIN
+	root := rootConn(t)
+	rootQuery(t, root, `DO $$ BEGIN
 		IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'txlab_plain') THEN
 			DROP SCHEMA IF EXISTS txlab_plain CASCADE; DROP OWNED BY txlab_plain; DROP ROLE txlab_plain;
 		END IF; END $$`)
-	targettest.MustExec(t, s, "CREATE ROLE txlab_plain LOGIN")
-	targettest.MustExec(t, s, "GRANT CREATE ON DATABASE postgres TO txlab_plain")
+	rootQuery(t, root, "CREATE ROLE txlab_plain LOGIN")
+	rootQuery(t, root, "GRANT CREATE ON DATABASE postgres TO txlab_plain")
 	dsn := strings.Replace(shared.Server(t).DSN(), "://txlab@", "://txlab_plain@", 1)
 	plain, err := Open(targettest.Ctx(t), dsn, "", "txlab_plain")
 	if err != nil {

@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// A case's statements are the user's SQL, and the check txlab makes on them
+// is only a first line. The boundary is the server's own: every case session
+// logs in as a role that can create and use objects in txlab's schema and
+// nothing more — no superuser, no role membership (so no SET ROLE back), no
+// privilege on any other schema's objects — so a statement that reaches
+// elsewhere fails with the server's 42501. The role the user gave (--db)
+// keeps the administrative connection, which never runs case SQL.
+
+// caseRole is the role case sessions log in as.
+type caseRole struct {
+	name string
+	// created says txlab created (or re-keyed) the role for this run, and
+	// removes it on Close; false when the --db role is itself
+	// least-privileged and serves the sessions too.
+	created bool
+}
+
+// caseRoleName is the role for schema in database db. Roles are the
+// cluster's, schemas a database's: the database is part of the name, so
+// that runs in two databases do not share (and re-key) one role.
+func caseRoleName(db, schema string) string {
+	sum := sha256.Sum256([]byte(db))
+	name := "txlab_case_" + schema + "_" + hex.EncodeToString(sum[:])[:8]
+	if len(name) <= 63 {
+		return name
+	}
+	sum = sha256.Sum256([]byte(db + "/" + schema))
+	return "txlab_case_" + hex.EncodeToString(sum[:])[:24]
+}
+
+// setupCaseRole decides which role case sessions use and returns the
+// configuration they connect with.
+func (t *Target) setupCaseRole(ctx context.Context) (*pgconn.Config, error) {
+	rows, err := t.adminQuery(ctx, "SELECT current_user, current_database(), rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user")
+	if err != nil || len(rows) != 1 {
+		return nil, fmt.Errorf("who am I: %v (%d rows)", err, len(rows))
+	}
+	me, db, super := rows[0][0].S, rows[0][1].S, rows[0][2].S == "t"
+	if !super {
+		wider, err := t.reachBeyond(ctx, me)
+		if err != nil {
+			return nil, err
+		}
+		if len(wider) == 0 {
+			t.role = caseRole{name: me}
+			return t.cfg, nil
+		}
+		return nil, t.askForRole(me, db, strings.Join(wider, "; "))
+	}
+	role := caseRole{name: caseRoleName(db, t.schema), created: true}
+	pw, err := password()
+	if err != nil {
+		return nil, err
+	}
+	r := quoteIdent(role.name)
+	existing, err := t.adminQuery(ctx, "SELECT oid FROM pg_catalog.pg_roles WHERE rolname = "+quoteString(role.name))
+	if err != nil {
+		return nil, err
+	}
+	if len(existing) > 0 {
+		// A role of that name that can do more is not txlab's to use (nor to
+		// drop): a user's, or tampered with.
+		if wider, err := t.reachBeyond(ctx, role.name); err != nil {
+			return nil, err
+		} else if len(wider) > 0 {
+			return nil, fmt.Errorf("role %s exists and reaches beyond schema %q (%s); txlab runs cases only as a role limited to its own schemas: drop it, or choose another --schema",
+				role.name, t.schema, strings.Join(wider, "; "))
+		}
+	}
+	verb := "CREATE"
+	if len(existing) > 0 {
+		verb = "ALTER"
+	}
+	stmts := []string{
+		verb + " ROLE " + r + " LOGIN PASSWORD " + quoteString(pw) +
+			" NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS",
+		"GRANT USAGE, CREATE ON SCHEMA " + quoteIdent(t.schema) + " TO " + r,
+		"GRANT CONNECT, TEMPORARY ON DATABASE " + quoteIdent(db) + " TO " + r,
+	}
+	for _, q := range stmts {
+		if _, err := t.adminQuery(ctx, q); err != nil {
+			return nil, fmt.Errorf("set up txlab's case role %s: %w", role.name, err)
+		}
+	}
+	// Free-running workloads shorten deadlock_timeout for their sessions
+	// (QuickDeadlocks), a superuser's setting; PostgreSQL 15 can grant it.
+	if v, err := t.adminQuery(ctx, "SHOW server_version_num"); err == nil && len(v) == 1 {
+		if n, _ := strconv.Atoi(v[0][0].S); n >= 150000 {
+			t.adminQuery(ctx, "GRANT SET ON PARAMETER deadlock_timeout TO "+r)
+		}
+	}
+	t.role = role
+	cfg := t.cfg.Copy()
+	cfg.User, cfg.Password = role.name, pw
+	return cfg, nil
+}
+
+// reachBeyond describes what role can do outside txlab's schemas that a
+// case must not: attributes beyond a plain login, role memberships (each a
+// SET ROLE away), schemas it owns, and objects elsewhere it may write.
+// Reads are not counted: a case that reads another schema changes nothing.
+func (t *Target) reachBeyond(ctx context.Context, role string) ([]string, error) {
+	own := fmt.Sprintf("(n.nspname = %s OR left(n.nspname, %d) = %s)", quoteString(t.schema), len(t.schema)+1, quoteString(t.schema+"_"))
+	system := "(n.nspname IN ('pg_catalog', 'information_schema', 'pg_toast') OR n.nspname LIKE 'pg\\_temp\\_%' OR n.nspname LIKE 'pg\\_toast\\_temp\\_%')"
+	r := quoteString(role)
+	q := `SELECT what FROM (
+  SELECT 'attribute ' || a AS what FROM pg_catalog.pg_roles, LATERAL (VALUES
+    (CASE WHEN rolsuper THEN 'SUPERUSER' END), (CASE WHEN rolcreaterole THEN 'CREATEROLE' END),
+    (CASE WHEN rolreplication THEN 'REPLICATION' END), (CASE WHEN rolbypassrls THEN 'BYPASSRLS' END)) v(a)
+  WHERE rolname = ` + r + ` AND a IS NOT NULL
+  UNION ALL
+  SELECT 'member of ' || g.rolname FROM pg_catalog.pg_auth_members m
+    JOIN pg_catalog.pg_roles g ON g.oid = m.roleid JOIN pg_catalog.pg_roles u ON u.oid = m.member
+  WHERE u.rolname = ` + r + `
+  UNION ALL
+  SELECT 'owner of schema ' || n.nspname FROM pg_catalog.pg_namespace n
+  WHERE pg_catalog.pg_get_userbyid(n.nspowner) = ` + r + ` AND NOT ` + own + ` AND NOT ` + system + `
+  UNION ALL
+  SELECT 'may write ' || n.nspname || '.' || c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND NOT ` + own + ` AND NOT ` + system + `
+    AND (pg_catalog.has_table_privilege(` + r + `, c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES')
+      OR pg_catalog.pg_get_userbyid(c.relowner) = ` + r + `)
+) x ORDER BY 1 LIMIT 5`
+	rows, err := t.adminQuery(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read what role %s may do: %w", role, err)
+	}
+	return column(rows), nil
+}
+
+// askForRole explains, with the statements to run, what the user must
+// create when the --db role may neither create a case role (it is not a
+// superuser) nor be used for cases itself.
+func (t *Target) askForRole(me, db, wider string) error {
+	return fmt.Errorf("the --db role %s reaches beyond txlab's schema %q (%s) and, not being a superuser, cannot create a role for the cases; "+
+		"txlab runs a case's statements only as a role limited to its own schemas. Create one (as a superuser), then give it in --db:\n"+
+		"  CREATE ROLE txlab LOGIN PASSWORD '<password>' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;\n"+
+		"  GRANT CREATE ON DATABASE %s TO txlab;  -- for txlab's schemas: %s and %s_…",
+		me, t.schema, wider, quoteIdent(db), t.schema, t.schema)
+}
+
+// dropCaseRole removes the role txlab created: its objects (txlab's
+// tables, left for the user to look at) pass to the --db role first, then
+// its privileges go. Neither statement reaches past what the role owns or
+// was granted.
+func (t *Target) dropCaseRole(ctx context.Context) error {
+	if !t.role.created {
+		return nil
+	}
+	r := quoteIdent(t.role.name)
+	for _, q := range []string{"REASSIGN OWNED BY " + r + " TO CURRENT_USER", "DROP OWNED BY " + r, "DROP ROLE " + r} {
+		if _, err := t.adminQuery(ctx, q); err != nil {
+			return fmt.Errorf("remove txlab's case role %s: %w", t.role.name, err)
+		}
+	}
+	return nil
+}
+
+// lockSchema takes a session advisory lock on txlab's schema on the admin
+// connection, for the Target's lifetime: a second txlab run in the same
+// schema fails at once with a clear message rather than dropping the first
+// one's tables and re-keying its role.
+func (t *Target) lockSchema(ctx context.Context) error {
+	key := "hashtext(" + quoteString("txlab:"+t.schema) + ")"
+	rows, err := t.adminQuery(ctx, "SELECT pg_try_advisory_lock(20261126, "+key+")")
+	if err != nil {
+		return fmt.Errorf("lock schema %q for this run: %w", t.schema, err)
+	}
+	if len(rows) == 1 && rows[0][0].S == "t" {
+		return nil
+	}
+	holder, _ := t.adminQuery(ctx, "SELECT string_agg(pid::text, ', ') FROM pg_locks WHERE locktype = 'advisory' AND classid = 20261126 AND objid::int = "+key+" AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+	who := "?"
+	if len(holder) == 1 && !holder[0][0].Null {
+		who = holder[0][0].S
+	}
+	return fmt.Errorf("schema %q is in use by another txlab run (server process %s); choose another --schema, or wait for it to end", t.schema, who)
+}
+
+// password is a fresh random password, known to this process only.
+func password() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random password: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

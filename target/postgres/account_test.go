@@ -1,0 +1,189 @@
+package postgres
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/targettest"
+)
+
+// rootConn is a connection to the shared server as the role its tests give
+// txlab (a superuser): the user's side, to set up and to look.
+func rootConn(t *testing.T) *pgconn.PgConn {
+	t.Helper()
+	c, err := pgconn.Connect(targettest.Ctx(t), shared.Server(t).DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func rootQuery(t *testing.T, c *pgconn.PgConn, q string) []target.Row {
+	t.Helper()
+	res, err := run(targettest.Ctx(t), c, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res.Rows
+}
+
+// TestCaseRoleReachesNothingElse: a case session, whatever it runs, can
+// change nothing outside txlab's schema — the server refuses, not a check
+// of txlab's — while the case's own work there succeeds.
+func TestCaseRoleReachesNothingElse(t *testing.T) {
+	root := rootConn(t)
+	marker := filepath.Join(t.TempDir(), "program-ran")
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS shop", "CREATE TABLE IF NOT EXISTS shop.orders (id INT PRIMARY KEY)",
+		"CREATE SEQUENCE IF NOT EXISTS shop.seq", "DELETE FROM shop.orders", "INSERT INTO shop.orders VALUES (1), (2)",
+		"CREATE TABLE IF NOT EXISTS public.accounts (id INT)", "DELETE FROM public.accounts", "INSERT INTO public.accounts VALUES (1)",
+		"DROP ROLE IF EXISTS bob", "CREATE ROLE bob", "CREATE SCHEMA IF NOT EXISTS bobs AUTHORIZATION bob",
+	} {
+		rootQuery(t, root, q)
+	}
+	tg := open(t, "txlab_priv")
+	s := targettest.Session(t, tg)
+	targettest.MustExec(t, s, "CREATE TABLE mine (id INT PRIMARY KEY, v INT)", "INSERT INTO mine VALUES (1, 1)",
+		"CREATE TEMPORARY TABLE scratch (id INT)", "CREATE VIEW mine_v AS SELECT * FROM mine",
+		"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", "BEGIN", "UPDATE mine SET v = 2", "COMMIT",
+		"SET deadlock_timeout = '10ms'")
+	rootPID := rootQuery(t, root, "SELECT pg_backend_pid()")[0][0].S
+	superuser := rootQuery(t, root, "SELECT current_user")[0][0].S
+	hostile := []string{
+		"UPDATE ONLY shop.orders SET id = id + 10",
+		"WITH d AS (DELETE FROM ONLY shop.orders RETURNING *) SELECT count(*) FROM d",
+		"TRUNCATE shop.orders",
+		"DELETE FROM public.accounts",
+		"COPY mine FROM '/etc/passwd'",
+		"COPY mine TO PROGRAM 'touch " + marker + "'",
+		"SET search_path = shop",
+		"DELETE FROM orders",
+		"DO $$BEGIN DELETE FROM shop.orders; END$$",
+		"DROP OWNED BY bob",
+		"ALTER SYSTEM SET fsync = off",
+		"ALTER ROLE CURRENT_USER SUPERUSER",
+		"CREATE ROLE evil LOGIN",
+		"SELECT pg_terminate_backend(" + rootPID + ")",
+		"SELECT setval('shop.seq', 100)",
+		"CREATE INDEX ON shop.orders (id)",
+		"LOCK shop.orders",
+		"SET ROLE bob",
+		"SET SESSION AUTHORIZATION " + superuser,
+		"SELECT pg_read_file('/etc/passwd')",
+		"DROP SCHEMA shop CASCADE",
+		"DROP DATABASE postgres",
+		"CREATE DATABASE other",
+	}
+	for _, q := range hostile {
+		if _, err := s.Exec(targettest.Ctx(t), q); err == nil && q != "SET search_path = shop" {
+			t.Errorf("%s: ran as the case role", q)
+		}
+		s.Exec(targettest.Ctx(t), "ROLLBACK")
+	}
+	if n := rootQuery(t, root, "SELECT count(*) FROM shop.orders")[0][0].S; n != "2" {
+		t.Errorf("shop.orders after the hostile statements: %s rows, want 2", n)
+	}
+	if n := rootQuery(t, root, "SELECT count(*) FROM public.accounts")[0][0].S; n != "1" {
+		t.Errorf("public.accounts after the hostile statements: %s rows, want 1", n)
+	}
+	if n := rootQuery(t, root, "SELECT count(*) FROM pg_namespace WHERE nspname = 'bobs'")[0][0].S; n != "1" {
+		t.Errorf("bob's schema after DROP OWNED BY bob: %s, want it kept", n)
+	}
+	if v := rootQuery(t, root, "SELECT last_value FROM shop.seq")[0][0].S; v != "1" {
+		t.Errorf("shop.seq after setval: %s, want 1", v)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("COPY … TO PROGRAM ran a command")
+	}
+}
+
+// TestCaseRoleLifetime: the role exists while the target is open, owns
+// nothing and reaches nothing beyond txlab's schema, and is gone after
+// Close (txlab's tables stay, the --db role's); a second target on the same
+// schema is refused while the first is open.
+func TestCaseRoleLifetime(t *testing.T) {
+	root := rootConn(t)
+	tg, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tg.role.created || !strings.HasPrefix(tg.role.name, "txlab_case_txlab_life_") {
+		t.Fatalf("case role = %+v", tg.role)
+	}
+	if wider, err := tg.reachBeyond(targettest.Ctx(t), tg.role.name); err != nil || len(wider) > 0 {
+		t.Errorf("the case role reaches beyond its schema: %q (%v)", wider, err)
+	}
+	targettest.Fresh(t, tg, "CREATE TABLE kept (id INT)")
+	if _, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life"); err == nil || !strings.Contains(err.Error(), "in use by another txlab run") {
+		t.Errorf("a second target on the same schema: %v, want refused as in use", err)
+	}
+	name := tg.role.name
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := rootQuery(t, root, "SELECT count(*) FROM pg_roles WHERE rolname = "+quoteString(name))[0][0].S; n != "0" {
+		t.Errorf("after Close: %s case roles, want none", n)
+	}
+	if n := rootQuery(t, root, "SELECT count(*) FROM pg_tables WHERE schemaname = 'txlab_life' AND tablename = 'kept'")[0][0].S; n != "1" {
+		t.Errorf("txlab's table after Close: %s, want kept", n)
+	}
+	again, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life")
+	if err != nil {
+		t.Fatalf("reopen after Close: %v", err)
+	}
+	if err := again.Reset(targettest.Ctx(t)); err != nil {
+		t.Errorf("reset after reopen: %v", err)
+	}
+	again.Close()
+}
+
+// TestLeastPrivilegedRole: a role of the user's that reaches only txlab's
+// schemas runs the cases itself; one that may write elsewhere, and cannot
+// create roles, is refused with the statements to run.
+func TestLeastPrivilegedRole(t *testing.T) {
+	root := rootConn(t)
+	for _, q := range []string{
+		"DROP SCHEMA IF EXISTS txlab_lp CASCADE", "DROP ROLE IF EXISTS tl", "DROP ROLE IF EXISTS wide",
+		"CREATE ROLE tl LOGIN PASSWORD 'pw'", "GRANT CREATE ON DATABASE postgres TO tl",
+		"CREATE ROLE wide LOGIN PASSWORD 'pw'", "GRANT CREATE ON DATABASE postgres TO wide",
+		"CREATE SCHEMA IF NOT EXISTS shop", "CREATE TABLE IF NOT EXISTS shop.orders (id INT PRIMARY KEY)",
+		"GRANT USAGE ON SCHEMA shop TO wide", "GRANT DELETE ON shop.orders TO wide",
+	} {
+		rootQuery(t, root, q)
+	}
+	t.Cleanup(func() {
+		for _, q := range []string{"DROP SCHEMA IF EXISTS txlab_lp CASCADE", "DROP OWNED BY tl", "DROP ROLE IF EXISTS tl", "DROP OWNED BY wide", "DROP ROLE IF EXISTS wide"} {
+			run(context.Background(), root, q)
+		}
+	})
+	dsn := func(user string) string {
+		u, err := url.Parse(shared.Server(t).DSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword(user, "pw")
+		return u.String()
+	}
+	tg, err := Open(targettest.Ctx(t), dsn("tl"), "", "txlab_lp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.role.created || tg.role.name != "tl" {
+		t.Errorf("case role for a least-privileged --db = %+v, want tl itself", tg.role)
+	}
+	targettest.MustExec(t, targettest.Session(t, tg), "CREATE TABLE IF NOT EXISTS x (id INT)")
+	tg.Close()
+
+	_, err = Open(targettest.Ctx(t), dsn("wide"), "", "txlab_lp")
+	if err == nil || !strings.Contains(err.Error(), "may write shop.orders") || !strings.Contains(err.Error(), "CREATE ROLE txlab LOGIN") {
+		t.Errorf("a --db role that may write shop.orders: %v, want refused with the statements to run", err)
+	}
+}
