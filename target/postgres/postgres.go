@@ -40,7 +40,7 @@ type Target struct {
 	cfg     *pgconn.Config // the --db role's, search_path set: the admin connection
 	sessCfg *pgconn.Config // sessions connect with this: the case role's
 	role    caseRole
-	url     string         // what Open was given, for Sibling
+	url     string // what Open was given, for Sibling
 	flavor  string
 	version string
 	schema  string
