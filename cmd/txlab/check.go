@@ -25,7 +25,26 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
   txlab check --model linearizable lwt-history.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, text, js := mt.CheckFile(args[0], model)
+			type result struct {
+				code int
+				text string
+				js   any
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, text, js := mt.CheckFile(args[0], model)
+				done <- result{code, text, js}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-cmd.Context().Done():
+				// Opening or reading a FIFO (or a stalled network file)
+				// blocks in the kernel where no context reaches; the
+				// process ends with the reader still waiting.
+				return &exitError{code: 2, err: fmt.Errorf("%s: interrupted", args[0])}
+			}
+			code, text, js := r.code, r.text, r.js
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")

@@ -24,6 +24,11 @@ func CheckFile(path, model string) (exit int, report string, js any) {
 	if err != nil {
 		return fail(err)
 	}
+	if len(h.Txns) == 0 {
+		// Valid would say the history was checked; an empty file is more
+		// likely a recorder that wrote nothing or the wrong path.
+		return fail(fmt.Errorf("%s: no transactions: an empty history checks nothing", path))
+	}
 	res, err := Check(h, m)
 	var ie *InputError
 	if errors.As(err, &ie) {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCheckEmptyHistory: a history without transactions is bad input (exit
+// 2, one line), not a valid history.
+func TestCheckEmptyHistory(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"empty.jsonl": "", "comments.jsonl": "# nothing recorded\n\n"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := txlab(t, "check", "--model", "serializable", path)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "no transactions") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("check %s: exit %d, stdout %q, stderr %q; want exit 2 and one line saying it has no transactions", name, code, stdout, stderr)
+		}
+	}
+}
+
+// TestCheckFIFOInterrupted: txlab check on a FIFO nobody writes to waits in
+// the kernel; Ctrl-C or SIGTERM (the context main cancels on either) must
+// still end it, with exit 2 and one line.
+func TestCheckFIFOInterrupted(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Releases the reader still blocked opening the FIFO.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"check", "--model", "serializable", fifo}, &out, &errb)
+		done <- result{code, errb.String()}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case r := <-done:
+		if r.code != 2 || !strings.Contains(r.stderr, "interrupted") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("exit %d, stderr %q; want exit 2 and one line saying it was interrupted", r.code, r.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("txlab check on a FIFO did not end 10 s after it was interrupted")
+	}
+}
