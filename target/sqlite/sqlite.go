@@ -168,6 +168,10 @@ func (t *Target) Open(ctx context.Context) (target.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new session: %w", err)
 	}
+	if err := confine(c); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return &Session{conn: c, id: strconv.FormatInt(t.nextID.Add(1), 10)}, nil
 }
 
