@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/internal/fulldisk"
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
+)
+
+// failedWrite checks the end of a command whose --out disk is full: exit 2,
+// one "txlab:" line on stderr naming a file of want under dir, and no empty
+// or temporary file, nor a bundle directory without report.json, left there.
+func failedWrite(t *testing.T, dir string, code int, stderr string, want ...string) {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.HasPrefix(l, "txlab:") {
+			lines = append(lines, l)
+		}
+	}
+	if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], dir) || !strings.Contains(lines[0], "no space left") && !strings.Contains(lines[0], "permission denied") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 and one txlab: line naming the file under %s that did not fit", code, stderr, dir)
+	}
+	named := false
+	for _, w := range want {
+		named = named || strings.Contains(lines[0], w)
+	}
+	if !named {
+		t.Errorf("%q names none of %q", lines[0], want)
+	}
+	if bad := fulldisk.Empty(t, dir); len(bad) > 0 {
+		t.Errorf("left behind: %v", bad)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "report.json")); e.IsDir() && err != nil {
+			t.Errorf("half a bundle left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestReportFullDisk: txlab report on a directory whose disk is full says
+// which page it could not write and leaves no empty page behind.
+func TestReportFullDisk(t *testing.T) {
+	dir := fulldisk.Dir(t, 1<<20)
+	if err := os.CopyFS(dir, os.DirFS("../../htmlreport/testdata/bundles")); err != nil {
+		t.Fatal(err)
+	}
+	fulldisk.Fill(t, dir)
+	code, stdout, stderr := txlab(t, "report", dir)
+	failedWrite(t, dir, code, stderr, "report.html", "index.html")
+	if stdout != "" {
+		t.Errorf("stdout %q: no report was written", stdout)
+	}
+}
+
+// TestFuzzFullDisk: a campaign whose --out disk is full ends with exit 2
+// and says which file did not fit, whether that is a bundle's or (every
+// finding known, so only the signature counts are written) summary.json.
+func TestFuzzFullDisk(t *testing.T) {
+	localdbtest.Require(t, localdb.Postgres)
+	suppress := filepath.Join(t.TempDir(), "all.txt")
+	if err := os.WriteFile(suppress, []byte("*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		extra []string
+		want  []string
+	}{
+		{"bundle", nil, []string{"-mt-"}},
+		{"summary", []string{"--suppress", suppress}, []string{"summary.json"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := fulldisk.Dir(t, 64<<10)
+			fulldisk.Fill(t, dir)
+			args := append([]string{"fuzz", "--db", "postgres", "--oracle", "mt", "--isolation", "rc", "--model", "serializable",
+				"--cases", "2", "--txns", "1000", "--out", dir}, tt.extra...)
+			code, stdout, stderr := txlab(t, args...)
+			if !strings.Contains(stdout, "findings") {
+				t.Errorf("no summary on stdout:\n%s", stdout)
+			}
+			failedWrite(t, dir, code, stderr, tt.want...)
+		})
+	}
+}
