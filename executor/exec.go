@@ -180,28 +180,65 @@ type runner struct {
 
 // Run resets txlab's tables, runs the case's setup in autocommit, then the
 // submitted order through the protocol, and dumps the final state.
+//
+// The whole run is bounded by HangTimeout: a case still unfinished then is
+// a hang (Result.Hang), and so is one whose own queries (the reset, the
+// lock-wait introspection, the dump) ran past it — while the server still
+// answers a trivial query. When it does not, Run returns a
+// *target.FrozenError: the server, not the case, is at fault.
 func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
 	start := time.Now()
+	hangAt := start.Add(opt.HangTimeout)
+	ping := target.PingTimeout(opt.HangTimeout)
+	res, err := Watch(ctx, t, hangAt, ping, func(ctx context.Context) (*Result, error) {
+		return run(ctx, t, c, opt, start, hangAt)
+	})
+	if res == nil {
+		res = &Result{Levels: map[int]target.Level{}, Elapsed: time.Since(start)}
+	}
+	if target.IsFrozen(err) || ctx.Err() != nil {
+		return res, err
+	}
+	// Past the bound, whatever failed (a setup statement, the reset) may
+	// have failed because the server stopped answering.
+	if (err != nil || res.Hang) && !time.Now().Before(hangAt) {
+		if aerr := target.CheckAlive(ctx, t, ping); aerr != nil {
+			return res, aerr
+		}
+	}
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		// One of txlab's own queries ran past the case's bound.
+		res.Hang, err = true, nil
+	}
+	return res, err
+}
+
+// run is Run's work, within hangAt.
+func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, start, hangAt time.Time) (*Result, error) {
 	res := &Result{Levels: map[int]target.Level{}}
 	if err := inScope(t, c); err != nil {
 		return res, err
 	}
+	// txlab's own work before the steps (the reset, the setup, opening
+	// the sessions) ends by the case's bound too.
+	bctx, bcancel := context.WithDeadline(ctx, hangAt)
+	defer bcancel()
 	var err error
-	if res.Setup, res.Reused, err = prepare(ctx, t, c.Setup); err != nil {
+	if res.Setup, res.Reused, err = prepare(bctx, t, c.Setup); err != nil {
 		return res, err
 	}
 
 	// Statements run under their own context, cancelled before the sessions
 	// are closed, so that a hung statement cannot hold up the end of the run.
 	rctx, cancel := context.WithCancel(ctx)
-	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: start.Add(opt.HangTimeout)}
+	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: hangAt}
 	defer func() {
 		cancel()
 		r.closeAll()
 	}()
 	for _, n := range c.Conns() {
-		s, err := t.Open(ctx)
+		s, err := t.Open(bctx)
 		if err != nil {
 			return res, fmt.Errorf("open connection %d: %w", n, err)
 		}
@@ -215,7 +252,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 		res.Levels[n] = lvl
 		cn.level = lvl
 		if lvl != "" {
-			if err := s.SetIsolation(ctx, lvl); err != nil {
+			if err := s.SetIsolation(bctx, lvl); err != nil {
 				return res, fmt.Errorf("connection %d: %w", n, err)
 			}
 		}
@@ -242,7 +279,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 		cancel()
 		r.closeAll()
 		if schemaSteps {
-			if aerr := adopt(ctx, t); aerr != nil {
+			if aerr := adopt(ctx, t, stepsSQL(c)); aerr != nil {
 				if res.Hang {
 					return res, fmt.Errorf("recording the tables the steps created: %w", aerr)
 				}
@@ -259,11 +296,13 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 	r.closeAll()
 	// A table the steps created is txlab's too.
 	if schemaSteps {
-		if err := adopt(ctx, t); err != nil {
+		if err := adopt(ctx, t, stepsSQL(c)); err != nil {
 			return res, err
 		}
 	}
-	if res.Final, err = t.Dump(ctx); err != nil {
+	dctx, dcancel := context.WithTimeout(ctx, opt.HangTimeout)
+	defer dcancel()
+	if res.Final, err = t.Dump(dctx); err != nil {
 		return res, fmt.Errorf("dump final state: %w", err)
 	}
 	res.Elapsed = time.Since(start)
@@ -594,7 +633,9 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	if te := target.AsError(c.err); te != nil && te.RolledBack && cn.inTxn {
 		// The DBMS aborted the transaction: make sure it is rolled back and
 		// skip its remaining statements up to its COMMIT or ROLLBACK.
-		_, rbErr := cn.sess.Exec(ctx, "ROLLBACK")
+		rctx, cancel := context.WithDeadline(ctx, r.hangAt)
+		_, rbErr := cn.sess.Exec(rctx, "ROLLBACK")
+		cancel()
 		rb := Event{Conn: cn.num, SQL: "ROLLBACK", Step: -1, Implicit: true, Affected: -1}
 		fill(&rb, nil, rbErr)
 		r.events = append(r.events, rb)
@@ -740,10 +781,18 @@ func (r *runner) lockWait(ctx context.Context, cn *conn) (waiting, blind bool, e
 
 // lockWaits asks the server which of the sessions ids wait for a lock;
 // blind when it cannot tell.
+//
+// The question ends by the case's bound: a server that does not answer it
+// makes the case a hang (and Run then asks whether the server is frozen).
 func (r *runner) lockWaits(ctx context.Context, ids []string) (waiting map[string]bool, blind bool, err error) {
-	w, err := r.t.Waiting(ctx, ids)
+	wctx, cancel := context.WithDeadline(ctx, r.hangAt)
+	defer cancel()
+	w, err := r.t.Waiting(wctx, ids)
 	if errors.Is(err, target.ErrNoIntrospection) {
 		return nil, true, nil
+	}
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil, false, errHang
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("lock-wait introspection: %w", err)

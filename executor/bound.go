@@ -1,0 +1,54 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/txlab/txlab/target"
+)
+
+// Watch runs fn under a context of its own and returns what fn returns.
+// fn is expected to keep deadline itself (every query bounded); Watch is
+// the guard for the one case it cannot: once deadline passes with fn still
+// running, the server is asked a trivial query (target.CheckAlive with
+// ping), and when it does not answer Watch cancels fn's context and
+// returns the *target.FrozenError at once, leaving fn to end by its own
+// bounds (a frozen server holds every connection to it, and closing them
+// one by one costs seconds each). While the server answers, Watch waits
+// for fn.
+func Watch[T any](ctx context.Context, t target.Target, deadline time.Time, ping time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn(fctx)
+		done <- result{v, err}
+	}()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		cancel()
+		return r.v, r.err
+	case <-timer.C:
+	}
+	alive := make(chan error, 1)
+	go func() { alive <- target.CheckAlive(context.WithoutCancel(ctx), t, ping) }()
+	select {
+	case r := <-done:
+		cancel()
+		return r.v, r.err
+	case err := <-alive:
+		if target.IsFrozen(err) {
+			cancel()
+			var zero T
+			return zero, err
+		}
+	}
+	r := <-done
+	cancel()
+	return r.v, r.err
+}
