@@ -4,7 +4,9 @@
 // filters, and one page per bundle (BUNDLE/report.html) with the case, a
 // timeline of the actual schedule, the dependency graph where there is one
 // and, for Troc findings, the rows expected beside the rows returned. Pages
-// use no server and no external assets.
+// use no server and no external assets, and carry no active content from a
+// bundle: a Content-Security-Policy allows only the index's own filter
+// script, and graph.svg is shown as an image, which never runs script.
 package htmlreport
 
 import (
@@ -52,10 +54,16 @@ type Bundle struct {
 	Sched *report.Schedule
 	// SchedOf names the case Sched is an execution of.
 	SchedOf string
-	Graph   template.HTML // graph.svg, inline
-	Dot     string        // graph.dot, when there is no SVG
-	Troc    *trocRows
-	Styles  template.CSS
+	// GraphFile is graph.svg (Graphviz's drawing) when the bundle has
+	// one. The page shows it through <img>, never inline: an SVG image
+	// runs no script and loads nothing, whatever the file holds, so a
+	// hostile bundle needs no sanitiser to be harmless.
+	GraphFile string
+	Graph     template.HTML // txlab's own drawing of graph.dot, inline
+	Dot       string        // graph.dot, when it cannot be drawn
+	Troc      *trocRows
+	Styles    template.CSS
+	CSP       string
 }
 
 // trocRows are the rows of a Troc incorrect-result finding.
@@ -73,6 +81,8 @@ type index struct {
 	Oracles   []string
 	Verdicts  []string
 	Styles    template.CSS
+	Script    template.JS
+	CSP       string
 }
 
 // Write renders dir's bundles: dir/index.html and a report.html in each
@@ -98,7 +108,8 @@ func Write(dir string) (string, error) {
 			counts[filepath.Base(s.Dir)] = s.Count
 		}
 	}
-	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Known: known, Styles: styles}
+	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Known: known, Styles: styles,
+		Script: filterScript, CSP: indexCSP}
 	seen := map[string]bool{}
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -139,7 +150,7 @@ func Write(dir string) (string, error) {
 }
 
 func writePage(path string, b *Bundle) error {
-	b.Styles = styles
+	b.Styles, b.CSP = styles, pageCSP
 	return writeTemplate(path, "page.html", b)
 }
 
@@ -150,6 +161,9 @@ func writeTemplate(path, name string, data any) error {
 	}
 	return atomicfile.WriteFile(path, []byte(sb.String()), 0o644)
 }
+
+// graphFile is Graphviz's drawing of a bundle's graph.dot.
+const graphFile = "graph.svg"
 
 // readBundle reads one bundle directory; fs.ErrNotExist when it has no
 // report.json.
@@ -180,9 +194,8 @@ func readBundle(dir string) (*Bundle, error) {
 			b.SchedOf = "case.orig.txn"
 		}
 	}
-	if svg := read("graph.svg"); strings.Contains(svg, "<svg") {
-		// Graphviz's own output; the XML prologue and DOCTYPE go.
-		b.Graph = template.HTML(svg[strings.Index(svg, "<svg"):])
+	if svg := read(graphFile); strings.Contains(svg, "<svg") {
+		b.GraphFile = graphFile
 	} else if dot := read("graph.dot"); dot != "" {
 		if svg, ok := graphSVG(dot); ok {
 			b.Graph = template.HTML(svg)

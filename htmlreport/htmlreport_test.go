@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,112 @@ func TestGraphSVG(t *testing.T) {
 	}
 	if _, ok := graphSVG("not a graph"); ok {
 		t.Error("text without nodes drawn as a graph")
+	}
+}
+
+// hostileSVG is a graph.svg that tries every way an SVG has to run script:
+// a <script> element, event attributes (onload, onerror on an image that
+// cannot load, on an HTML element in a foreignObject), and a javascript:
+// link. Each would mark the page (its title, an attribute of <html>).
+const hostileSVG = `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="100"
+     onload="document.title='PWNED-onload'">
+<script>document.title = 'PWNED-script'; document.documentElement.setAttribute('data-pwned', 'script');</script>
+<image href="missing.png" width="10" height="10" onerror="document.title='PWNED-onerror'"/>
+<image xlink:href="missing2.png" width="10" height="10" onerror="document.documentElement.setAttribute('data-pwned', 'onerror')"/>
+<foreignObject width="100" height="50"><div xmlns="http://www.w3.org/1999/xhtml"><img src="missing3.png" onerror="document.title='PWNED-foreign'"/></div></foreignObject>
+<a href="javascript:document.title='PWNED-link'"><text x="10" y="40" style="fill:url(javascript:alert(1))">click</text></a>
+</svg>
+`
+
+// graphBundle writes a bundle directory holding the IsoRel finding of
+// testdata with svg as its graph.svg, and returns the report's directory.
+func graphBundle(t *testing.T, svg string) (dir, page string) {
+	t.Helper()
+	dir = t.TempDir()
+	src := filepath.Join("testdata", "bundles", "0001-isorel-lost-update-allowed")
+	if err := os.CopyFS(filepath.Join(dir, "0001-isorel-lost-update-allowed"), os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "0001-isorel-lost-update-allowed", "graph.svg"), []byte(svg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, filepath.Join(dir, "0001-isorel-lost-update-allowed", report.PageFile)
+}
+
+// TestPagesCarryNoActiveContent: a bundle's graph.svg reaches the page only
+// as an image, and every page has a Content-Security-Policy that allows no
+// script but index.html's own filter script.
+func TestPagesCarryNoActiveContent(t *testing.T) {
+	dir, page := graphBundle(t, hostileSVG)
+	html := read(t, page)
+	for _, bad := range []string{"PWNED", "<script", "onerror", "javascript:"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the page holds %q from graph.svg", bad)
+		}
+	}
+	if !strings.Contains(html, `<img class="graph" src="graph.svg"`) {
+		t.Error("the page does not show graph.svg as an image")
+	}
+	index := read(t, filepath.Join(dir, IndexFile))
+	for name, p := range map[string]string{"index.html": index, "report.html": html} {
+		m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(p)
+		if m == nil {
+			t.Errorf("%s has no Content-Security-Policy", name)
+			continue
+		}
+		csp := strings.ReplaceAll(m[1], "&#39;", "'")
+		if !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "script-src ") ||
+			regexp.MustCompile(`script-src[^;]*('unsafe-inline'|\*|data:|'self')`).MatchString(csp) {
+			t.Errorf("%s: weak Content-Security-Policy %q", name, csp)
+		}
+		if strings.Index(p, "Content-Security-Policy") > strings.Index(p, "<style") {
+			t.Errorf("%s: the policy comes after content it should govern", name)
+		}
+	}
+}
+
+// TestChromiumHostileGraph opens the page of a bundle whose graph.svg tries
+// to run script in headless Chromium: nothing runs. A benign graph.svg (a
+// large green box) is drawn on its page.
+func TestChromiumHostileGraph(t *testing.T) {
+	bin := chromium(t)
+	_, page := graphBundle(t, hostileSVG)
+	dom := headless(t, bin, "--dump-dom", page)
+	if strings.Contains(dom, "PWNED") || strings.Contains(dom, "data-pwned") {
+		t.Errorf("graph.svg's script ran:\n%s", dom)
+	}
+	if !strings.Contains(dom, "<title>isorel lost-update allowed") {
+		t.Errorf("the page's title changed:\n%s", dom)
+	}
+
+	_, page = graphBundle(t, `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300" fill="#00ff00"/></svg>`)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	headless(t, bin, "--screenshot="+shot, page)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	green := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 < 16 && g>>8 > 240 && bl>>8 < 16 {
+				green++
+			}
+		}
+	}
+	// 600×300 pixels, sampled every other row and column: 45000, of which
+	// the window (1280×900) shows at least half.
+	if green < 20000 {
+		t.Errorf("the graph is not drawn: %d green samples in the screenshot", green)
 	}
 }

@@ -28,6 +28,7 @@ svg.timeline .mark.skipped { fill: #fff; stroke: #8c959f; stroke-width: 1.5; }
 svg.timeline .mark.commit { fill: #1f9d55; }
 svg.timeline .mark.abort rect { fill: #e8833a; } svg.timeline .mark.error rect { fill: #d1242f; }
 svg.timeline .mark path { stroke: #fff; stroke-width: 2; }
+img.graph { max-width: 100%; }
 svg.graph .node rect { fill: #f6f8fa; stroke: #57606a; }
 svg.graph .node text { font: 12px monospace; fill: #1d232a; } svg.graph .node text.txn { font-weight: 700; }
 svg.graph .edge { fill: none; stroke: #444; stroke-width: 1.4; }
