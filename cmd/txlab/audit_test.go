@@ -63,3 +63,25 @@ func TestCheckFIFOInterrupted(t *testing.T) {
 		t.Fatal("txlab check on a FIFO did not end 10 s after it was interrupted")
 	}
 }
+
+// TestDurationFlags: a duration flag refuses what it does not document (a
+// negative value; zero where zero means nothing documented) with exit 2 and
+// one line, before any server starts.
+func TestDurationFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fuzz", "--reduce-budget", "-1s"}, "--reduce-budget -1s: want a positive duration"},
+		{[]string{"fuzz", "--reduce-budget", "0s"}, "--reduce-budget 0s: want a positive duration"},
+		{[]string{"reduce", "--budget", "-1s", "../../examples/sqlite-write-busy.txn"}, "--budget -1s: want a positive duration"},
+		{[]string{"fuzz", "--duration", "-1s"}, "must not be negative"},
+		{[]string{"run", "--hang-timeout", "0s", "../../examples/sqlite-write-busy.txn"}, "--hang-timeout 0s: want a positive duration"},
+		{[]string{"reduce", "--connect-timeout", "-2s", "../../examples/sqlite-write-busy.txn"}, "--connect-timeout -2s: want a positive duration"},
+	} {
+		code, _, stderr := txlab(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("txlab %v: exit %d, stderr %q; want exit 2 and one line with %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}

@@ -73,6 +73,12 @@ saying what failed).`,
 			if duration < 0 || limit < 0 {
 				return usageErr(fmt.Errorf("--duration and --cases must not be negative"))
 			}
+			if reduceFor <= 0 {
+				// Zero and below would mean no limit (reduce.Options), which
+				// --reduce-budget does not offer: one reduction could take
+				// the whole campaign.
+				return usageErr(fmt.Errorf("--reduce-budget %v: want a positive duration (e.g. 30s), or --reduce=false", reduceFor))
+			}
 			targets, err := g.openWorkers(cmd, workers)
 			if err != nil {
 				return err

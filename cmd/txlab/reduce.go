@@ -56,6 +56,9 @@ give the finding in every run.`,
 			if runs < 1 {
 				return usageErr(fmt.Errorf("--runs must be at least 1"))
 			}
+			if budget < 0 {
+				return usageErr(fmt.Errorf("--budget %v: want a positive duration, or 0 for no limit (e.g. 30s)", budget))
+			}
 			input := args[0]
 			st, err := os.Stat(input)
 			if err != nil {
