@@ -31,6 +31,10 @@ import (
 type Options struct {
 	Seed     uint64        // run seed; round i is generated from gen.CaseSeed(Seed, i)
 	Duration time.Duration // stop after this long; 0 = no time limit
+	// Start is when the campaign began, so that Duration counts the
+	// workers' start-up (a throwaway server, a schema each); zero = when
+	// Run is called.
+	Start time.Time
 	// Cases stops the campaign after this many cases (rounds of a
 	// Workload); 0 = no limit.
 	Cases int
@@ -70,7 +74,11 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	}
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
-	l := &loop{opt: opt, s: newSummary(info, opt, len(targets)), start: time.Now()}
+	start := opt.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	l := &loop{opt: opt, s: newSummary(info, opt, len(targets)), start: start}
 	l.lastPlain = l.start
 	l.running = make([]int, len(targets))
 	if opt.Cases > 0 {
@@ -204,7 +212,17 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 			tc.Isolation = spec.Level
 		}
 		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec, false)
+		if target.IsFrozen(err) {
+			return err
+		}
 		if ctx.Err() != nil || l.overdue() {
+			if err != nil && l.overdue() {
+				// The campaign's end cut the case short; had the server
+				// stopped answering, the run must not end as if all went well.
+				if aerr := target.CheckAlive(context.WithoutCancel(ctx), t, target.PingTimeout(l.opt.Exec.HangTimeout)); target.IsFrozen(aerr) {
+					return aerr
+				}
+			}
 			// Interrupted or out of time mid-case: not counted. A driver's
 			// own deadline (a dial bounded by the campaign's end) can fire
 			// a moment before ctx reports it, hence the clock check.

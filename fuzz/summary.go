@@ -38,6 +38,7 @@ type Summary struct {
 	Blocked         int              `json:"blocked"`
 	Skipped         int              `json:"skipped"`
 	Hangs           int              `json:"hangs"`
+	JudgeTimeouts   int              `json:"judge_timeouts,omitempty"` // ran, but the case's bound ended their judging
 	ErrorsByClass   map[string]int   `json:"errors_by_class"`
 	InvalidCount    int              `json:"invalid_statements"`
 	InvalidRatio    float64          `json:"invalid_statement_ratio"`
@@ -146,6 +147,9 @@ func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed boo
 		s.ByOracle[name].Judged++
 	}
 	s.addFindings(out.Findings)
+	if out.JudgeTimeout != "" {
+		s.JudgeTimeouts++
+	}
 	res := out.Result
 	if res == nil {
 		return
@@ -307,6 +311,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		}
 		if s.Hangs > 0 {
 			fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)
+		}
+		if s.JudgeTimeouts > 0 {
+			fmt.Fprintf(w, "  judge timeout %d cases not judged within --hang-timeout\n", s.JudgeTimeouts)
 		}
 	}
 	if len(s.Oracles) == 0 {

@@ -126,6 +126,11 @@ type Outcome struct {
 	// Own are the oracles' own executions other than Result (IsoRel's
 	// instrumented run), for a user who asks to see the rewritten statements.
 	Own []OwnRun
+	// JudgeTimeout names the oracle whose judging the case's bound
+	// (executor.Options.HangTimeout) ended; it and the oracles after it
+	// did not judge the case. Not a finding: the case is too costly to
+	// judge in time.
+	JudgeTimeout string
 }
 
 // OwnRun is an oracle's own execution of a case.
@@ -139,8 +144,18 @@ type OwnRun struct {
 // `txlab run`) or when there is no oracle, then every oracle in turn. A
 // setup failure is returned as the executor's *SetupError with what ran so
 // far; any other error ends the case.
+//
+// Judging counts against the case's bound: every oracle judges under a
+// context that ends opt.HangTimeout after the case began, and one still
+// judging then ends the case's judging (Outcome.JudgeTimeout) — unless the
+// server no longer answers, which is a *target.FrozenError.
 func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles []CaseOracle, opt executor.Options, show bool) (*Outcome, error) {
 	out := &Outcome{}
+	hang := opt.HangTimeout
+	if hang <= 0 {
+		hang = 30 * time.Second
+	}
+	deadline := time.Now().Add(hang)
 	plain := show || len(oracles) == 0
 	for _, o := range oracles {
 		plain = plain || o.JudgesPlain()
@@ -156,8 +171,24 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 		}
 	}
 	given := out.Result // the plain execution, or nil
+	jctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	for _, o := range oracles {
-		j, err := o.Check(ctx, t, c, given, opt)
+		j, err := executor.Watch(jctx, t, deadline, target.PingTimeout(hang), func(ctx context.Context) (*Judgement, error) {
+			return o.Check(ctx, t, c, given, opt)
+		})
+		if target.IsFrozen(err) {
+			return out, err
+		}
+		if ctx.Err() == nil && jctx.Err() != nil {
+			// Whatever the oracle returned, it did not finish in time.
+			if aerr := target.CheckAlive(ctx, t, target.PingTimeout(hang)); aerr != nil {
+				return out, aerr
+			}
+			out.JudgeTimeout = o.Name()
+			out.Notes = append(out.Notes, fmt.Sprintf("%s did not finish judging within the case's bound (--hang-timeout %v); the case is not judged", o.Name(), hang))
+			return out, nil
+		}
 		if j != nil && j.Execution != nil {
 			if out.Result == nil {
 				out.Result = j.Execution

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -91,8 +92,9 @@ func (g *globalFlags) execOptions(level target.Level) executor.Options {
 // openWorkers opens n targets for parallel workers, each working in a
 // database of its own: worker 1 uses --db as given, the others the same
 // server (a throwaway one is shared) with schema SCHEMA_wN, or a fresh SQLite
-// file each.
-func (g *globalFlags) openWorkers(cmd *cobra.Command, n int) ([]target.Target, error) {
+// file each. Start-up counts in the campaign's time: once until (unless
+// zero) has passed, the campaign runs with the workers opened so far.
+func (g *globalFlags) openWorkers(cmd *cobra.Command, n int, until time.Time) ([]target.Target, error) {
 	first, err := g.open(cmd)
 	if err != nil {
 		return nil, err
@@ -106,8 +108,20 @@ func (g *globalFlags) openWorkers(cmd *cobra.Command, n int) ([]target.Target, e
 		first.Close()
 		return nil, usageErr(fmt.Errorf("--workers %d needs a database per worker: use --db sqlite (fresh files) instead of %s", n, spec))
 	}
+	ctx := cmd.Context()
+	if !until.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, until)
+		defer cancel()
+	}
 	for w := 2; w <= n; w++ {
-		t, err := connect.Open(cmd.Context(), spec, g.connectOptions(cmd, fmt.Sprintf("%s_w%d", g.schema, w)))
+		t, err := connect.Open(ctx, spec, g.connectOptions(cmd, fmt.Sprintf("%s_w%d", g.schema, w)))
+		if err != nil && cmd.Context().Err() == nil && ctx.Err() != nil {
+			if log := g.log(cmd); log != nil {
+				fmt.Fprintf(log, "txlab: --duration ended while opening worker %d: running with %d\n", w, len(targets))
+			}
+			break
+		}
 		if err != nil {
 			for _, t := range targets {
 				t.Close()

@@ -55,6 +55,9 @@ saying what failed).`,
   txlab fuzz --db postgres --oracle mt --isolation rc --model serializable`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --duration counts from here: starting a throwaway server and
+			// the workers' schemas is part of the campaign.
+			began := time.Now()
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
 			}
@@ -64,6 +67,10 @@ saying what failed).`,
 			switch {
 			case cmd.Flags().Changed("workers") && workers < 1:
 				return usageErr(fmt.Errorf("--workers must be at least 1"))
+			case workers > maxWorkers():
+				// Each worker holds a database and several connections: past
+				// this many, they only queue on the CPUs and the server.
+				return usageErr(fmt.Errorf("--workers %d: at most %d (4 per core, %d cores)", workers, maxWorkers(), runtime.NumCPU()))
 			case workers < 1 && g.db == "sqlite":
 				// Fresh embedded files: nothing shared but the CPU.
 				workers = runtime.NumCPU()
@@ -79,7 +86,11 @@ saying what failed).`,
 				// the whole campaign.
 				return usageErr(fmt.Errorf("--reduce-budget %v: want a positive duration (e.g. 30s), or --reduce=false", reduceFor))
 			}
-			targets, err := g.openWorkers(cmd, workers)
+			var until time.Time
+			if duration > 0 {
+				until = began.Add(duration)
+			}
+			targets, err := g.openWorkers(cmd, workers, until)
 			if err != nil {
 				return err
 			}
@@ -116,7 +127,7 @@ saying what failed).`,
 				reduceBundle = bundleReducer(scratch, g.execOptions(""), reduceFor, g.log(cmd))
 			}
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
-				Seed: seed, Duration: duration, Cases: limit, Levels: levels,
+				Seed: seed, Duration: duration, Start: began, Cases: limit, Levels: levels,
 				Oracles: cases, Workload: work,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
@@ -147,8 +158,12 @@ saying what failed).`,
 				return &exitError{code: 2, err: err}
 			}
 			if runErr != nil {
-				// The summary above covers what ran before the failure.
-				return &exitError{code: 2, err: fmt.Errorf("%w (repeat with --seed %d)", runErr, seed)}
+				// The summary above covers what ran before the failure; a
+				// frozen server is no property of the cases.
+				if !target.IsFrozen(runErr) {
+					runErr = fmt.Errorf("%w (repeat with --seed %d)", runErr, seed)
+				}
+				return &exitError{code: 2, err: runErr}
 			}
 			if n := report.CountBugs(sum.Findings); n > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}
@@ -162,12 +177,15 @@ saying what failed).`,
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
 	orc.registerSuppress(cmd)
-	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file);\ndefault: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
+	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file), at most\n4 per core; default: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
 	f.BoolVar(&doReduce, "reduce", true, "reduce the case of each new bug bundle (txlab reduce): case.txn becomes the reduced case,\ncase.orig.txn keeps the case as found; the time counts in --duration (e.g. --reduce=false)")
 	f.DurationVar(&reduceFor, "reduce-budget", 30*time.Second, "time limit of each reduction; the smallest case so far is kept (e.g. --reduce-budget 2m)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd
 }
+
+// maxWorkers bounds --workers: four per core.
+func maxWorkers() int { return 4 * runtime.NumCPU() }
 
 // parseLevels reads a comma-separated list of levels, or "all" (every level
 // the target supports).
