@@ -40,10 +40,19 @@ type Entry struct {
 	Kind string `json:"kind"`
 }
 
+// DBMSs are the names txlab's targets report (target.Info.DBMS): what a
+// case's dbms header and a --dbms flag may name.
+var DBMSs = []string{"mariadb", "mysql", "tidb", "postgres", "cockroach", "sqlite"}
+
 // List returns the corpus, sorted by bug id, the cases whose dbms header
 // starts with dbms only when dbms is not empty. A file without a bug
-// header is an error: every case here documents a known bug.
+// header is an error: every case here documents a known bug. So is a dbms
+// that is not one of DBMSs: a typo would list nothing and look like a
+// DBMS without known bugs.
 func List(dbms string) ([]Entry, error) {
+	if dbms != "" && !slices.ContainsFunc(DBMSs, func(d string) bool { return strings.EqualFold(d, dbms) }) {
+		return nil, fmt.Errorf("unknown DBMS %q: want one of %s", dbms, strings.Join(DBMSs, ", "))
+	}
 	names, err := fs.Glob(files, "*.txn")
 	if err != nil {
 		return nil, err

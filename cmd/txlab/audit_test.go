@@ -85,3 +85,18 @@ func TestDurationFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBugsUnknownDBMS: a --dbms the corpus cannot have is a usage error
+// naming the DBMSs, not an empty list; a known DBMS without bugs is fine.
+func TestBugsUnknownDBMS(t *testing.T) {
+	for _, args := range [][]string{{"bugs", "list", "--dbms", "bogus"}, {"bugs", "test", "--dbms", "bogus"}} {
+		code, stdout, stderr := txlab(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `"bogus"`) || !strings.Contains(stderr, "mariadb, mysql") ||
+			strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("txlab %v: exit %d, stdout %q, stderr %q; want exit 2 and one line naming the known DBMSs", args, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := txlab(t, "bugs", "list", "--dbms", "TiDB"); code != 0 {
+		t.Errorf("bugs list --dbms TiDB: exit %d: %s", code, stderr)
+	}
+}

@@ -34,7 +34,7 @@ txlab run --db DBMS bugs/FILE.txn.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			entries, err := bugs.List(dbms)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return &exitError{code: 2, err: fmt.Errorf("--dbms: %w", err)}
 			}
 			out := cmd.OutOrStdout()
 			if g.json {
@@ -58,7 +58,7 @@ txlab run --db DBMS bugs/FILE.txn.`,
 			return tw.Flush()
 		},
 	}
-	list.Flags().StringVar(&dbms, "dbms", "", "only the bugs of this DBMS: mariadb, mysql, postgres, sqlite, tidb (e.g. --dbms mariadb)")
+	list.Flags().StringVar(&dbms, "dbms", "", "only the bugs of this DBMS: "+strings.Join(bugs.DBMSs, ", ")+" (e.g. --dbms mariadb)")
 	cmd.AddCommand(list, newBugsTestCmd(g))
 	return cmd
 }
@@ -94,6 +94,12 @@ bug that could not run.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
+			}
+			if dbms != "" {
+				// Before a server starts for nothing.
+				if _, err := bugs.List(dbms); err != nil {
+					return usageErr(fmt.Errorf("--dbms: %w", err))
+				}
 			}
 			t, err := g.open(cmd)
 			if err != nil {
