@@ -54,7 +54,10 @@ type CaseResult struct {
 	Findings        []report.Finding  `json:"findings"`
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
-	ElapsedMS       float64           `json:"elapsed_ms"`
+	// JudgeTimeout names the oracle whose judging the case's bound
+	// ended; the case is not judged.
+	JudgeTimeout string  `json:"judge_timeout,omitempty"`
+	ElapsedMS    float64 `json:"elapsed_ms"`
 	// Own are the oracles' own executions (IsoRel's instrumented run):
 	// events name the case's statements (sql) with what was sent (sent);
 	// the statements the oracle added are marked added. Text output
@@ -83,17 +86,18 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 	res := o.Result
 	info := t.Info()
 	out := &CaseResult{
-		Case:       c.Name,
-		Target:     TargetInfo{DBMS: info.DBMS, Version: info.Version},
-		Setup:      nonNil(res.Setup),
-		Events:     nonNil(res.Events),
-		FinalState: res.Final,
-		Oracles:    append([]string{}, o.Judged...),
-		Findings:   append([]report.Finding{}, o.Findings...),
-		Notes:      append(res.Notes, o.Notes...),
-		Hang:       res.Hang,
-		ElapsedMS:  float64(time.Since(start).Microseconds()) / 1000,
-		own:        o.Own,
+		Case:         c.Name,
+		Target:       TargetInfo{DBMS: info.DBMS, Version: info.Version},
+		Setup:        nonNil(res.Setup),
+		Events:       nonNil(res.Events),
+		FinalState:   res.Final,
+		Oracles:      append([]string{}, o.Judged...),
+		Findings:     append([]report.Finding{}, o.Findings...),
+		Notes:        append(res.Notes, o.Notes...),
+		Hang:         res.Hang,
+		JudgeTimeout: o.JudgeTimeout,
+		ElapsedMS:    float64(time.Since(start).Microseconds()) / 1000,
+		own:          o.Own,
 	}
 	for _, r := range o.Own {
 		out.Own = append(out.Own, OwnJSON{Oracle: r.Oracle, Events: nonNil(r.Result.Events)})
@@ -121,6 +125,9 @@ type Stats struct {
 	// Failed counts the cases that could not be read, checked or set up
 	// (each reported on Errs); the others ran.
 	Failed int
+	// Hangs counts the cases that did not finish within the hang
+	// timeout, Unjudged those whose judging it ended.
+	Hangs, Unjudged int
 }
 
 // RunFiles reads and replays every case file in turn and writes the
@@ -156,6 +163,12 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 			return st, err
 		}
 		st.Bugs += report.CountBugs(cr.Findings)
+		if cr.Hang {
+			st.Hangs++
+		}
+		if cr.JudgeTimeout != "" {
+			st.Unjudged++
+		}
 		if opt.JSON {
 			if err := enc.Encode(cr); err != nil {
 				return st, err

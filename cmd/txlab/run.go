@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +22,9 @@ BLOCKED, RESUMED or SKIPPED, in the order the DBMS completed them — and the fi
 state. Every chosen oracle judges each case (by default wss, isorel and troc; --oracle
 none only runs). A case file that cannot be read, or whose setup fails, is
 reported on stderr and the other cases still run. Exit status: 0 ran and found
-no bug, 1 a finding with verdict bug, 2 usage or infrastructure error or a case
-that did not run.`,
+no bug, 1 a finding with verdict bug, 2 usage or infrastructure error, a case
+that did not run or did not finish (HANG) or was not judged within --hang-timeout,
+or a server that stopped answering.`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
@@ -56,6 +58,16 @@ that did not run.`,
 			case st.Failed > 0:
 				// Each failed case already has its line on stderr.
 				return &exitError{code: 2}
+			case st.Hangs > 0 || st.Unjudged > 0:
+				// The output shows what ran; the case's outcome is unknown.
+				var what []string
+				if st.Hangs > 0 {
+					what = append(what, fmt.Sprintf("%d case(s) did not finish (HANG)", st.Hangs))
+				}
+				if st.Unjudged > 0 {
+					what = append(what, fmt.Sprintf("%d case(s) were not judged", st.Unjudged))
+				}
+				return &exitError{code: 2, err: fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), g.hangTimeout)}
 			case st.Bugs > 0:
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", st.Bugs)}
 			}
