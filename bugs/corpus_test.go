@@ -1,6 +1,9 @@
 package bugs
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestList: every file of the corpus parses and names its bug, DBMS and
 // symptom; the DBMS filter keeps only that DBMS's cases.
@@ -21,11 +24,14 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := List("no-such-dbms")
+	none, err := List("cockroach")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(maria) == 0 || len(none) != 0 {
-		t.Errorf("filter: %d mariadb, %d no-such-dbms", len(maria), len(none))
+		t.Errorf("filter: %d mariadb, %d cockroach", len(maria), len(none))
+	}
+	if _, err := List("no-such-dbms"); err == nil || !strings.Contains(err.Error(), "mariadb, mysql") {
+		t.Errorf("an unknown DBMS: %v, want an error naming the known ones", err)
 	}
 }
