@@ -200,12 +200,19 @@ func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt
 	r := &reducer{t: t, key: key, opt: opt, res: &Result{Before: sizeOf(c), Runs: opt.Runs}}
 	start := time.Now()
 	if opt.Budget > 0 {
+		// The budget bounds every try too: one cut short is not kept.
 		r.deadline = start.Add(opt.Budget)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, r.deadline)
+		defer cancel()
 	}
 	defer func() { r.res.Elapsed = time.Since(start) }()
 	ok, err := r.gives(ctx, c)
 	if err != nil {
 		return nil, err
+	}
+	if !ok && r.outOfTime() {
+		return nil, fmt.Errorf("the --budget (%v) ran out before the case gave %s in each of %d runs", opt.Budget, key, opt.Runs)
 	}
 	// Dropping a COMMIT can leave a statement waiting for a transaction
 	// that never ends; such a candidate is rejected once it has run far
@@ -345,6 +352,11 @@ func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
 		out, err := oracle.CheckCase(ctx, r.t, c, r.opt.Oracles, r.opt.Exec, false)
 		var setup *executor.SetupError
 		switch {
+		case target.IsFrozen(err):
+			return false, &RunError{err}
+		case ctx.Err() != nil:
+			// The budget (or an interruption) ended the try.
+			return false, nil
 		case errors.As(err, &setup):
 			return false, nil
 		case err != nil:

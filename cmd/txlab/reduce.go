@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,9 +122,23 @@ give the finding in every run.`,
 			}
 			defer orc.close()
 			exec := g.execOptions(level)
+			// The budget covers the whole reduction, finding the finding to
+			// keep included.
+			began := time.Now()
 			if !haveKey {
-				if key, err = firstFinding(cmd, t, c, oracles, exec); err != nil {
+				fctx := cmd.Context()
+				if budget > 0 {
+					var cancel context.CancelFunc
+					fctx, cancel = context.WithTimeout(fctx, budget)
+					defer cancel()
+				}
+				if key, err = firstFinding(fctx, t, c, oracles, exec); err != nil {
 					return err
+				}
+				if budget > 0 {
+					if budget -= time.Since(began); budget <= 0 {
+						return &exitError{code: 2, err: fmt.Errorf("the --budget ran out while running %s to find its finding", c.Name)}
+					}
 				}
 			}
 			errs := cmd.ErrOrStderr()
@@ -175,9 +191,12 @@ give the finding in every run.`,
 
 // firstFinding runs c once and returns the key of its first bug finding, or
 // of its first finding when none is a bug.
-func firstFinding(cmd *cobra.Command, t target.Target, c *testcase.Case, oracles []oracle.CaseOracle, exec executor.Options) (reduce.Key, error) {
-	o, err := oracle.CheckCase(cmd.Context(), t, c, oracles, exec, false)
+func firstFinding(ctx context.Context, t target.Target, c *testcase.Case, oracles []oracle.CaseOracle, exec executor.Options) (reduce.Key, error) {
+	o, err := oracle.CheckCase(ctx, t, c, oracles, exec, false)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !target.IsFrozen(err) {
+			err = fmt.Errorf("the --budget ran out while running %s to find its finding", c.Name)
+		}
 		return reduce.Key{}, &exitError{code: 2, err: err}
 	}
 	if len(o.Findings) == 0 {
