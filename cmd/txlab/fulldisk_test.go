@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,4 +89,23 @@ func TestFuzzFullDisk(t *testing.T) {
 			failedWrite(t, dir, code, stderr, tt.want...)
 		})
 	}
+}
+
+// TestShellSaveFullDisk: a script whose \save does not fit ends with exit 2
+// naming the file (it would otherwise go on as if the case were saved), and
+// leaves no empty case file; so does import --out.
+func TestShellSaveFullDisk(t *testing.T) {
+	dir := fulldisk.Dir(t, 64<<10)
+	fulldisk.Fill(t, dir)
+	saved := filepath.Join(dir, "session.txn")
+	script := "CREATE TABLE t (id INT PRIMARY KEY);\n1> BEGIN;\n1> INSERT INTO t VALUES (1);\n1> COMMIT;\n\\save " + saved + "\n1> SELECT 1;\n"
+	var out, errb bytes.Buffer
+	code := runIO(context.Background(), []string{"shell"}, strings.NewReader(script), &out, &errb)
+	failedWrite(t, dir, code, errb.String(), "session.txn")
+	if strings.Contains(out.String(), "SELECT 1") {
+		t.Errorf("the script went on after the failed \\save:\n%s", out.String())
+	}
+
+	code, _, stderr := txlab(t, "import", "--from", "troc", "--out", dir, "../../convert/testdata/troc/mariadb26642.txt")
+	failedWrite(t, dir, code, stderr, "mariadb26642")
 }
