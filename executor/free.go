@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
 )
 
 // Prepare resets txlab's tables on t, runs stmts in autocommit on one
@@ -36,7 +37,7 @@ func prepare(ctx context.Context, t target.Target, stmts []string) ([]Event, boo
 		return nil, false, err
 	}
 	evs, err := runSetup(ctx, t, stmts)
-	if aerr := adopt(ctx, t); aerr != nil {
+	if aerr := adopt(ctx, t, stmts); aerr != nil {
 		if err != nil {
 			return evs, false, fmt.Errorf("%w; recording the tables it created: %v", err, aerr)
 		}
@@ -48,13 +49,26 @@ func prepare(ctx context.Context, t target.Target, stmts []string) ([]Event, boo
 	return evs, false, err
 }
 
-// adopt records the tables now in txlab's schema as txlab's, even when ctx
+// adopt records as txlab's the tables that stmts created, even when ctx
 // has just ended (a campaign's deadline in the middle of a setup): a table
 // created and left unrecorded would make every later run refuse the schema.
-func adopt(ctx context.Context, t target.Target) error {
+func adopt(ctx context.Context, t target.Target, stmts []string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return t.Adopt(ctx)
+	var created []string
+	for _, q := range stmts {
+		created = append(created, target.CreatedTables(q)...)
+	}
+	return t.Adopt(ctx, created)
+}
+
+// stepsSQL returns the statements of c's steps.
+func stepsSQL(c *testcase.Case) []string {
+	out := make([]string, len(c.Steps))
+	for i, st := range c.Steps {
+		out[i] = st.SQL
+	}
+	return out
 }
 
 func runSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, error) {

@@ -80,7 +80,7 @@ func (l *Live) Exec(n int, sql string) ([]Event, error) {
 		// A table the session created is txlab's at once: \state dumps
 		// it, and a later run may drop it.
 		ForgetSetup(r.t)
-		if err := adopt(l.ctx, r.t); err != nil {
+		if err := adopt(l.ctx, r.t, stepsSQL(r.c)); err != nil {
 			return l.news(), err
 		}
 	}
@@ -224,7 +224,7 @@ func (l *Live) Close() error {
 	l.r.closeAll()
 	if l.schema {
 		ForgetSetup(l.r.t)
-		return adopt(context.Background(), l.r.t)
+		return adopt(context.Background(), l.r.t, stepsSQL(l.r.c))
 	}
 	return nil
 }

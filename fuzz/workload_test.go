@@ -44,7 +44,7 @@ func (c *counter) Round(ctx context.Context, t target.Target, spec oracle.RoundS
 	if _, err := s.Exec(ctx, "CREATE TABLE w (i INT)"); err != nil {
 		return nil, err
 	}
-	if err := t.Adopt(ctx); err != nil {
+	if err := t.Adopt(ctx, []string{"w"}); err != nil {
 		return nil, err
 	}
 	res := &oracle.RoundResult{ErrorsByClass: map[string]int{}}

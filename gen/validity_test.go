@@ -70,7 +70,11 @@ func runCase(ctx context.Context, tg target.Target, c *testcase.Case, prep sessi
 			return fmt.Errorf("setup statement %q: %w", q, err)
 		}
 	}
-	if err := tg.Adopt(ctx); err != nil {
+	var created []string
+	for _, q := range c.Setup {
+		created = append(created, target.CreatedTables(q)...)
+	}
+	if err := tg.Adopt(ctx, created); err != nil {
 		return fmt.Errorf("adopt: %w", err)
 	}
 	sessions := map[int]target.Session{}

@@ -130,9 +130,13 @@ func (o Owned) Tables(ctx context.Context) ([]string, error) {
 	return owned, err
 }
 
-// Adopt registers every table of the schema that is not registered yet,
-// creating the registry on first use.
-func (o Owned) Adopt(ctx context.Context) error {
+// Adopt registers the tables named in created (see CreatedTables) that now
+// exist in the schema unregistered, creating the registry on first use.
+// Any other table found there is left alone: txlab records only what its
+// own statements created, so a table someone else creates in its schema
+// during a run is never taken for txlab's (Reset then refuses the schema
+// instead of dropping it).
+func (o Owned) Adopt(ctx context.Context, created []string) error {
 	_, foreign, hasRegistry, err := o.classify(ctx)
 	if err != nil {
 		return err
@@ -142,11 +146,21 @@ func (o Owned) Adopt(ctx context.Context) error {
 			return err
 		}
 	}
-	if len(foreign) == 0 {
+	ours := make(map[string]bool, len(created))
+	for _, n := range created {
+		ours[strings.ToLower(n)] = true
+	}
+	var adopt []string
+	for _, t := range foreign {
+		if ours[strings.ToLower(t)] {
+			adopt = append(adopt, t)
+		}
+	}
+	if len(adopt) == 0 {
 		return nil
 	}
-	values := make([]string, len(foreign))
-	for i, t := range foreign {
+	values := make([]string, len(adopt))
+	for i, t := range adopt {
 		if strings.ContainsAny(t, "\\\x00") {
 			return fmt.Errorf("table name %q in %s: txlab does not handle names with a backslash or NUL", t, o.Where)
 		}
@@ -154,7 +168,7 @@ func (o Owned) Adopt(ctx context.Context) error {
 	}
 	q := "INSERT INTO " + RegistryTable + " (name) VALUES " + strings.Join(values, ", ")
 	if err := o.Cat.ExecAdmin(ctx, q); err != nil {
-		return fmt.Errorf("register tables %s in %s: %w", strings.Join(foreign, ", "), o.Where, err)
+		return fmt.Errorf("register tables %s in %s: %w", strings.Join(adopt, ", "), o.Where, err)
 	}
 	return nil
 }

@@ -285,9 +285,10 @@ type Target interface {
 	// starts on an empty database. It fails with a clear message, touching
 	// nothing, when the schema holds tables txlab did not create.
 	Reset(ctx context.Context) error
-	// Adopt records the tables that now exist in txlab's schema as txlab's
-	// own (called after a case's setup created them).
-	Adopt(ctx context.Context) error
+	// Adopt records as txlab's own the tables named in created (the names
+	// CreatedTables finds in the statements txlab ran) that now exist in its
+	// schema; it never records a table it did not create.
+	Adopt(ctx context.Context, created []string) error
 	// Dump returns every txlab table with its rows in canonical order.
 	Dump(ctx context.Context) (State, error)
 	// Close releases the target's own connections.

@@ -156,18 +156,24 @@ func TestOpenLocal(t *testing.T) {
 			}
 			s.Close()
 
-			// The same server through its URL, as a user would pass it.
-			again, err := Open(ctx, srv.DSN(), Options{Schema: "txlab_connect"})
+			// The same server through its URL, as a user would pass it:
+			// refused while the first target holds the schema, then
+			// accepted in another one.
+			if _, err := Open(ctx, srv.DSN(), Options{Schema: "txlab_connect"}); err == nil || !strings.Contains(err.Error(), "in use by another txlab run") {
+				t.Errorf("a second run in the same schema: %v, want refused", err)
+			}
+			// c was created by hand, not adopted: Reset must refuse.
+			if err := tg.Reset(ctx); err == nil || !strings.Contains(err.Error(), "c)") {
+				t.Errorf("Reset with an unadopted table = %v", err)
+			}
+			again, err := Open(ctx, srv.DSN(), Options{Schema: "txlab_connect_url"})
 			if err != nil {
 				t.Error(err)
 			} else {
 				if again.Info().DBMS != tc.dbms {
 					t.Errorf("via URL: Info = %+v", again.Info())
 				}
-				// c was created by hand, not adopted: Reset must refuse.
-				if err := again.Reset(ctx); err == nil || !strings.Contains(err.Error(), "c)") {
-					t.Errorf("Reset with an unadopted table = %v", err)
-				}
+
 				again.Close()
 			}
 

@@ -63,7 +63,11 @@ func Fresh(t testing.TB, tg target.Target, setup ...string) {
 	}
 	defer s.Close()
 	MustExec(t, s, setup...)
-	if err := tg.Adopt(ctx); err != nil {
+	var created []string
+	for _, q := range setup {
+		created = append(created, target.CreatedTables(q)...)
+	}
+	if err := tg.Adopt(ctx, created); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
 }
