@@ -87,16 +87,37 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 		return nil, err
 	}
 	Annotate(res, OrigFile, key, c)
-	if orig := filepath.Join(dir, OrigFile); from != orig {
+	if err := writeReduced(dir, from, res); err != nil {
+		return nil, &WriteError{Err: err}
+	}
+	return res, nil
+}
+
+// WriteError is a failure to write the reduced case into its bundle (a full
+// disk): unlike a case that cannot be reduced, a fault of the run.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// writeReduced puts the reduced case into bundle dir, from being the file
+// the case as found was read from. Until case.txn is replaced, a failure
+// leaves the bundle as it was found.
+func writeReduced(dir, from string, res *Result) error {
+	orig := filepath.Join(dir, OrigFile)
+	if from != orig {
 		if err := os.Rename(from, orig); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, CaseFile), []byte(res.Case.String()), 0o644); err != nil {
-		return nil, err
+		if from != orig {
+			os.Rename(orig, from)
+		}
+		return err
 	}
 	if err := writeSchedule(dir, res.Schedule); err != nil {
-		return nil, err
+		return err
 	}
 	// report.txt describes the run of the case as found.
 	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
@@ -104,9 +125,9 @@ func Bundle(ctx context.Context, t target.Target, dir string, key Key, opt Optio
 	text := filepath.Join(dir, "report.txt")
 	old, err := os.ReadFile(text)
 	if err != nil {
-		return res, nil // a bundle without report.txt is still reduced
+		return nil // a bundle without report.txt is still reduced
 	}
-	return res, atomicfile.WriteFile(text, append(old, note...), 0o644)
+	return atomicfile.WriteFile(text, append(old, note...), 0o644)
 }
 
 // OrigScheduleFile keeps the schedule of the case as found once schedule.json
@@ -121,14 +142,21 @@ func writeSchedule(dir string, r *executor.Result) error {
 		return nil
 	}
 	path, orig := filepath.Join(dir, report.ScheduleFile), filepath.Join(dir, OrigScheduleFile)
+	moved := false
 	if _, err := os.Stat(orig); err != nil {
 		if err := os.Rename(path, orig); err != nil && !os.IsNotExist(err) {
 			return err
 		}
+		moved = true
 	}
 	js, err := report.ScheduleJSON(r)
-	if err != nil {
-		return err
+	if err == nil {
+		err = atomicfile.WriteFile(path, js, 0o644)
 	}
-	return atomicfile.WriteFile(path, js, 0o644)
+	if err != nil && moved {
+		// schedule.json without schedule.orig.json is what the report
+		// reads as the schedule of the case as found.
+		os.Rename(orig, path)
+	}
+	return err
 }
