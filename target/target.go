@@ -195,18 +195,19 @@ type ErrorClass string
 
 // Error classes. Oracles reason about these, never about DBMS error codes.
 const (
-	ClassDeadlock      ErrorClass = "deadlock"      // chosen as a deadlock victim
-	ClassSerialization ErrorClass = "serialization" // serialization failure / write conflict
-	ClassLockTimeout   ErrorClass = "lock-timeout"  // lock wait timed out
-	ClassDuplicateKey  ErrorClass = "duplicate-key" // unique or primary key violation
-	ClassConstraint    ErrorClass = "constraint"    // NOT NULL, CHECK, foreign key, ...
-	ClassSyntax        ErrorClass = "syntax"        // syntax or semantic error: the statement is invalid
-	ClassNoSuchTable   ErrorClass = "no-such-table" // the table does not exist (now): a state, not an invalid statement
-	ClassAborted       ErrorClass = "aborted"       // the transaction is already aborted (PostgreSQL 25P02)
-	ClassBusy          ErrorClass = "busy"          // SQLite busy: the statement would have to wait for a lock
-	ClassData          ErrorClass = "data"          // data exception: overflow, division by zero, bad cast
-	ClassConnection    ErrorClass = "connection"    // the connection broke
-	ClassOther         ErrorClass = "other"         // anything else
+	ClassDeadlock      ErrorClass = "deadlock"       // chosen as a deadlock victim
+	ClassSerialization ErrorClass = "serialization"  // serialization failure / write conflict
+	ClassLockTimeout   ErrorClass = "lock-timeout"   // lock wait timed out
+	ClassDuplicateKey  ErrorClass = "duplicate-key"  // unique or primary key violation
+	ClassConstraint    ErrorClass = "constraint"     // NOT NULL, CHECK, foreign key, ...
+	ClassSyntax        ErrorClass = "syntax"         // syntax or semantic error: the statement is invalid
+	ClassNoSuchTable   ErrorClass = "no-such-table"  // the table does not exist (now): a state, not an invalid statement
+	ClassExists        ErrorClass = "already-exists" // the table already exists (now): a state, not an invalid statement
+	ClassAborted       ErrorClass = "aborted"        // the transaction is already aborted (PostgreSQL 25P02)
+	ClassBusy          ErrorClass = "busy"           // SQLite busy: the statement would have to wait for a lock
+	ClassData          ErrorClass = "data"           // data exception: overflow, division by zero, bad cast
+	ClassConnection    ErrorClass = "connection"     // the connection broke
+	ClassOther         ErrorClass = "other"          // anything else
 )
 
 // Error is a classified DBMS error, as returned by Session.Exec.
