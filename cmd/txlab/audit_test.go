@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 )
 
 // TestCheckEmptyHistory: a history without transactions is bad input (exit
@@ -98,5 +101,38 @@ func TestBugsUnknownDBMS(t *testing.T) {
 	}
 	if code, _, stderr := txlab(t, "bugs", "list", "--dbms", "TiDB"); code != 0 {
 		t.Errorf("bugs list --dbms TiDB: exit %d: %s", code, stderr)
+	}
+}
+
+// TestTableExistsIsNotInvalid: CREATE TABLE of a table that exists is a
+// state of the database (already-exists), like a missing table
+// (no-such-table), not an invalid statement (syntax), which fuzz counts as
+// a generator bug. MariaDB says 1050 with SQLSTATE 42S01, PostgreSQL 42P07.
+func TestTableExistsIsNotInvalid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "exists.txn")
+	text := "CREATE TABLE t (id INT PRIMARY KEY);\n1> CREATE TABLE t (id INT PRIMARY KEY);\n1> DROP TABLE u;\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []string{"sqlite", "mariadb", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			switch db {
+			case "mariadb":
+				localdbtest.Require(t, localdb.MariaDB)
+			case "postgres":
+				localdbtest.Require(t, localdb.Postgres)
+			}
+			code, stdout, stderr := txlab(t, "run", "--db", db, "--oracle", "none", "--json", path)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			cases := decodeCases(t, stdout)
+			if len(cases) != 1 {
+				t.Fatalf("%d results", len(cases))
+			}
+			if got, want := statuses(cases[0].Events), "1:error:already-exists 1:error:no-such-table"; got != want {
+				t.Errorf("schedule %q, want %q", got, want)
+			}
+		})
 	}
 }

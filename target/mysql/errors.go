@@ -97,8 +97,10 @@ func (t *Target) classOf(e *drv.MySQLError) (target.ErrorClass, bool) {
 		return target.ClassDuplicateKey, false
 	case constraintCodes[n]:
 		return target.ClassConstraint, false
-	case n == 1146: // table does not exist
+	case n == 1146, n == 1051: // table does not exist (1051: in DROP TABLE)
 		return target.ClassNoSuchTable, false
+	case n == 1050: // table already exists; SQLSTATE 42S01 would say syntax
+		return target.ClassExists, false
 	case syntaxCodes[n]:
 		return target.ClassSyntax, false
 	case dataCodes[n]:

@@ -277,6 +277,8 @@ func classOf(code int, msg string) (target.ErrorClass, bool) {
 			return target.ClassData, false
 		case strings.Contains(m, "no such table"):
 			return target.ClassNoSuchTable, false
+		case strings.Contains(m, "already exists"):
+			return target.ClassExists, false
 		case strings.Contains(m, "within a transaction"), strings.Contains(m, "no transaction is active"):
 			// BEGIN inside a transaction, COMMIT outside one: valid
 			// statements in the wrong state, not invalid statements.
