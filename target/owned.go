@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // RegistryTable is the table, in txlab's own schema, that lists the tables
@@ -325,4 +326,37 @@ func (o Owned) Dump(ctx context.Context) (State, error) {
 // such names.
 func quoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// Throttle spaces out a check too costly to make before every reset: the
+// look for triggers, routines and events outside txlab's schema that name
+// its tables reads every table's triggers and every routine's source
+// (4 ms on an idle MariaDB, growing with the server's tables). Such code
+// appears rarely, and a check finding some is made again every time.
+type Throttle struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// CodeCheckInterval is the most time between two looks for code that
+// names txlab's tables.
+const CodeCheckInterval = 5 * time.Second
+
+// Due reports whether the check must run now: the first time, after a
+// check that found something, and CodeCheckInterval after the last clean one.
+func (t *Throttle) Due() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last.IsZero() || time.Since(t.last) >= CodeCheckInterval
+}
+
+// Done records a check's outcome; only a clean one is remembered.
+func (t *Throttle) Done(clean bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if clean {
+		t.last = time.Now()
+	} else {
+		t.last = time.Time{}
+	}
 }

@@ -36,12 +36,20 @@ func TestDependentsOutsideSurvive(t *testing.T) {
 		{localdb.Postgres, "pgx", []string{
 			"CREATE VIEW public.user_view AS SELECT * FROM txlab.t",
 			"CREATE TABLE public.user_child (id INT REFERENCES txlab.t (id))",
-		}, "SELECT count(*) FROM public.user_view", []string{"view public.user_view", "user_child_id_fkey on table public.user_child"}},
+			"CREATE FUNCTION public.copy_to_txlab() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN INSERT INTO txlab.t (id) VALUES (NEW.id + 100); RETURN NEW; END$$",
+			"CREATE TABLE public.src (id INT)",
+			"CREATE TRIGGER copy AFTER INSERT ON public.src FOR EACH ROW EXECUTE FUNCTION public.copy_to_txlab()",
+		}, "SELECT count(*) FROM public.user_view", []string{"view public.user_view", "user_child_id_fkey on table public.user_child", "public.copy_to_txlab()"}},
 		{localdb.MariaDB, "mysql", []string{
 			"CREATE DATABASE userdb",
 			"CREATE VIEW userdb.user_view AS SELECT * FROM txlab.t",
 			"CREATE TABLE userdb.user_child (id INT, FOREIGN KEY fk_user (id) REFERENCES txlab.t (id)) ENGINE=InnoDB",
-		}, "SELECT count(*) FROM userdb.user_view", []string{"view userdb.user_view", "foreign key fk_user on table userdb.user_child"}},
+			"CREATE TABLE userdb.src (id INT)",
+			"CREATE TRIGGER userdb.copy AFTER INSERT ON userdb.src FOR EACH ROW INSERT INTO txlab.t (id) VALUES (NEW.id + 100)",
+			"CREATE PROCEDURE userdb.purge() DELETE FROM `txlab`.t",
+			"CREATE EVENT userdb.nightly ON SCHEDULE EVERY 1 DAY DISABLE DO DELETE FROM txlab . t",
+		}, "SELECT count(*) FROM userdb.user_view", []string{"view userdb.user_view", "foreign key fk_user on table userdb.user_child",
+			"trigger userdb.copy", "procedure userdb.purge", "event userdb.nightly"}},
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			srv := localdbtest.Server(t, tt.kind)

@@ -58,6 +58,8 @@ type Target struct {
 	account caseAccount
 	// lock holds the named lock that keeps a second run out of schema.
 	lock *sql.Conn
+	// codeCheck spaces out the look for code that names txlab's tables.
+	codeCheck target.Throttle
 	target.Owned
 }
 
@@ -456,8 +458,31 @@ func (c catalog) Dependents(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(fks, views...), nil
+	var code []string
+	if c.t.codeCheck.Due() {
+		if code, err = c.QueryColumn(ctx, codeDependents); err != nil {
+			return nil, err
+		}
+		c.t.codeCheck.Done(len(code) == 0)
+	}
+	return append(append(fks, views...), code...), nil
 }
+
+// codeDependents finds the triggers, routines and events outside txlab's
+// database whose code names it: dropping txlab's tables would break them
+// (a user's INSERT that fires a trigger writing into txlab.t fails with
+// 1146). Code is text, so a mention counts — `txlab`.… or txlab.… — even
+// in a comment: the refusal is on the safe side.
+const codeDependents = "SELECT CONCAT('trigger ', TRIGGER_SCHEMA, '.', TRIGGER_NAME) FROM information_schema.TRIGGERS " +
+	"WHERE TRIGGER_SCHEMA NOT IN ('sys', 'mysql', DATABASE()) " +
+	"AND (LOCATE(CONCAT('`', DATABASE(), '`.'), ACTION_STATEMENT) > 0 OR ACTION_STATEMENT REGEXP CONCAT('(^|[^A-Za-z0-9_$])', DATABASE(), '[[:space:]]*[.]')) " +
+	"UNION ALL SELECT CONCAT(LOWER(ROUTINE_TYPE), ' ', ROUTINE_SCHEMA, '.', ROUTINE_NAME) FROM information_schema.ROUTINES " +
+	"WHERE ROUTINE_SCHEMA NOT IN ('sys', 'mysql', DATABASE()) " +
+	"AND (LOCATE(CONCAT('`', DATABASE(), '`.'), ROUTINE_DEFINITION) > 0 OR ROUTINE_DEFINITION REGEXP CONCAT('(^|[^A-Za-z0-9_$])', DATABASE(), '[[:space:]]*[.]')) " +
+	"UNION ALL SELECT CONCAT('event ', EVENT_SCHEMA, '.', EVENT_NAME) FROM information_schema.EVENTS " +
+	"WHERE EVENT_SCHEMA <> DATABASE() " +
+	"AND (LOCATE(CONCAT('`', DATABASE(), '`.'), EVENT_DEFINITION) > 0 OR EVENT_DEFINITION REGEXP CONCAT('(^|[^A-Za-z0-9_$])', DATABASE(), '[[:space:]]*[.]')) " +
+	"ORDER BY 1"
 
 // innodbForeignTable names, per flavor, the information_schema table that
 // lists InnoDB's foreign keys straight from its dictionary.

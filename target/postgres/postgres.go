@@ -40,11 +40,13 @@ type Target struct {
 	cfg     *pgconn.Config // the --db role's, search_path set: the admin connection
 	sessCfg *pgconn.Config // sessions connect with this: the case role's
 	role    caseRole
-	url     string // what Open was given, for Sibling
-	flavor  string
-	version string
-	schema  string
-	levels  []target.Level
+	// codeCheck spaces out the look for code that names txlab's schema.
+	codeCheck target.Throttle
+	url       string // what Open was given, for Sibling
+	flavor    string
+	version   string
+	schema    string
+	levels    []target.Level
 
 	mu    sync.Mutex // guards admin, which is one connection
 	admin *pgconn.PgConn
@@ -584,7 +586,41 @@ ORDER BY 1`)
 	if err != nil {
 		return nil, err
 	}
-	return column(rows), nil
+	var code []target.Row
+	if c.t.codeCheck.Due() {
+		if code, err = c.t.adminQuery(ctx, codeDependents(c.t.schema)); err != nil {
+			return nil, err
+		}
+		c.t.codeCheck.Done(len(code) == 0)
+	}
+	return append(column(rows), column(code)...), nil
+}
+
+// codeDependents finds the functions and procedures outside txlab's
+// schema whose source names it (a trigger's function that writes into
+// txlab.t): pg_depend knows nothing of a PL/pgSQL body, and dropping
+// txlab's tables would break them. Source is text, so a mention counts,
+// even in a comment: the refusal is on the safe side.
+func codeDependents(schema string) string {
+	plain := strings.ToLower(schema)
+	return `SELECT DISTINCT 'function ' || p.oid::regprocedure::text FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+WHERE n.nspname NOT IN (` + quoteString(schema) + `, 'pg_catalog', 'information_schema') AND l.lanname NOT IN ('internal', 'c')
+  AND (position(` + quoteString(quoteIdent(schema)+".") + ` IN p.prosrc) > 0
+    OR lower(p.prosrc) ~ ` + quoteString(`(^|[^a-z0-9_$"])`+regexpQuote(plain)+`\s*\.`) + `)
+ORDER BY 1`
+}
+
+// regexpQuote escapes s for a PostgreSQL regular expression.
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.^$|?*+()[]{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func (c catalog) ExecAdmin(ctx context.Context, q string) error {
