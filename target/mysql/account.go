@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	drv "github.com/go-sql-driver/mysql"
 )
@@ -250,15 +251,20 @@ func (t *Target) lockSchema(ctx context.Context) error {
 		return fmt.Errorf("%s: database %q is in use by another txlab run (server connection %d); choose another --schema, or wait for it to end",
 			t.base.Addr, t.schema, holder.Int64)
 	}
-	t.lock = c
+	t.lock, t.lockName = c, name
 	return nil
 }
 
-// unlockSchema releases the lock by closing its connection.
+// unlockSchema releases the lock now, before its connection goes: the
+// server notices a closed connection only some time later, and the next
+// run must find the database free.
 func (t *Target) unlockSchema() error {
 	if t.lock == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t.lock.ExecContext(ctx, "DO RELEASE_LOCK("+quoteString(t.lockName)+")")
 	err := t.lock.Close()
 	if errors.Is(err, sql.ErrConnDone) {
 		err = nil

@@ -57,7 +57,8 @@ type Target struct {
 	// account is what case sessions log in as (see setupCaseAccount).
 	account caseAccount
 	// lock holds the named lock that keeps a second run out of schema.
-	lock *sql.Conn
+	lock     *sql.Conn
+	lockName string
 	// codeCheck spaces out the look for code that names txlab's tables.
 	codeCheck target.Throttle
 	target.Owned

@@ -175,12 +175,13 @@ func (t *Target) dropCaseRole(ctx context.Context) error {
 // schema fails at once with a clear message rather than dropping the first
 // one's tables and re-keying its role.
 func (t *Target) lockSchema(ctx context.Context) error {
-	key := "hashtext(" + quoteString("txlab:"+t.schema) + ")"
+	key := lockKey(t.schema)
 	rows, err := t.adminQuery(ctx, "SELECT pg_try_advisory_lock(20261126, "+key+")")
 	if err != nil {
 		return fmt.Errorf("lock schema %q for this run: %w", t.schema, err)
 	}
 	if len(rows) == 1 && rows[0][0].S == "t" {
+		t.locked = true
 		return nil
 	}
 	holder, _ := t.adminQuery(ctx, "SELECT string_agg(pid::text, ', ') FROM pg_locks WHERE locktype = 'advisory' AND classid = 20261126 AND objid::int = "+key+" AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
@@ -198,4 +199,18 @@ func password() (string, error) {
 		return "", fmt.Errorf("random password: %w", err)
 	}
 	return hex.EncodeToString(b), nil
+}
+
+func lockKey(schema string) string { return "hashtext(" + quoteString("txlab:"+schema) + ")" }
+
+// unlockSchema releases the lock now: a backend's end, which would release
+// it too, reaches the server some time after the connection closes, and
+// the next run must find the schema free.
+func (t *Target) unlockSchema(ctx context.Context) error {
+	if !t.locked {
+		return nil
+	}
+	t.locked = false
+	_, err := t.adminQuery(ctx, "SELECT pg_advisory_unlock(20261126, "+lockKey(t.schema)+")")
+	return err
 }

@@ -40,6 +40,7 @@ type Target struct {
 	cfg     *pgconn.Config // the --db role's, search_path set: the admin connection
 	sessCfg *pgconn.Config // sessions connect with this: the case role's
 	role    caseRole
+	locked  bool // the advisory lock on schema is held (lockSchema)
 	// codeCheck spaces out the look for code that names txlab's schema.
 	codeCheck target.Throttle
 	url       string // what Open was given, for Sibling
@@ -239,7 +240,7 @@ func (t *Target) Close() error {
 	t.poolMu.Unlock()
 	// The case role goes before the admin connection, whose end releases
 	// the schema's lock: the next run finds neither.
-	err := t.dropCaseRole(ctx)
+	err := errors.Join(t.dropCaseRole(ctx), t.unlockSchema(ctx))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return errors.Join(err, t.admin.Close(ctx))
