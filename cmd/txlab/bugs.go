@@ -91,7 +91,7 @@ bug that could not run.`,
   txlab bugs test --db mariadb --isolation all --check   # the bug × level table, compared with the corpus
   txlab bugs test --db mariadb --dbms mysql              # MySQL's bugs on MariaDB
   txlab bugs test --db mariadb --json MDEV-30835`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
 			}
@@ -105,7 +105,12 @@ bug that could not run.`,
 			if err != nil {
 				return err
 			}
-			defer t.Close()
+			// The oracles' sessions end before the target.
+			closeOracles := func() {}
+			defer release(&err, t, func() {
+				closeOracles()
+				t.Close()
+			})
 			info := t.Info()
 			var entries []bugs.Entry
 			if dbms != "" {
@@ -135,7 +140,7 @@ bug that could not run.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer orc.close()
+			closeOracles = orc.close
 			levels, err := parseLevels(isolation, info.DBMS, t.Levels())
 			if err != nil {
 				return usageErr(err)

@@ -173,3 +173,17 @@ func checkLevelOn(t target.Target, l target.Level) error {
 
 // usageErr marks an error as a usage error (exit 2).
 func usageErr(err error) error { return &exitError{code: 2, err: err} }
+
+// release runs a command's cleanup (closing the targets and the oracles'
+// sessions) when it ends with *err — in the background when t's server
+// stopped answering: every query the cleanup makes (a session's reset,
+// dropping txlab's case account) would wait out its timeout on the frozen
+// server, and the process ends with it all the same. A throwaway server
+// txlab started is stopped before the command ends, whatever happened.
+func release(err *error, t target.Target, cleanup func()) {
+	if target.IsFrozen(*err) && connect.Server(t) == nil {
+		go cleanup()
+		return
+	}
+	cleanup()
+}

@@ -54,7 +54,7 @@ saying what failed).`,
   txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc
   txlab fuzz --db postgres --oracle mt --isolation rc --model serializable`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			// --duration counts from here: starting a throwaway server and
 			// the workers' schemas is part of the campaign.
 			began := time.Now()
@@ -94,11 +94,14 @@ saying what failed).`,
 			if err != nil {
 				return err
 			}
-			defer func() {
+			// The oracles' sessions end before the targets.
+			closeOracles := func() {}
+			defer release(&err, targets[0], func() {
+				closeOracles()
 				for _, t := range targets {
 					t.Close()
 				}
-			}()
+			})
 			t := targets[0]
 			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())
 			if err != nil {
@@ -117,7 +120,7 @@ saying what failed).`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer orc.close()
+			closeOracles = orc.close
 			var reduceBundle func(context.Context, target.Target, report.Finding) (bool, error)
 			if doReduce && len(cases) > 0 {
 				scratch, err := orc.buildScratch(cmd.Context())
@@ -216,7 +219,7 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 // oracles. A bundle whose case does not give its finding again (a flaky
 // finding), that the campaign's end cuts short or that cannot be reduced
 // for any reason of its own is left as found (said with -v); only a failed
-// run (a lost connection) is an error.
+// run (a lost connection) or write (a full disk) is an error.
 func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, report.Finding) (bool, error) {
 	return func(ctx context.Context, t target.Target, f report.Finding) (bool, error) {
 		var res *reduce.Result
@@ -225,10 +228,11 @@ func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget ti
 			res, err = reduce.Bundle(ctx, t, f.Dir, key, reduce.Options{Oracles: oracles, Exec: exec, Budget: budget, Dialect: t.Info().Dialect})
 		}
 		var run *reduce.RunError
+		var write *reduce.WriteError
 		switch {
 		case ctx.Err() != nil:
 			return false, nil
-		case errors.As(err, &run):
+		case errors.As(err, &run), errors.As(err, &write):
 			return false, err
 		case err != nil:
 			if log != nil {

@@ -25,6 +25,8 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+func (e *exitError) Unwrap() error { return e.err }
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -50,7 +50,7 @@ give the finding in every run.`,
   txlab reduce --db mariadb --isolation rc --out small.txn case.txn
   txlab reduce --db mariadb --finding 'wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]' case.txn`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err
@@ -106,7 +106,12 @@ give the finding in every run.`,
 			if err != nil {
 				return err
 			}
-			defer t.Close()
+			// The oracles' sessions end before the target.
+			closeOracles := func() {}
+			defer release(&err, t, func() {
+				closeOracles()
+				t.Close()
+			})
 			// --out is the reduced case's file: the candidates' bundles go
 			// to a scratch directory.
 			out := orc.out
@@ -120,7 +125,7 @@ give the finding in every run.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer orc.close()
+			closeOracles = orc.close
 			exec := g.execOptions(level)
 			// The budget covers the whole reduction, finding the finding to
 			// keep included.

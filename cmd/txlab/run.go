@@ -30,7 +30,7 @@ or a server that stopped answering.`,
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
   txlab run --db mariadb --oracle wss examples/design-read-committed.txn`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err
@@ -42,12 +42,17 @@ or a server that stopped answering.`,
 			if err != nil {
 				return err
 			}
-			defer t.Close()
+			// The oracles' sessions end before the target.
+			closeOracles := func() {}
+			defer release(&err, t, func() {
+				closeOracles()
+				t.Close()
+			})
 			cases, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer orc.close()
+			closeOracles = orc.close
 			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
