@@ -1,0 +1,215 @@
+// Package scope decides whether a case's statement may run: txlab promises
+// to change nothing outside its own database (target.Info.Schema), and a
+// case file is the user's SQL, run as written. Check reads a statement with
+// a lexer of its dialect (MySQL family, PostgreSQL, SQLite), classifies it
+// against an allowlist of statement kinds a case needs (queries, DML, the
+// DDL of tables, indexes and views, transaction control, harmless session
+// settings) and finds every table reference — FROM and JOIN lists, UPDATE
+// and DELETE targets, INTO, DDL names, REFERENCES, subqueries and CTEs at
+// any depth — which must be unqualified or qualified by txlab's own schema.
+//
+// It is strict: what it cannot read or does not know is refused, because a
+// statement the check reads differently from the server is how a hostile
+// case gets past it. Rules.Trust (--trust-case) lets statement kinds it does
+// not know run; it never lets through a name outside the schema, server
+// administration, file access or dynamic SQL.
+package scope
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+)
+
+// Rules say what a statement may do on one target.
+type Rules struct {
+	Dialect sqlast.Dialect
+	// Schema is txlab's own database (MySQL), schema (PostgreSQL) or, on
+	// SQLite, "main" (temp counts as its own too).
+	Schema string
+	// Trust lets statement kinds the check does not know run (--trust-case).
+	Trust bool
+}
+
+// For returns the rules of target info, trusting unknown statement kinds when
+// trust is set.
+func For(info target.Info, trust bool) Rules {
+	d := info.Dialect
+	if d == sqlast.DialectNone {
+		d, _ = sqlast.ParseDialect(info.DBMS)
+	}
+	return Rules{Dialect: d, Schema: info.Schema, Trust: trust}
+}
+
+// Refusal is why a statement may not run.
+type Refusal struct {
+	Reason string
+	// Unknown marks a statement kind the check does not know: Trust runs it.
+	Unknown bool
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+func refuse(format string, args ...any) *Refusal {
+	return &Refusal{Reason: fmt.Sprintf(format, args...)}
+}
+
+func unknown(what string) *Refusal {
+	return &Refusal{Reason: fmt.Sprintf("%s is not a statement kind txlab knows to stay inside its database (--trust-case runs it)", what), Unknown: true}
+}
+
+// Check returns nil when sql, one statement, may run under r, and otherwise
+// a *Refusal saying why in one line.
+func Check(sql string, r Rules) error {
+	if r.Dialect == sqlast.DialectNone {
+		return refuse("no SQL dialect to read the statement with")
+	}
+	// Which of '…' takes backslash escapes is the session's choice (MySQL's
+	// NO_BACKSLASH_ESCAPES, PostgreSQL's standard_conforming_strings): a
+	// statement with a backslash in a string must pass read both ways.
+	def := r.Dialect == sqlast.MySQL
+	toks, backslash, err := lex(r.Dialect, sql, def)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	if err := r.check(toks); err != nil {
+		return err
+	}
+	if backslash && r.Dialect != sqlast.SQLite {
+		alt, _, err := lex(r.Dialect, sql, !def)
+		if err != nil {
+			return refuse("a string holds a backslash and reads differently when the server takes backslash escapes in strings or not: write '' for a quote")
+		}
+		if err := r.check(alt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r Rules) check(toks []token) error {
+	if len(toks) == 0 {
+		return nil
+	}
+	for i, t := range toks {
+		if t.punct(";") && i < len(toks)-1 {
+			return refuse("holds more than one statement")
+		}
+		if (t.kind == tWord || t.kind == tQuoted || t.dq) && strings.EqualFold(t.text, target.RegistryTable) {
+			return refuse("names %s, txlab's record of the tables it owns", target.RegistryTable)
+		}
+	}
+	if toks[len(toks)-1].punct(";") {
+		toks = toks[:len(toks)-1]
+	}
+	c := &checker{r: r, toks: toks, declared: map[string]bool{}}
+	err := c.statement()
+	if err == nil {
+		err = c.finish()
+	}
+	var ref *Refusal
+	if err != nil {
+		ref, _ = err.(*Refusal)
+		if ref == nil {
+			ref = refuse("%v", err)
+		}
+	}
+	if ref != nil && !(ref.Unknown && r.Trust) {
+		return ref
+	}
+	if ref != nil {
+		// A kind the check does not know, trusted: every name in it is
+		// still checked, as a plain walk over the whole statement.
+		c = &checker{r: r, toks: toks, declared: map[string]bool{}, writes: true}
+		c.declare()
+		c.frames = []frame{{}}
+		c.i = 0
+		if toks[0].is("SET") {
+			// The setting's name is no table: the walk starts at its value.
+			for c.i < len(toks) && !toks[c.i].punct("=") && !toks[c.i].is("TO") {
+				c.i++
+			}
+		}
+		if err := c.walk(); err != nil {
+			return err
+		}
+		return c.finish()
+	}
+	return nil
+}
+
+// part is one part of a dotted name.
+type part struct {
+	text   string
+	quoted bool
+}
+
+func (p part) String() string { return p.text }
+
+func join(ps []part) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.text
+	}
+	return strings.Join(s, ".")
+}
+
+func (r Rules) where() string {
+	switch r.Dialect {
+	case sqlast.Postgres:
+		return fmt.Sprintf("txlab's schema %q", r.Schema)
+	case sqlast.SQLite:
+		return "txlab's database (main and temp)"
+	}
+	return fmt.Sprintf("txlab's database %q", r.Schema)
+}
+
+// own says whether a qualifier names txlab's own schema. MySQL and
+// PostgreSQL compare exactly (after PostgreSQL folds an unquoted name):
+// on a server with case-sensitive names TXLAB is another database.
+func (r Rules) own(p part) bool {
+	switch r.Dialect {
+	case sqlast.SQLite:
+		return strings.EqualFold(p.text, "main") || strings.EqualFold(p.text, "temp") || strings.EqualFold(p.text, r.Schema)
+	case sqlast.Postgres:
+		if !p.quoted {
+			return strings.ToLower(p.text) == r.Schema
+		}
+	}
+	return p.text == r.Schema
+}
+
+// system says whether a qualifier names a catalog a case may read.
+func (r Rules) system(p part) bool {
+	name := p.text
+	if !p.quoted || r.Dialect == sqlast.MySQL {
+		name = strings.ToLower(name)
+	}
+	switch r.Dialect {
+	case sqlast.MySQL:
+		return name == "information_schema" || name == "performance_schema"
+	case sqlast.Postgres:
+		return name == "information_schema" || name == "pg_catalog"
+	}
+	return false
+}
+
+// finish refuses catalog tables in a statement that writes or locks: a case
+// may read information_schema or pg_catalog, never change them.
+func (c *checker) finish() error {
+	switch c.first {
+	case "SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "DESCRIBE", "DESC":
+		if !c.writes {
+			return nil
+		}
+	}
+	if len(c.systemRefs) > 0 {
+		return refuse("names %s in a statement that writes or locks: a case may only read the catalogs", c.systemRefs[0])
+	}
+	if len(c.catalogRefs) > 0 {
+		return refuse("names %s, a system catalog, in a statement that writes or locks", c.catalogRefs[0])
+	}
+	return nil
+}

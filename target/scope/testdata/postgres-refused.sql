@@ -1,0 +1,262 @@
+==== UPDATE ONLY
+UPDATE ONLY shop.orders SET total = 0
+==== DELETE FROM ONLY
+DELETE FROM ONLY shop.orders
+==== DELETE FROM ONLY inside WITH
+WITH x AS (DELETE FROM ONLY shop.orders RETURNING *) SELECT * FROM x
+==== UPDATE inside WITH
+WITH x AS (UPDATE shop.orders SET total = 0 RETURNING 1) SELECT 1
+==== INSERT inside WITH
+WITH x AS (INSERT INTO shop.orders VALUES (1) RETURNING 1) SELECT 1
+==== UPDATE … FROM another schema
+UPDATE t SET v = o.total FROM shop.orders o WHERE o.id = t.id
+==== DELETE … USING another schema
+DELETE FROM t USING shop.orders o WHERE o.id = t.id
+==== TRUNCATE
+TRUNCATE shop.orders
+==== TRUNCATE list
+TRUNCATE t, shop.orders
+==== TRUNCATE ONLY
+TRUNCATE ONLY shop.orders
+==== TRUNCATE CASCADE
+TRUNCATE t CASCADE
+==== DROP TABLE CASCADE
+DROP TABLE t CASCADE
+==== COPY FROM a file
+COPY t FROM '/etc/passwd'
+==== COPY TO PROGRAM
+COPY t TO PROGRAM 'rm -rf /'
+==== COPY query TO
+COPY (SELECT 1) TO '/tmp/x'
+==== SET search_path
+SET search_path = shop
+==== SET search_path TO
+SET search_path TO shop, public
+==== SET LOCAL search_path
+SET LOCAL search_path = shop
+==== SET SESSION search_path
+SET SESSION search_path = 'shop'
+==== set_config
+SELECT set_config('search_path', 'shop', false)
+==== set_config qualified
+SELECT pg_catalog.set_config('search_path', 'shop', false)
+==== set_config quoted
+SELECT "set_config"('search_path', 'shop', false)
+==== RESET search_path
+RESET search_path
+==== RESET ALL
+RESET ALL
+==== DISCARD ALL
+DISCARD ALL
+==== DO block
+DO $$ BEGIN DELETE FROM shop.orders; END $$
+==== DO block with a tag
+DO $x$ BEGIN EXECUTE 'DROP TABLE shop.orders'; END $x$
+==== DO LANGUAGE
+DO LANGUAGE plpgsql 'BEGIN NULL; END'
+==== E string ending in a backslash hid the table name
+DELETE FROM t WHERE a = E'\\' OR a IN (SELECT 1 FROM shop.orders) OR a = ''
+==== E string escaped quote
+SELECT E'\'' , (SELECT count(*) FROM shop.orders)
+==== standard_conforming_strings off: string ending in a backslash
+SELECT '\' , pg_terminate_backend(1) -- '
+==== standard_conforming_strings off: hidden write in a CTE
+WITH a AS (SELECT '\'), b AS (DELETE FROM shop.orders RETURNING 1) SELECT 1 -- ')
+==== SET standard_conforming_strings
+SET standard_conforming_strings = off
+==== CALL
+CALL shop.p()
+==== PREPARE
+PREPARE p AS DELETE FROM shop.orders
+==== EXECUTE
+EXECUTE p
+==== CREATE TABLE AS EXECUTE
+CREATE TABLE x AS EXECUTE p
+==== PREPARE TRANSACTION
+PREPARE TRANSACTION 'x'
+==== COMMIT PREPARED
+COMMIT PREPARED 'x'
+==== ROLLBACK PREPARED
+ROLLBACK PREPARED 'foreign'
+==== comment before DROP DATABASE
+/* */ DROP DATABASE otherdb
+==== nested comment before DROP DATABASE
+/* /* */ */ DROP DATABASE otherdb
+==== nested comment hiding a name
+SELECT 1 /* /* */ FROM shop.orders */ FROM shop.orders
+==== DROP OWNED
+DROP OWNED BY bob
+==== REASSIGN OWNED
+REASSIGN OWNED BY bob TO alice
+==== ALTER SYSTEM
+ALTER SYSTEM SET fsync = off
+==== ALTER ROLE SUPERUSER
+ALTER ROLE bob SUPERUSER
+==== CREATE ROLE
+CREATE ROLE evil SUPERUSER LOGIN
+==== CREATE USER
+CREATE USER evil
+==== DROP ROLE
+DROP ROLE bob
+==== GRANT
+GRANT ALL ON ALL TABLES IN SCHEMA shop TO PUBLIC
+==== SET ROLE
+SET ROLE postgres
+==== SET SESSION AUTHORIZATION
+SET SESSION AUTHORIZATION postgres
+==== SET session_replication_role
+SET session_replication_role = replica
+==== pg_terminate_backend
+SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+==== pg_cancel_backend
+SELECT pg_cancel_backend(1)
+==== pg_reload_conf
+SELECT pg_reload_conf()
+==== pg_read_file
+SELECT pg_read_file('/etc/passwd')
+==== pg_read_binary_file
+SELECT pg_read_binary_file('/etc/passwd')
+==== pg_ls_dir
+SELECT pg_ls_dir('/')
+==== lo_import
+SELECT lo_import('/etc/passwd')
+==== lo_export
+SELECT lo_export(1, '/tmp/x')
+==== dblink
+SELECT * FROM dblink('dbname=other', 'DELETE FROM t') AS x(a int)
+==== dblink_exec
+SELECT dblink_exec('dbname=other', 'DROP TABLE t')
+==== query_to_xml
+SELECT query_to_xml('DELETE FROM shop.orders RETURNING 1', true, true, '')
+==== setval on a qualified name
+SELECT setval('shop.orders_id_seq', 1)
+==== setval on a quoted qualified name
+SELECT setval('"shop".orders_id_seq', 1)
+==== nextval on a computed name
+SELECT nextval('shop.' || 'seq')
+==== nextval with a regclass cast
+SELECT nextval('shop.s'::regclass)
+==== DEFAULT nextval of another schema's sequence
+CREATE TABLE t (id int DEFAULT nextval('shop.s'))
+==== CREATE INDEX on a user table
+CREATE INDEX i ON shop.orders (a)
+==== CREATE INDEX CONCURRENTLY on a user table
+CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON ONLY shop.orders USING btree (a)
+==== CREATE INDEX without a name
+CREATE INDEX ON shop.orders (a)
+==== DROP INDEX qualified
+DROP INDEX shop.orders_pkey
+==== LOCK on a user table
+LOCK shop.orders
+==== LOCK TABLE on a user table
+LOCK TABLE ONLY t, shop.orders IN ACCESS EXCLUSIVE MODE
+==== dollar-quoted string hiding nothing, name outside
+SELECT $$x$$, * FROM shop.orders
+==== dollar-quoted string with a tag
+SELECT $a$ $$ $a$ FROM shop.orders
+==== two statements after a dollar string
+SELECT $$;$$; DROP TABLE t
+==== U& identifier
+DELETE FROM U&"txlab_owned_t\0061bles"
+==== U& string
+SELECT U&'\0041'
+==== the registry
+DELETE FROM txlab_owned_tables
+==== the registry upper-case quoted
+DELETE FROM "TXLAB_OWNED_TABLES"
+==== quoted schema differing in case
+DELETE FROM "TXLAB".t
+==== pg_catalog write
+UPDATE pg_catalog.pg_authid SET rolsuper = true
+==== unqualified catalog write
+UPDATE pg_authid SET rolsuper = true
+==== unqualified catalog delete
+DELETE FROM pg_largeobject
+==== information_schema in a write
+INSERT INTO t SELECT 1 FROM information_schema.tables, shop.x
+==== SELECT INTO another schema
+SELECT * INTO shop.copy FROM t
+==== CREATE TABLE LIKE
+CREATE TABLE t (LIKE shop.orders INCLUDING ALL)
+==== CREATE TABLE INHERITS
+CREATE TABLE t (a int) INHERITS (shop.orders)
+==== CREATE TABLE PARTITION OF
+CREATE TABLE t PARTITION OF shop.orders FOR VALUES IN (1)
+==== ALTER TABLE ATTACH PARTITION
+ALTER TABLE t ATTACH PARTITION shop.orders FOR VALUES IN (1)
+==== ALTER TABLE SET SCHEMA
+ALTER TABLE t SET SCHEMA shop
+==== ALTER TABLE OWNER TO
+ALTER TABLE t OWNER TO bob
+==== ALTER TABLE REFERENCES
+ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES shop.orders (id)
+==== a function in another schema
+SELECT shop.transfer(1, 2)
+==== a function in public
+SELECT public.f()
+==== a three-part table name
+SELECT * FROM txlab.shop.orders
+==== TABLE statement
+TABLE shop.orders
+==== VACUUM
+VACUUM FULL
+==== CLUSTER
+CLUSTER
+==== CHECKPOINT
+CHECKPOINT
+==== CREATE EXTENSION
+CREATE EXTENSION dblink
+==== CREATE FUNCTION
+CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'DELETE FROM shop.orders RETURNING 1'
+==== CREATE TRIGGER
+CREATE TRIGGER tr AFTER INSERT ON t EXECUTE FUNCTION f()
+==== CREATE SCHEMA
+CREATE SCHEMA evil
+==== DROP SCHEMA
+DROP SCHEMA shop CASCADE
+==== CREATE RULE
+CREATE RULE r AS ON INSERT TO t DO ALSO DELETE FROM shop.orders
+==== CREATE FOREIGN TABLE
+CREATE FOREIGN TABLE f (a int) SERVER s
+==== IMPORT FOREIGN SCHEMA
+IMPORT FOREIGN SCHEMA s FROM SERVER x INTO txlab
+==== LISTEN [unknown]
+LISTEN chan
+==== CREATE DOMAIN [unknown]
+CREATE DOMAIN d AS int
+==== an unknown setting [unknown]
+SET some.custom_setting = 1
+==== ALTER DEFAULT PRIVILEGES
+ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO PUBLIC
+==== SECURITY LABEL
+SECURITY LABEL ON TABLE t IS 'x'
+==== EXPLAIN ANALYZE runs the statement
+EXPLAIN (ANALYZE, BUFFERS) DELETE FROM shop.orders
+==== EXPLAIN ANALYZE without parens
+EXPLAIN ANALYZE UPDATE shop.orders SET total = 0
+==== two statements
+SELECT 1; SELECT 2
+==== SELECT FOR UPDATE on a catalog
+SELECT * FROM pg_catalog.pg_class FOR UPDATE
+==== MERGE into another schema [unknown]
+MERGE INTO t USING (SELECT 1 AS a) s ON true WHEN MATCHED THEN DELETE
+==== MERGE, qualified
+MERGE INTO shop.orders o USING t ON true WHEN MATCHED THEN DELETE
+==== COMMENT [unknown]
+COMMENT ON TABLE t IS 'x'
+==== COMMENT on another schema
+COMMENT ON TABLE shop.orders IS 'x'
+==== ALTER SEQUENCE [unknown]
+ALTER SEQUENCE s RESTART
+==== pg_stat_reset
+SELECT pg_stat_reset()
+==== pg_advisory is fine, pg_terminate_backend is not
+SELECT pg_advisory_lock(1), pg_terminate_backend(2)
+==== REFRESH MATERIALIZED VIEW elsewhere
+REFRESH MATERIALIZED VIEW shop.mv
+==== ALTER TABLE … RENAME TO qualified
+ALTER TABLE t RENAME TO shop_t; DROP TABLE t
+==== unbalanced parentheses
+SELECT (1
+==== a keyword made a name by quoting
+DELETE FROM "shop"."orders"
