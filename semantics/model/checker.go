@@ -207,6 +207,11 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 	explicit := map[int]bool{}
 	pending := map[int]bool{} // conn → released since it blocked
 	for i, ev := range res.Events {
+		// A statement's judging costs time in the size of the history so
+		// far: a long case must end with its bound (the caller's ctx).
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		ctl := testcase.ControlOf(ev.SQL)
 		switch ev.Status {
 		case executor.StatusBlocked:
