@@ -68,12 +68,23 @@ func ParseString(name, s string) (*Case, error) {
 // checks the syntax only; call Validate for the rules that concern the case
 // as a whole (it has steps, isolation.N names a used connection, ...).
 func Parse(name string, r io.Reader) (*Case, error) {
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a case file may hold", name, MaxBytes)
+	}
 	return parse(name, string(b))
 }
+
+// Limits on a case: running and judging a case costs time and memory that
+// grow faster than the case (the model's view of a statement spans every
+// version so far), and a case past them is no bug report anyone reads.
+const (
+	MaxBytes      = 1 << 20
+	MaxStatements = 10000
+)
 
 // parser holds the state of one parse.
 type parser struct {
@@ -106,6 +117,9 @@ func parse(name, text string) (*Case, error) {
 		line = strings.TrimRight(line, "\r")
 		if err := p.line(i+1, line); err != nil {
 			return nil, err
+		}
+		if n := len(p.c.Setup) + len(p.c.Steps); n > MaxStatements {
+			return nil, p.errorf(i+1, "more than %d statements, the most a case may hold", MaxStatements)
 		}
 	}
 	if p.stepOpen {
