@@ -181,7 +181,8 @@ func (r Rules) own(p part) bool {
 	return p.text == r.Schema
 }
 
-// system says whether a qualifier names a catalog a case may read.
+// system says whether a qualifier names a catalog a case may read (and
+// never write: see finish).
 func (r Rules) system(p part) bool {
 	name := p.text
 	if !p.quoted || r.Dialect == sqlast.MySQL {
@@ -189,7 +190,9 @@ func (r Rules) system(p part) bool {
 	}
 	switch r.Dialect {
 	case sqlast.MySQL:
-		return name == "information_schema" || name == "performance_schema"
+		// mysql and sys too: the bug corpus reads mysql.transaction_registry
+		// and mysql.innodb_table_stats.
+		return name == "information_schema" || name == "performance_schema" || name == "mysql" || name == "sys"
 	case sqlast.Postgres:
 		return name == "information_schema" || name == "pg_catalog"
 	}

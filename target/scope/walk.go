@@ -416,7 +416,7 @@ func (c *checker) function(ps []part) error {
 	switch {
 	case c.r.Dialect == sqlast.Postgres && (name == "nextval" || name == "setval" || name == "currval"):
 		arg := c.at(c.i + 1)
-		if after := c.at(c.i + 2); arg.kind != tString || !after.punct(")") && !after.punct("::") {
+		if after := c.at(c.i + 2); arg.kind != tString || !after.punct(")") && !after.punct("::") && !after.punct(",") {
 			return refuse("%s takes its sequence as a literal name in a case", name)
 		}
 		if ps := splitName(arg.text); len(ps) > 2 || len(ps) == 2 && !c.r.own(ps[0]) || strings.HasSuffix(arg.text, ".") {

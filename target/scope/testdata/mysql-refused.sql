@@ -255,8 +255,10 @@ UPDATE performance_schema.setup_consumers SET enabled = 'NO'
 UPDATE t JOIN performance_schema.setup_consumers c ON 1 SET c.enabled = 'NO'
 ==== DELETE from performance_schema through an alias
 DELETE c FROM t JOIN performance_schema.setup_actors c ON 1
-==== mysql.user
-SELECT * FROM mysql.user
+==== mysql.user written
+UPDATE mysql.user SET authentication_string = ''
+==== mysql.user read in a write
+INSERT INTO t SELECT user FROM mysql.user
 ==== an unknown statement [unknown]
 OPTIMIZE TABLE t
 ==== an unknown session variable [unknown]

@@ -1,0 +1,109 @@
+package scope_test
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target/scope"
+	"github.com/txlab/txlab/testcase"
+)
+
+// corpusFiles are the repository's case files: the known-bug corpus, the
+// examples, the converters' outputs and every package's testdata.
+func corpusFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".txn") {
+			return nil
+		}
+		rel, _ := filepath.Rel("../..", path)
+		if strings.HasPrefix(rel, "bugs/") || strings.HasPrefix(rel, "examples/") || strings.Contains(rel, "testdata/") {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// corpusRefused lists the corpus files the check refuses:
+// each does server administration (SET GLOBAL, FLUSH). A change to this list
+// is a change to what txlab runs.
+var corpusRefused = []string{
+	"bugs/mdev-21516-replbug.txn",   // SET GLOBAL innodb_limit_optimistic_insert_debug
+	"bugs/mdev-24224-replbug.txn",   // SET GLOBAL INNODB_STATUS_OUTPUT_LOCKS
+	"bugs/mdev-24545-replbug.txn",   // FLUSH TABLES
+	"bugs/mysql-100293-replbug.txn", // FLUSH STATUS
+	"bugs/mysql-91646-replbug.txn",  // SET GLOBAL super_read_only
+	"bugs/mysql-92558-replbug.txn",  // SET GLOBAL innodb_monitor_enable
+	"bugs/mysql-92993-replbug.txn",  // SET GLOBAL general_log
+}
+
+// TestCorpus: every case file of the repository passes the check under the
+// dialect of its dbms header (every dialect whose lexer reads it when it
+// has none), except the ones corpusRefused lists.
+func TestCorpus(t *testing.T) {
+	var refused []string
+	n := 0
+	for _, f := range corpusFiles(t) {
+		c, err := testcase.ParseFile(filepath.Join("../..", f))
+		if err != nil {
+			continue // not a case file (a converter's expected output with several)
+		}
+		n++
+		ds := []sqlast.Dialect{sqlast.MySQL, sqlast.Postgres, sqlast.SQLite}
+		if c.DBMS != "" {
+			d, err := sqlast.ParseDialect(strings.Fields(c.DBMS)[0])
+			if err != nil {
+				t.Errorf("%s: dbms %q", f, c.DBMS)
+				continue
+			}
+			ds = []sqlast.Dialect{d}
+		}
+		stmts := append([]string{}, c.Setup...)
+		for _, s := range c.Steps {
+			stmts = append(stmts, s.SQL)
+		}
+		// Without a dbms header a file must pass in one dialect at least.
+		var why []string
+		for _, d := range ds {
+			schema := "txlab"
+			if d == sqlast.SQLite {
+				schema = "main"
+			}
+			for _, s := range stmts {
+				if err := scope.Check(s, scope.Rules{Dialect: d, Schema: schema}); err != nil {
+					why = append(why, fmt.Sprintf("%s (%s): %v: %s", f, d, err, s))
+					break
+				}
+			}
+		}
+		if len(why) == len(ds) {
+			refused = append(refused, f)
+			for _, w := range why {
+				t.Log(w)
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d case files found", n)
+	}
+	slices.Sort(refused)
+	if !slices.Equal(refused, corpusRefused) {
+		t.Errorf("refused corpus files:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(corpusRefused, "\n"))
+	}
+}
