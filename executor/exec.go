@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -80,6 +81,10 @@ type Options struct {
 	HangTimeout time.Duration
 	// Poll is the interval between lock-wait checks (default 1ms).
 	Poll time.Duration
+	// TrustCase lets a case's statements of kinds the scope check does not
+	// know run (--trust-case); names outside txlab's database, server
+	// administration and dynamic SQL are refused all the same.
+	TrustCase bool
 }
 
 func (o Options) withDefaults() Options {
@@ -217,7 +222,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 // run is Run's work, within hangAt.
 func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, start, hangAt time.Time) (*Result, error) {
 	res := &Result{Levels: map[int]target.Level{}}
-	if err := inScope(t, c); err != nil {
+	if err := inScope(t, c, opt.TrustCase); err != nil {
 		return res, err
 	}
 	// txlab's own work before the steps (the reset, the setup, opening
@@ -872,35 +877,24 @@ func fill(ev *Event, res *target.Result, err error) {
 	}
 }
 
-// inScope refuses a case with a statement that would change something
-// outside txlab's own database (see target.OutsideSchema): the case's SQL
+// inScope refuses a case with a statement that could change something
+// outside txlab's own database (see package target/scope): the case's SQL
 // is the user's, and txlab's promise covers it too.
-// ScopeError reports a case that names a table outside txlab's database;
-// it does not run.
+// ScopeError reports a case refused by that check; it does not run.
 type ScopeError struct{ msg string }
 
 func (e *ScopeError) Error() string { return e.msg }
 
-func inScope(t target.Target, c *testcase.Case) error {
-	schema := t.Info().Schema
-	check := func(what, sql string) error {
-		if name := target.OutsideSchema(sql, schema); name != "" {
-			where := "txlab's database"
-			if schema != "" {
-				where = fmt.Sprintf("txlab's database %q", schema)
-			}
-			return &ScopeError{fmt.Sprintf("%s names %q, outside %s: txlab runs a case only inside it (%s)", what, name, where, sql)}
-		}
-		return nil
-	}
+func inScope(t target.Target, c *testcase.Case, trust bool) error {
+	rules := scope.For(t.Info(), trust)
 	for i, s := range c.Setup {
-		if err := check(fmt.Sprintf("setup statement %d", i+1), s); err != nil {
-			return err
+		if err := scope.Check(s, rules); err != nil {
+			return &ScopeError{fmt.Sprintf("setup statement %d refused: %v", i+1, err)}
 		}
 	}
 	for i, s := range c.Steps {
-		if err := check(fmt.Sprintf("step %d", i+1), s.SQL); err != nil {
-			return err
+		if err := scope.Check(s.SQL, rules); err != nil {
+			return &ScopeError{fmt.Sprintf("step %d refused: %v", i+1, err)}
 		}
 	}
 	return nil

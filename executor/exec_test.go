@@ -138,7 +138,7 @@ func TestOutsideSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := executor.Run(ctx, tg, c, executor.Options{})
-	if err == nil || !strings.Contains(err.Error(), `step 2 names "FROM other.users"`) {
+	if err == nil || err.Error() != `step 2 refused: names other.users outside txlab's database (main and temp)` {
 		t.Fatalf("error %v, want a refusal naming step 2", err)
 	}
 	if len(res.Setup) != 0 || len(res.Events) != 0 {

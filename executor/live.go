@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -54,8 +55,8 @@ func (l *Live) Exec(n int, sql string) ([]Event, error) {
 	if l.closed {
 		return nil, fmt.Errorf("session closed")
 	}
-	if err := inScope(l.r.t, &testcase.Case{Steps: []testcase.Step{{Conn: n, SQL: sql}}}); err != nil {
-		return nil, err
+	if err := scope.Check(sql, scope.For(l.r.t.Info(), l.r.opt.TrustCase)); err != nil {
+		return nil, &ScopeError{err.Error()}
 	}
 	cn, err := l.open(n)
 	if err != nil {
