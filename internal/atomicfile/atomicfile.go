@@ -7,8 +7,10 @@ package atomicfile
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // WriteFile writes data to path through a temporary file in the same
@@ -32,9 +34,7 @@ func write(path string, data []byte, perm os.FileMode) error {
 	if dir == "" {
 		dir = "."
 	}
-	// A dot name, so that a temporary file a crash leaves behind is not
-	// taken for a case, a bundle file or a page.
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := create(dir, base, perm)
 	if err != nil {
 		return err
 	}
@@ -54,9 +54,6 @@ func write(path string, data []byte, perm os.FileMode) error {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
 	if err := f.Close(); err != nil {
 		return err
 	}
@@ -65,4 +62,18 @@ func write(path string, data []byte, perm os.FileMode) error {
 	}
 	ok = true
 	return nil
+}
+
+// create makes the temporary file. Unlike os.CreateTemp it creates the file
+// with perm, so the umask applies as it does to os.WriteFile. A dot name, so
+// that a temporary file a crash leaves behind is not taken for a case, a
+// bundle file or a page.
+func create(dir, base string, perm os.FileMode) (*os.File, error) {
+	for {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !os.IsExist(err) {
+			return f, err
+		}
+	}
 }

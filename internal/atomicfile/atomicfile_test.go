@@ -4,12 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/txlab/txlab/internal/fulldisk"
 )
 
 func TestWriteFile(t *testing.T) {
+	// The umask applies, as it does to os.WriteFile.
+	defer syscall.Umask(syscall.Umask(0o027))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "summary.json")
 	for _, s := range []string{"first\n", "second\n"} {
@@ -20,8 +23,8 @@ func TestWriteFile(t *testing.T) {
 			t.Errorf("read back %q, want %q", got, s)
 		}
 	}
-	if info, _ := os.Stat(path); info.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, want 0644", info.Mode().Perm())
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 (0644 under umask 027)", info.Mode().Perm())
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d files in the directory, want 1 (no temporary files)", len(entries))
