@@ -24,6 +24,7 @@ type globalFlags struct {
 	blockTimeout   time.Duration
 	hangTimeout    time.Duration
 	connectTimeout time.Duration
+	trustCase      bool
 }
 
 func (g *globalFlags) register(root *cobra.Command) {
@@ -35,6 +36,7 @@ func (g *globalFlags) register(root *cobra.Command) {
 	f.StringArrayVar(&g.settings, "set", nil, "server setting for a throwaway mariadb/postgres, repeatable\n(e.g. --set innodb_snapshot_isolation=ON --set max_connections=200)")
 	f.DurationVar(&g.blockTimeout, "block-timeout", time.Second, "fallback: a statement still running this long, while the server does not report\na lock wait, counts as blocked (e.g. --block-timeout 500ms)")
 	f.DurationVar(&g.connectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "give up connecting to a server (--db URL) that has not answered after this long\n(e.g. --connect-timeout 30s)")
+	f.BoolVar(&g.trustCase, "trust-case", false, "run a case's statements of kinds txlab's scope check does not know (your own case file);\nnames outside txlab's database, server administration, files and dynamic SQL stay refused (e.g. --trust-case)")
 	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
 }
 
@@ -86,7 +88,7 @@ func (g *globalFlags) validate() error {
 }
 
 func (g *globalFlags) execOptions(level target.Level) executor.Options {
-	return executor.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout}
+	return executor.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout, TrustCase: g.trustCase}
 }
 
 // openWorkers opens n targets for parallel workers, each working in a
