@@ -39,9 +39,9 @@ func ParseStatus(s string) ([]Recorded, error) {
 				return nil, fmt.Errorf("status %q: %w", strings.TrimSpace(group), err)
 			}
 			switch st {
-			case Reproduces, NotReproduced, Error, Unsupported:
+			case Reproduces, NotReproduced, Error, Unsupported, Refused:
 			default:
-				return nil, fmt.Errorf("status %q: unknown status %q (want %s, %s, %s or %s)", strings.TrimSpace(group), st, Reproduces, NotReproduced, Error, Unsupported)
+				return nil, fmt.Errorf("status %q: unknown status %q (want %s, %s, %s, %s or %s)", strings.TrimSpace(group), st, Reproduces, NotReproduced, Error, Unsupported, Refused)
 			}
 			r.Levels[level] = st
 		}

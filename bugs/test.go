@@ -19,6 +19,7 @@ const (
 	NotReproduced = "not-reproduced" // the case ran, a clause does not hold
 	Error         = "error"          // the case could not run (setup, connection)
 	Unsupported   = "unsupported"    // the target has no such level
+	Refused       = "refused"        // the scope check refused the case (it administers the server)
 )
 
 // LevelResult is one bug at one level.
@@ -118,7 +119,9 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 				var setup *executor.SetupError
 				var scope *executor.ScopeError
 				switch {
-				case errors.As(err, &setup), errors.As(err, &scope):
+				case errors.As(err, &scope):
+					lr.Status, lr.Error = Refused, err.Error()
+				case errors.As(err, &setup):
 					lr.Status, lr.Error = Error, err.Error()
 				case err != nil:
 					return out, fmt.Errorf("%s at %s: %w", e.File, l, err)
