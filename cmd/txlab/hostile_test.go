@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHostileCasesRefused runs `txlab run` on hostile case files against
+// embedded SQLite: each must exit 2 with one line on stderr naming the
+// refused statement, run nothing (not even its setup), and leave a second
+// database file it tries to reach byte for byte as it was; VACUUM INTO must
+// not create its file. With --trust-case a statement kind the check does not
+// know runs, and the hostile ones are still refused.
+func TestHostileCasesRefused(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.db")
+	db, err := sql.Open("sqlite", victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"CREATE TABLE data (id INT PRIMARY KEY, v TEXT)", "INSERT INTO data VALUES (1, 'keep'), (2, 'keep')"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(dir, "copy.db")
+
+	for _, tc := range []struct {
+		name, body, want string
+		trusted          bool // refused even with --trust-case
+	}{
+		{"attach", "1> /**/ATTACH '" + victim + "' AS v;\n1> DELETE FROM/**/v.data;\n", "step 1 refused: ATTACH", true},
+		{"attached-table", "1> DELETE FROM/**/v.data;\n", "step 1 refused: names v.data outside", true},
+		{"vacuum-into", "1> VACUUM INTO '" + copyPath + "';\n", "step 1 refused: VACUUM", true},
+		{"pragma", "1> PRAGMA writable_schema = ON;\n", "step 1 refused: PRAGMA writable_schema", true},
+		{"load-extension", "1> SELECT load_extension('/tmp/evil.so');\n", "step 1 refused: calls load_extension", true},
+		{"registry", "1> DELETE FROM txlab_owned_tables;\n", "step 1 refused: names txlab_owned_tables", true},
+		{"two-statements", "1> SELECT 1; DROP TABLE t;\n", "a step holds exactly one statement", true},
+		{"in-setup", "ATTACH '" + victim + "' AS v;\n1> SELECT 1;\n", "setup statement 2 refused: ATTACH", true},
+		{"unknown-kind", "1> REINDEX t;\n", "step 1 refused: REINDEX is not a statement kind", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".txn")
+			body := "CREATE TABLE t (a INT);\n" + tc.body
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			own := filepath.Join(dir, tc.name+".db")
+			code, out, stderr := txlab(t, "run", "--db", "sqlite:"+own, "--oracle", "none", path)
+			if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q (stdout %q)", code, stderr, tc.want, out)
+			}
+			// Nothing ran, not even the setup's CREATE TABLE t.
+			if tables := sqliteTables(t, own); tables != "" {
+				t.Errorf("the refused case created %s", tables)
+			}
+			code, _, stderr = txlab(t, "run", "--db", "sqlite:"+own, "--oracle", "none", "--trust-case", path)
+			if tc.trusted && (code != 2 || !strings.Contains(stderr, tc.want)) {
+				t.Errorf("--trust-case: exit %d, stderr %q; want it refused all the same", code, stderr)
+			}
+			if !tc.trusted && code != 0 {
+				t.Errorf("--trust-case: exit %d, stderr %q; want the case to run", code, stderr)
+			}
+			after, err := os.ReadFile(victim)
+			if err != nil || !bytes.Equal(before, after) {
+				t.Errorf("the other database file changed (%v)", err)
+			}
+			if _, err := os.Stat(copyPath); !os.IsNotExist(err) {
+				t.Errorf("VACUUM INTO's file exists: %v", err)
+			}
+		})
+	}
+}
+
+// sqliteTables lists the tables of txlab's own file other than its
+// registry ("" when there are none or no file).
+func sqliteTables(t *testing.T, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return ""
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var names sql.NullString
+	if err := db.QueryRow("SELECT group_concat(name) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'txlab%'").Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	return names.String
+}
