@@ -104,6 +104,9 @@ func (r Rules) check(toks []token) error {
 	if toks[len(toks)-1].punct(";") {
 		toks = toks[:len(toks)-1]
 	}
+	if len(toks) == 0 {
+		return nil // nothing but a ';'
+	}
 	c := &checker{r: r, toks: toks, declared: map[string]bool{}}
 	err := c.statement()
 	if err == nil {
