@@ -215,6 +215,15 @@ func (o Owned) refuseDependents(ctx context.Context, owned []string) error {
 	return nil
 }
 
+// Sweeper is implemented by catalogs that can tell, by the server's own
+// record of who owns what, the objects other than tables that cases
+// created in txlab's schema (PostgreSQL: routines, sequences and types
+// owned by the case role), and drop them. Reset calls it after dropping the
+// tables.
+type Sweeper interface {
+	Sweep(ctx context.Context) error
+}
+
 // Reset drops every registered table and empties the registry. When the
 // schema holds a table txlab did not create it refuses, touching nothing (not
 // even creating the registry).
@@ -235,6 +244,11 @@ func (o Owned) Reset(ctx context.Context) error {
 	if len(owned) > 0 {
 		if err := o.Cat.DropTables(ctx, owned); err != nil {
 			return fmt.Errorf("drop txlab tables in %s: %w", o.Where, err)
+		}
+	}
+	if sw, ok := o.Cat.(Sweeper); ok {
+		if err := sw.Sweep(ctx); err != nil {
+			return fmt.Errorf("drop what cases created in %s: %w", o.Where, err)
 		}
 	}
 	if !hasRegistry {

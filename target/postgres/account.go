@@ -214,3 +214,35 @@ func (t *Target) unlockSchema(ctx context.Context) error {
 	_, err := t.adminQuery(ctx, "SELECT pg_advisory_unlock(20261126, "+lockKey(t.schema)+")")
 	return err
 }
+
+// Sweep implements target.Sweeper: the routines, free-standing sequences
+// and types that the case role owns in txlab's schema are what cases
+// created there (the role owns nothing else, and exists only for them);
+// each is dropped without CASCADE, so nothing of anyone else's goes along.
+func (c catalog) Sweep(ctx context.Context) error {
+	if !c.t.role.created {
+		return nil // the --db role's own objects: only what the registry lists is txlab's
+	}
+	ns := quoteString(c.t.schema)
+	owner := quoteString(c.t.role.name)
+	rows, err := c.t.adminQuery(ctx, `SELECT 'DROP ' || CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END || ' IF EXISTS ' || p.oid::regprocedure::text
+FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = `+ns+` AND pg_catalog.pg_get_userbyid(p.proowner) = `+owner+`
+UNION ALL
+SELECT 'DROP SEQUENCE IF EXISTS ' || c.oid::regclass::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = `+ns+` AND c.relkind = 'S' AND pg_catalog.pg_get_userbyid(c.relowner) = `+owner+`
+  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i'))
+UNION ALL
+SELECT 'DROP TYPE IF EXISTS ' || t.oid::regtype::text FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+WHERE n.nspname = `+ns+` AND pg_catalog.pg_get_userbyid(t.typowner) = `+owner+` AND t.typelem = 0
+  AND (t.typtype IN ('e', 'd', 'r', 'm') OR t.typtype = 'c' AND (SELECT relkind FROM pg_catalog.pg_class WHERE oid = t.typrelid) = 'c')`)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := c.t.adminQuery(ctx, r[0].S); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -187,3 +187,31 @@ func TestLeastPrivilegedRole(t *testing.T) {
 		t.Errorf("a --db role that may write shop.orders: %v, want refused with the statements to run", err)
 	}
 }
+
+// TestResetSweepsWhatCasesCreated: a case's routines, sequences and types
+// in txlab's schema go with the next Reset — found by their owner, the
+// case role — while an object the user put there stays.
+func TestResetSweepsWhatCasesCreated(t *testing.T) {
+	root := rootConn(t)
+	tg := open(t, "txlab_sweep")
+	rootQuery(t, root, "CREATE OR REPLACE FUNCTION txlab_sweep.users_fn() RETURNS int LANGUAGE sql AS 'SELECT 1'")
+	t.Cleanup(func() { run(context.Background(), root, "DROP FUNCTION IF EXISTS txlab_sweep.users_fn()") })
+	targettest.Fresh(t, tg,
+		"CREATE TABLE t (id SERIAL PRIMARY KEY, v INT)",
+		"CREATE SEQUENCE s",
+		"CREATE TYPE mood AS ENUM ('sad', 'ok')",
+		"CREATE TYPE pair AS (a INT, b INT)",
+		"CREATE DOMAIN posint AS INT CHECK (VALUE > 0)",
+		"CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 2'",
+		"CREATE PROCEDURE p() LANGUAGE sql AS 'SELECT 3'")
+	if err := tg.Reset(targettest.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	left := rootQuery(t, root, `SELECT p.proname FROM pg_proc p WHERE p.pronamespace = 'txlab_sweep'::regnamespace
+UNION ALL SELECT relname FROM pg_class WHERE relnamespace = 'txlab_sweep'::regnamespace AND relname <> 'txlab_owned_tables' AND relname NOT LIKE 'txlab_owned_tables%'
+UNION ALL SELECT typname FROM pg_type WHERE typnamespace = 'txlab_sweep'::regnamespace AND typname NOT LIKE '%txlab_owned_tables' ORDER BY 1`)
+	if len(left) != 1 || left[0][0].S != "users_fn" {
+		t.Errorf("in the schema after Reset: %v, want only the user's users_fn", left)
+	}
+	targettest.Fresh(t, tg, "CREATE SEQUENCE s", "CREATE TYPE mood AS ENUM ('x')")
+}
