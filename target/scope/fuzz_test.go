@@ -28,8 +28,8 @@ func FuzzCheck(f *testing.F) {
 			}
 			// Between tokens: where a token starts in both readings of the
 			// statement (with and without backslash escapes in strings).
-			def := r.Dialect == dialects[0].rules.Dialect
-			toks, backslash, err := lex(r.Dialect, sql, def)
+			rs := readings(r.Dialect)
+			toks, backslash, err := lex(r.Dialect, sql, rs[0])
 			if err != nil {
 				continue
 			}
@@ -37,8 +37,11 @@ func FuzzCheck(f *testing.F) {
 			for _, tk := range toks {
 				starts[tk.pos] = true
 			}
-			if backslash {
-				alt, _, err := lex(r.Dialect, sql, !def)
+			for _, rd := range rs[1:] {
+				if !backslash {
+					break
+				}
+				alt, _, err := lex(r.Dialect, sql, rd)
 				both := map[int]bool{}
 				for _, tk := range alt {
 					both[tk.pos] = starts[tk.pos] && err == nil

@@ -62,17 +62,37 @@ type lexer struct {
 	// server decides which holds, so a statement whose strings hold a
 	// backslash is read both ways (see Check).
 	backslash bool
-	toks      []token
+	// dqBackslash is backslash for MySQL's "…": off under ANSI_QUOTES, where
+	// "…" is a name, while '…' keeps its escapes.
+	dqBackslash bool
+	toks        []token
 	// sawBackslash reports a backslash inside a string or quoted name.
 	sawBackslash bool
 }
 
-func lex(d sqlast.Dialect, src string, backslash bool) ([]token, bool, error) {
-	l := &lexer{d: d, src: src, backslash: backslash}
+func lex(d sqlast.Dialect, src string, r reading) ([]token, bool, error) {
+	l := &lexer{d: d, src: src, backslash: r.backslash, dqBackslash: r.dqBackslash}
 	if err := l.run(); err != nil {
 		return nil, l.sawBackslash, err
 	}
 	return l.toks, l.sawBackslash, nil
+}
+
+// reading is one way the session may read strings: whether '…' and MySQL's
+// "…" take backslash escapes.
+type reading struct{ backslash, dqBackslash bool }
+
+// readings are the ways a dialect's server may read strings, the default
+// first: MySQL's default, NO_BACKSLASH_ESCAPES and ANSI_QUOTES;
+// PostgreSQL's standard_conforming_strings on and off.
+func readings(d sqlast.Dialect) []reading {
+	switch d {
+	case sqlast.MySQL:
+		return []reading{{true, true}, {false, false}, {true, false}}
+	case sqlast.Postgres:
+		return []reading{{false, false}, {true, false}}
+	}
+	return []reading{{}}
 }
 
 func isIdentStart(c byte) bool {
@@ -131,13 +151,18 @@ func (l *lexer) run() error {
 			if err := l.blockComment(pg); err != nil {
 				return err
 			}
+			// MySQL 8 reads optimizer hints in /*+ … */, and SET_VAR sets a
+			// variable for the statement behind SET's check.
+			if my && strings.HasPrefix(l.src[pos:], "/*+") && strings.Contains(strings.ToUpper(l.src[pos:l.i]), "SET_VAR") {
+				return l.errorf("the optimizer hint SET_VAR is refused: SET the variable in a statement of its own")
+			}
 		case c == '\'':
 			if err := l.quoted('\'', tString, l.backslash && !lite); err != nil {
 				return err
 			}
 		case c == '"':
 			if my {
-				if err := l.quoted('"', tString, l.backslash); err != nil {
+				if err := l.quoted('"', tString, l.dqBackslash); err != nil {
 					return err
 				}
 				l.toks[len(l.toks)-1].dq = true
@@ -362,7 +387,7 @@ func (l *lexer) mysqlVar() error {
 	}
 	switch c := l.peek(0); {
 	case c == '\'' || c == '"' || c == '`':
-		if err := l.quoted(c, tVar, c != '`' && l.backslash); err != nil {
+		if err := l.quoted(c, tVar, c == '\'' && l.backslash || c == '"' && l.dqBackslash); err != nil {
 			return err
 		}
 		l.toks[len(l.toks)-1].text = "@" + l.toks[len(l.toks)-1].text

@@ -66,19 +66,23 @@ func Check(sql string, r Rules) error {
 	if r.Dialect == sqlast.DialectNone {
 		return refuse("no SQL dialect to read the statement with")
 	}
-	// Which of '…' takes backslash escapes is the session's choice (MySQL's
-	// NO_BACKSLASH_ESCAPES, PostgreSQL's standard_conforming_strings): a
-	// statement with a backslash in a string must pass read both ways.
-	def := r.Dialect == sqlast.MySQL
-	toks, backslash, err := lex(r.Dialect, sql, def)
+	// Whether strings take backslash escapes is the session's choice
+	// (MySQL's NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL's
+	// standard_conforming_strings): a statement with a backslash in a
+	// string or name must pass read every way.
+	rs := readings(r.Dialect)
+	toks, backslash, err := lex(r.Dialect, sql, rs[0])
 	if err != nil {
 		return refuse("%v", err)
 	}
 	if err := r.check(toks); err != nil {
 		return err
 	}
-	if backslash && r.Dialect != sqlast.SQLite {
-		alt, _, err := lex(r.Dialect, sql, !def)
+	if !backslash {
+		return nil
+	}
+	for _, rd := range rs[1:] {
+		alt, _, err := lex(r.Dialect, sql, rd)
 		if err != nil {
 			return refuse("a string holds a backslash and reads differently when the server takes backslash escapes in strings or not: write '' for a quote")
 		}

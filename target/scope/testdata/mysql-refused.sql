@@ -299,3 +299,7 @@ UPDATE 1shop.orders SET a = 1
 UPDATE t, (SELECT '\') x, shop.orders o SET o.v = 0 -- ')
 ==== a backslash in a double-quoted string
 UPDATE t, (SELECT "\") x, shop.orders o SET o.v = 0 -- ")
+==== ANSI_QUOTES alone: '…' keeps its escapes, "…" is a name without them
+UPDATE t, (SELECT "\") x, shop.orders o SET o.v = '\' -- ")
+==== MySQL 8 hint setting a variable
+SELECT /*+ SET_VAR(sql_log_bin = 0) */ 1

@@ -260,3 +260,7 @@ ALTER TABLE t RENAME TO shop_t; DROP TABLE t
 SELECT (1
 ==== a keyword made a name by quoting
 DELETE FROM "shop"."orders"
+==== PG 18 statistics writes on another schema's table
+SELECT pg_restore_relation_stats('schemaname', 'shop', 'relname', 'orders', 'reltuples', 0)
+==== binary upgrade support
+SELECT binary_upgrade_set_next_pg_type_oid(1)
