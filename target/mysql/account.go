@@ -116,7 +116,8 @@ func (t *Target) askForAccount(current string, acct caseAccount, cause error) er
 		"txlab runs a case's statements only as an account limited to its own databases. Create one, then give it in --db:\n"+
 		"  CREATE USER 'txlab'@'%%' IDENTIFIED BY '<password>';\n"+
 		"  GRANT %s ON %s.* TO 'txlab'@'%%';\n"+
-		"  GRANT %s ON `%s\\_%%`.* TO 'txlab'@'%%';  -- txlab's per-worker and per-oracle databases",
+		"  GRANT %s ON `%s\\_%%`.* TO 'txlab'@'%%';  -- txlab's per-worker and per-oracle databases\n"+
+		"  GRANT PROCESS ON *.* TO 'txlab'@'%%';  -- optional, read-only: lets txlab see lock waits as they happen",
 		t.base.Addr, current, t.schema, cause, casePrivileges, grantName(t.schema), casePrivileges, strings.ReplaceAll(t.schema, "_", `\_`))
 }
 
@@ -158,6 +159,9 @@ func beyondSchema(grants []string, schema string) []string {
 			extra = append(extra, g) // a role, a proxy: more than txlab's database
 			continue
 		}
+		if m[2] == "*" && readOnlyGlobal(m[1]) {
+			continue
+		}
 		db := m[2]
 		if strings.HasPrefix(db, "`") {
 			db = strings.ReplaceAll(db[1:len(db)-1], "``", "`")
@@ -167,6 +171,18 @@ func beyondSchema(grants []string, schema string) []string {
 		}
 	}
 	return extra
+}
+
+// readOnlyGlobal reports whether a global grant's privileges only let the
+// account look: PROCESS shows the server's sessions and InnoDB's status,
+// which is how txlab sees lock waits, and changes nothing.
+func readOnlyGlobal(privs string) bool {
+	for _, p := range strings.Split(privs, ",") {
+		if p := strings.ToUpper(strings.TrimSpace(p)); p != "PROCESS" && p != "USAGE" {
+			return false
+		}
+	}
+	return true
 }
 
 // ownDatabasePattern reports whether the database name in a grant, a LIKE

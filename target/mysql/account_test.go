@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"database/sql"
+	"errors"
 	"strings"
 	"testing"
 
@@ -146,7 +147,21 @@ func TestLeastPrivilegedURL(t *testing.T) {
 		t.Errorf("case account for a least-privileged --db = %+v, want tl itself", tg.account)
 	}
 	s := targettest.Session(t, tg)
-	targettest.MustExec(t, s, "CREATE TABLE IF NOT EXISTS x (id INT)")
+	targettest.MustExec(t, s, "CREATE TABLE IF NOT EXISTS x (id INT)", "DROP TABLE x")
+	// Without the PROCESS privilege the server shows no lock waits: the
+	// executor is told so, and falls back to timeouts.
+	if _, err := tg.Waiting(targettest.Ctx(t), []string{s.ID()}); !errors.Is(err, target.ErrNoIntrospection) {
+		t.Errorf("Waiting without PROCESS = %v, want ErrNoIntrospection", err)
+	}
+	tg.Close()
+	// With PROCESS, a read-only global privilege, the account is still
+	// least-privileged, and lock waits are seen.
+	mustRoot(t, root, "GRANT PROCESS ON *.* TO 'tl'@'127.0.0.1'")
+	tg, err = OpenURL(targettest.Ctx(t), dsn, "txlab_lp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targettest.Waiting(t, tg)
 	tg.Close()
 
 	_, err = OpenURL(targettest.Ctx(t), strings.Replace(shared.Server(t).DSN(), "root@", "wide:pw@", 1), "txlab_lp")
@@ -174,6 +189,8 @@ func TestBeyondSchema(t *testing.T) {
 		{"GRANT SELECT ON `txla_`.* TO `u`@`h`", false},
 		{"GRANT `admin` TO `u`@`h`", false},
 		{"GRANT FILE ON *.* TO `u`@`h`", false},
+		{"GRANT PROCESS ON *.* TO `u`@`h`", true},
+		{"GRANT PROCESS, FILE ON *.* TO `u`@`h`", false},
 	} {
 		if got := len(beyondSchema([]string{c.grant}, "txlab")) == 0; got != c.own {
 			t.Errorf("%s: within txlab's databases = %v, want %v", c.grant, got, c.own)

@@ -59,6 +59,8 @@ type Target struct {
 	// lock holds the named lock that keeps a second run out of schema.
 	lock     *sql.Conn
 	lockName string
+	// blind: the --db account may not see lock waits (no PROCESS).
+	blind bool
 	// codeCheck spaces out the look for code that names txlab's tables.
 	codeCheck target.Throttle
 	target.Owned
@@ -203,6 +205,13 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	var rot sql.NullString
 	if t.admin.QueryRowContext(ctx, "SELECT @@innodb_rollback_on_timeout").Scan(&rot) == nil {
 		t.rollbackOnTimeout = rot.String == "1" || strings.EqualFold(rot.String, "ON")
+	}
+	if t.flavor != TiDB {
+		// An account without PROCESS sees no lock waits: better to know
+		// now than when a session first waits.
+		if _, err := t.rowLockWaits(ctx); errors.Is(err, target.ErrNoIntrospection) {
+			t.blind = true
+		}
 	}
 	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("database %q on %s", schema, base.Addr), Memo: &target.Memo{}}
 	return t, nil

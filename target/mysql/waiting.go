@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/txlab/txlab/target"
 )
 
 // Waiting implements target.Target.
@@ -28,6 +30,9 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 	list, err := idList(ids)
 	if err != nil {
 		return nil, err
+	}
+	if t.blind {
+		return nil, target.ErrNoIntrospection
 	}
 	if t.flavor == TiDB {
 		return t.waitingTiDB(ctx, list, out)
@@ -60,6 +65,9 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 		return out, nil
 	}
 	waiting, err := t.rowLockWaits(ctx)
+	if errors.Is(err, target.ErrNoIntrospection) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: row lock waits: %w", t.flavor, err)
 	}
@@ -124,6 +132,12 @@ func parseLockWaits(status string) map[string]bool {
 // is only the fallback).
 func (t *Target) rowLockWaitsTrx(ctx context.Context) (map[string]bool, error) {
 	rows, err := t.admin.QueryContext(ctx, "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+	var me *drv.MySQLError
+	if errors.As(err, &me) && (me.Number == 1227 || me.Number == 1142) {
+		// An account without PROCESS (a least-privileged --db account)
+		// sees no lock waits at all: the executor falls back to timeouts.
+		return nil, target.ErrNoIntrospection
+	}
 	if err != nil {
 		return nil, err
 	}
