@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/testcase"
 )
@@ -54,8 +56,8 @@ var corpusRefused = []string{
 }
 
 // TestCorpus: every case file of the repository passes the check under the
-// dialect of its dbms header (every dialect whose lexer reads it when it
-// has none), except the ones corpusRefused lists.
+// dialect of its dbms header (one dialect at least when it has none), and so
+// does IsoRel's rewrite of it, except the files corpusRefused lists.
 func TestCorpus(t *testing.T) {
 	var refused []string
 	n := 0
@@ -74,20 +76,35 @@ func TestCorpus(t *testing.T) {
 			}
 			ds = []sqlast.Dialect{d}
 		}
-		stmts := append([]string{}, c.Setup...)
-		for _, s := range c.Steps {
-			stmts = append(stmts, s.SQL)
-		}
+		stmts := append(append([]string{}, c.Setup...), stepsOf(c)...)
 		// Without a dbms header a file must pass in one dialect at least.
 		var why []string
 		for _, d := range ds {
-			schema := "txlab"
+			info := target.Info{DBMS: d.String(), Dialect: d, Schema: "txlab", Returning: true}
 			if d == sqlast.SQLite {
-				schema = "main"
+				info.Schema = "main"
 			}
+			rules := scope.For(info, false)
+			passed := true
 			for _, s := range stmts {
-				if err := scope.Check(s, scope.Rules{Dialect: d, Schema: schema}); err != nil {
+				if err := scope.Check(s, rules); err != nil {
 					why = append(why, fmt.Sprintf("%s (%s): %v: %s", f, d, err, s))
+					passed = false
+					break
+				}
+			}
+			if !passed {
+				continue
+			}
+			// IsoRel's rewrite of a case that passes runs through the same
+			// check in the executor: it must pass too.
+			p, err := instrument.Instrument(c, info)
+			if err != nil {
+				continue // IsoRel does not judge this case
+			}
+			for _, s := range append(append([]string{}, p.Case.Setup...), stepsOf(p.Case)...) {
+				if err := scope.Check(s, rules); err != nil {
+					t.Errorf("%s (%s): IsoRel's rewrite %q is refused: %v", f, d, s, err)
 					break
 				}
 			}
@@ -106,4 +123,12 @@ func TestCorpus(t *testing.T) {
 	if !slices.Equal(refused, corpusRefused) {
 		t.Errorf("refused corpus files:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(corpusRefused, "\n"))
 	}
+}
+
+func stepsOf(c *testcase.Case) []string {
+	var out []string
+	for _, s := range c.Steps {
+		out = append(out, s.SQL)
+	}
+	return out
 }
