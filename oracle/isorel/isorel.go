@@ -186,7 +186,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if o.Checker != nil && !semantics.Lookup(t.Info().DBMS, level, o.Settings).Serializable {
 		decide = (&settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}).decide
 	}
-	j.Findings, err = o.judge(t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
+	j.Findings, err = o.judge(ctx, t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
 	return j, err
@@ -280,8 +280,8 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 // judge checks h and writes the bundles; caseOf gives the replayable case
 // of a finding (nil when there is none) and a sentence for report.txt on
 // how to replay it; it is called once per new signature.
-func (o *Options) judge(t target.Target, h *history.History, level target.Level, decide func(*report.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
-	res, err := infer.Check(h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
+func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*report.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
+	res, err := infer.CheckContext(ctx, h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
 		return nil, fmt.Errorf("isorel: %w", err)
 	}
@@ -485,7 +485,7 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.R
 	// schema of its instrumented runs, with connections of its own.
 	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
 	defer replay.Close()
-	res.Findings, err = o.judge(t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
+	res.Findings, err = o.judge(ctx, t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return o.replayable(ctx, t, replay, h, f, level, spec.Seed)
 	})
 	return res, err

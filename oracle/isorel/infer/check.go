@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,11 +73,18 @@ type Result struct {
 // with semantics.Judge; anomalies that are no finding at all (permitted even
 // by the textbook definition of the level) are left out.
 func Check(h *history.History, o Options) (*Result, error) {
+	return CheckContext(context.Background(), h, o)
+}
+
+// CheckContext is Check ending with ctx: the predicate edges of a long
+// history cost time in reads × versions, and judging a case must end with
+// the case's bound.
+func CheckContext(ctx context.Context, h *history.History, o Options) (*Result, error) {
 	level, err := resolveLevel(h, o.Level)
 	if err != nil {
 		return nil, err
 	}
-	d, err := Infer(h)
+	d, err := inferContext(ctx, h)
 	if err != nil {
 		return nil, err
 	}

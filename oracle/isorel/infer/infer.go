@@ -15,6 +15,7 @@ package infer
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -482,6 +483,11 @@ type obsRef struct {
 // Infer derives so, wr, ww and rw edges (IsoRel Algorithm 1) in time linear
 // in the total length of the observed wLists (plus the edges it emits).
 func Infer(h *history.History) (*Deps, error) {
+	return inferContext(context.Background(), h)
+}
+
+// inferContext is Infer ending with ctx.
+func inferContext(ctx context.Context, h *history.History) (*Deps, error) {
 	p, err := prepare(h)
 	if err != nil {
 		return nil, err
@@ -599,7 +605,11 @@ func Infer(h *history.History) (*Deps, error) {
 	}
 	out := newDeps(p, c)
 	out.AbortedReads, out.IntermediateReads, out.Forks = d.AbortedReads, d.IntermediateReads, d.Forks
-	out.Edges = append(out.Edges, predicateEdges(h)...)
+	pe, err := predicateEdges(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	out.Edges = append(out.Edges, pe...)
 	return out, nil
 }
 

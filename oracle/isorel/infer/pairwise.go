@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"slices"
 
 	"github.com/txlab/txlab/depgraph"
@@ -85,7 +86,11 @@ func InferPairwise(h *history.History) (*Deps, error) {
 		}
 	}
 	d := newDeps(p, c)
-	d.Edges = append(d.Edges, predicateEdges(h)...)
+	pe, err := predicateEdges(context.Background(), h)
+	if err != nil {
+		return nil, err
+	}
+	d.Edges = append(d.Edges, pe...)
 	return d, nil
 }
 

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"slices"
 
 	"github.com/txlab/txlab/depgraph"
@@ -33,7 +34,7 @@ type installed struct {
 
 // predicateEdges derives the predicate rw edges of h, deduplicated by
 // (From, To, row), in history order of the reading transactions.
-func predicateEdges(h *history.History) []Edge {
+func predicateEdges(ctx context.Context, h *history.History) ([]Edge, error) {
 	versions := map[string][]installed{}
 	final := map[string]bool{}
 	reads := false
@@ -60,7 +61,7 @@ func predicateEdges(h *history.History) []Edge {
 		}
 	}
 	if !reads || len(versions) == 0 {
-		return nil
+		return nil, nil
 	}
 	rows := make([]string, 0, len(versions))
 	for r := range versions {
@@ -81,6 +82,10 @@ func predicateEdges(h *history.History) []Edge {
 			s := &t.Stmts[si]
 			if s.Predicate == "" || s.Error != "" {
 				continue
+			}
+			// Each read looks at every row's versions.
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 			view := map[string]history.Version{}
 			for _, v := range s.Seen {
@@ -121,7 +126,7 @@ func predicateEdges(h *history.History) []Edge {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // plainWList is a WList of transaction ids outside any prepared history.
