@@ -125,6 +125,9 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 					lr.Status, lr.Error = Error, err.Error()
 				case err != nil:
 					return out, fmt.Errorf("%s at %s: %w", e.File, l, err)
+				case res.JudgeTimeout != "":
+					// Not judged: whether it reproduces is unknown.
+					lr.Status, lr.Error = Error, fmt.Sprintf("%s did not finish judging within the case's bound", res.JudgeTimeout)
 				default:
 					lr.Verdict = strongest(res.Findings)
 					for _, f := range res.Findings {
