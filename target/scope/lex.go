@@ -139,9 +139,13 @@ func (l *lexer) run() error {
 					continue
 				}
 			}
-			l.lineComment()
+			if err := l.lineComment(); err != nil {
+				return err
+			}
 		case c == '#' && my:
-			l.lineComment()
+			if err := l.lineComment(); err != nil {
+				return err
+			}
 		case c == '/' && l.peek(1) == '*':
 			if my && (l.peek(2) == '!' || l.peek(2) == 'M' && l.peek(3) == '!') {
 				// Executable comments run on some servers and versions and not
@@ -219,13 +223,17 @@ func (l *lexer) run() error {
 	return nil
 }
 
-func (l *lexer) lineComment() {
-	end := strings.IndexByte(l.src[l.i:], '\n')
-	if end < 0 {
-		l.i = len(l.src)
-		return
+// lineComment skips -- and # comments. PostgreSQL ends them at a carriage
+// return as well as a line feed, MySQL and SQLite at a line feed only: a
+// lone carriage return in one would let the server and the check see
+// different code, so it is refused.
+func (l *lexer) lineComment() error {
+	for ; l.i < len(l.src) && l.src[l.i] != '\n'; l.i++ {
+		if l.src[l.i] == '\r' && l.peek(1) != '\n' {
+			return l.errorf("a carriage return without a line feed ends a comment on some servers only")
+		}
 	}
-	l.i += end + 1
+	return nil
 }
 
 // blockComment skips /* … */; PostgreSQL's nest.
@@ -360,9 +368,6 @@ func (l *lexer) word() error {
 		}
 	}
 	for l.i < len(l.src) && isIdentChar(l.src[l.i]) {
-		if l.src[l.i] == '$' && l.d != sqlast.MySQL && l.d != sqlast.Postgres {
-			break
-		}
 		l.i++
 	}
 	l.emit(tWord, l.src[pos:l.i], pos)

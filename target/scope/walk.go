@@ -230,6 +230,9 @@ func (c *checker) keyword(t token) (bool, error) {
 		}
 		c.writes = true
 		c.skip("LOW_PRIORITY", "IGNORE")
+		if c.cur().is("OR") {
+			c.i += 2 // SQLite's UPDATE OR REPLACE
+		}
 		f.list = true
 		return true, c.factor(true)
 	case "DELETE":

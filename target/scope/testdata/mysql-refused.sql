@@ -303,3 +303,5 @@ UPDATE t, (SELECT "\") x, shop.orders o SET o.v = 0 -- ")
 UPDATE t, (SELECT "\") x, shop.orders o SET o.v = '\' -- ")
 ==== MySQL 8 hint setting a variable
 SELECT /*+ SET_VAR(sql_log_bin = 0) */ 1
+==== a lone carriage return in a comment
+SELECT 1 # x, shop.orders

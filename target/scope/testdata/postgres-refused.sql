@@ -264,3 +264,5 @@ DELETE FROM "shop"."orders"
 SELECT pg_restore_relation_stats('schemaname', 'shop', 'relname', 'orders', 'reltuples', 0)
 ==== binary upgrade support
 SELECT binary_upgrade_set_next_pg_type_oid(1)
+==== a carriage return ends a comment in PostgreSQL only: a WITH hides its DELETE
+WITH x AS (SELECT 1) -- xDELETE FROM shop.orders

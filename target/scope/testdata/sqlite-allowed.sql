@@ -235,3 +235,8 @@ UPDATE u SET v = 0 WHERE k = 3
 SELECT v FROM u WHERE k = 1
 ==== from reduce/testdata/mdev-26643-padded.txn
 UPDATE u SET v = v + 1 WHERE k = 2
+==== CRLF line endings
+SELECT 1 -- x
+FROM t
+==== dollar in a name
+SELECT a$b FROM t$1

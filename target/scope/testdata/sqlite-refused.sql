@@ -82,3 +82,7 @@ SELECT 1 /* x
 SELECT 1 /* /* */ FROM v.data */
 ==== a USE
 USE v
+==== UPDATE OR REPLACE with an alias named like the database
+UPDATE OR REPLACE v.data AS v SET a = 1
+==== dollar in a name
+DELETE FROM v$x.data
