@@ -120,6 +120,14 @@ func (c *checker) factor(must bool) error {
 		c.skip("IF", "NOT", "EXISTS")
 	}
 	t := c.cur()
+	if t.kind == tWord && structural[t.up] {
+		// A keyword is no table: reading FROM as one would hide the list
+		// it starts (SELECT view FROM …, where view is a column).
+		if must {
+			return refuse("cannot read a table name at %q", t.text)
+		}
+		return nil
+	}
 	switch {
 	case t.punct("("):
 		c.frames = append(c.frames, frame{list: true})
@@ -154,6 +162,14 @@ func (c *checker) factor(must bool) error {
 	}
 	return nil
 }
+
+// structural are the keywords that start or join clauses and table
+// references: never read as a table's name.
+var structural = set("FROM", "JOIN", "STRAIGHT_JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL",
+	"OUTER", "WHERE", "SET", "USING", "ON", "INTO", "UPDATE", "DELETE", "INSERT", "REPLACE", "SELECT", "VALUES",
+	"WITH", "UNION", "EXCEPT", "INTERSECT", "MINUS", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "FETCH",
+	"WINDOW", "RETURNING", "AS", "TABLE", "TABLES", "VIEW", "SEQUENCE", "INDEX", "REFERENCES", "TO", "FOR",
+	"PARTITION", "LIKE", "INHERITS", "INHERIT", "OF", "RENAME", "MERGE")
 
 // table checks a name in a table position.
 func (c *checker) table(ps []part) error {
@@ -278,10 +294,16 @@ func (c *checker) keyword(t token) (bool, error) {
 		}
 		return true, err
 	case "VIEW", "SEQUENCE":
+		if !c.ddl() {
+			break // a column's name
+		}
 		c.i++
 		f.list = true
 		return true, c.factor(false)
 	case "INDEX":
+		if !c.ddl() {
+			break
+		}
 		c.i++
 		if prev.is("USE", "FORCE", "IGNORE") || next.punct("(") || next.is("FOR") {
 			return true, nil
@@ -306,6 +328,9 @@ func (c *checker) keyword(t token) (bool, error) {
 			return true, c.factor(true)
 		}
 	case "INHERITS", "INHERIT":
+		if !c.ddl() {
+			break
+		}
 		c.i++
 		if c.cur().punct("(") {
 			c.frames = append(c.frames, frame{list: true})
@@ -313,6 +338,9 @@ func (c *checker) keyword(t token) (bool, error) {
 		}
 		return true, c.factor(true)
 	case "PARTITION":
+		if !c.ddl() {
+			break
+		}
 		if next.is("OF") {
 			c.i += 2
 			return true, c.factor(true)
@@ -393,6 +421,12 @@ func (c *checker) keyword(t token) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// ddl says the statement creates, alters or drops: where VIEW, SEQUENCE,
+// INDEX, INHERITS and PARTITION OF name objects rather than columns.
+func (c *checker) ddl() bool {
+	return c.first == "CREATE" || c.first == "ALTER" || c.first == "DROP"
 }
 
 // fromInFunction are the functions whose arguments take FROM.

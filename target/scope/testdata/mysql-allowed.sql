@@ -588,3 +588,5 @@ UPDATE acct SET bal = 150 WHERE id = 1
 UPDATE acct SET bal = 120 WHERE id = 1
 ==== from oracle/isorel/testdata/subquery-write-skew.txn
 SELECT id FROM a WHERE v IN (SELECT v FROM b WHERE id = 1)
+==== columns named like keywords
+SELECT view, sequence, tables FROM t WHERE view = 1

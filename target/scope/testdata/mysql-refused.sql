@@ -305,3 +305,9 @@ UPDATE t, (SELECT "\") x, shop.orders o SET o.v = '\' -- ")
 SELECT /*+ SET_VAR(sql_log_bin = 0) */ 1
 ==== a lone carriage return in a comment
 SELECT 1 # x, shop.orders
+==== a column named like a keyword must not hide the FROM list
+DELETE shop FROM t AS view JOIN shop.orders AS shop
+==== the same with SEQUENCE
+DELETE shop FROM t AS sequence JOIN shop.orders AS shop
+==== the same with TABLES
+DELETE shop FROM t AS tables JOIN shop.orders AS shop
