@@ -54,7 +54,7 @@ INSERT INTO t VALUES (1, 0);
 		summary bool
 	}{
 		{name: "run", kind: localdb.MariaDB, after: time.Second, args: func(t *testing.T, dsn string) []string {
-			return []string{"run", "--db", dsn, "--schema", "frozen_run", "--oracle", "none", "--hang-timeout", hang, caseFile(t, lockWait("DO SLEEP(2)"))}
+			return []string{"run", "--db", dsn, "--schema", "frozen_run", "--oracle", "none", "--hang-timeout", hang, caseFile(t, lockWait("SELECT SLEEP(2)"))}
 		}},
 		{name: "fuzz", kind: localdb.MariaDB, after: 3 * time.Second, summary: true, args: func(t *testing.T, dsn string) []string {
 			return []string{"fuzz", "--db", dsn, "--schema", "frozen_fuzz", "--duration", "0", "--cases", "1000000", "--isolation", "all", "--hang-timeout", hang, "--out", t.TempDir()}
@@ -139,7 +139,7 @@ INSERT INTO t VALUES (1, 0);
 // case, a few seconds).
 func TestReduceKeepsBudget(t *testing.T) {
 	srv := frozenServer(t, localdb.MariaDB)
-	const budget = 4 * time.Second
+	const budget = 5 * time.Second
 	start := time.Now()
 	code, _, stderr := txlab(t, "reduce", "--db", srv.DSN(), "--schema", "budget_reduce", "--oracle", "wss", "--runs", "300",
 		"--finding", "wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]",
@@ -148,7 +148,7 @@ func TestReduceKeepsBudget(t *testing.T) {
 	t.Logf("exit %d in %v: %s", code, took.Round(100*time.Millisecond), stderr)
 	switch {
 	case code == 0 && strings.Contains(stderr, "the --budget ran out"):
-	case code == 2 && strings.Contains(stderr, "the --budget (4s) ran out before the case gave"):
+	case code == 2 && strings.Contains(stderr, "the --budget (5s) ran out before the case gave"):
 		// A slow machine: the case's own confirmation used the budget.
 	default:
 		t.Fatalf("exit %d, want the budget to run out: %s", code, stderr)
