@@ -363,12 +363,14 @@ func (c *checker) keyword(t token) (bool, error) {
 		}
 	case "FOR":
 		c.i++
-		f.list = false
 		if prev.is("VALUE") {
 			return true, c.factor(true) // NEXT VALUE FOR seq
 		}
+		// A locking clause ends the table list; FOR in an index hint
+		// (USE INDEX FOR JOIN) or FOR SYSTEM_TIME does not.
 		if next.is("UPDATE", "SHARE", "NO", "KEY") {
 			c.writes = true
+			f.list = false
 		}
 		return true, nil
 	case "LOCK":
@@ -415,8 +417,13 @@ func (c *checker) keyword(t token) (bool, error) {
 			return true, refuse("CONNECTION=… reaches another server, which txlab refuses")
 		}
 	case "WHERE", "SET", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "FETCH", "WINDOW", "UNION",
-		"INTERSECT", "EXCEPT", "MINUS", "RETURNING", "SELECT", "VALUES", "VALUE", "DUPLICATE", "CONFLICT", "WITH":
-		f.list = false
+		"INTERSECT", "EXCEPT", "MINUS", "RETURNING", "SELECT", "VALUES", "VALUE", "DUPLICATE", "CONFLICT":
+		// A clause after the table list ends it, but not an index hint's
+		// FOR ORDER BY or FOR GROUP BY. Reading too far is safe; stopping
+		// early is not.
+		if !prev.is("FOR") {
+			f.list = false
+		}
 		c.i++
 		return true, nil
 	}

@@ -311,3 +311,9 @@ DELETE shop FROM t AS view JOIN shop.orders AS shop
 DELETE shop FROM t AS sequence JOIN shop.orders AS shop
 ==== the same with TABLES
 DELETE shop FROM t AS tables JOIN shop.orders AS shop
+==== an index hint's FOR must not end the table list
+UPDATE t USE INDEX FOR JOIN (PRIMARY), shop.orders AS shop SET shop.v = 0
+==== an index hint's FOR ORDER BY must not end the table list
+DELETE shop FROM t IGNORE INDEX FOR ORDER BY (i), shop.orders AS shop
+==== FOR SYSTEM_TIME must not end the table list
+UPDATE t FOR SYSTEM_TIME ALL, shop.orders AS shop SET shop.v = 0

@@ -266,3 +266,5 @@ SELECT pg_restore_relation_stats('schemaname', 'shop', 'relname', 'orders', 'rel
 SELECT binary_upgrade_set_next_pg_type_oid(1)
 ==== a carriage return ends a comment in PostgreSQL only: a WITH hides its DELETE
 WITH x AS (SELECT 1) -- xDELETE FROM shop.orders
+==== WITH ORDINALITY must not end the table list
+DELETE FROM t USING unnest(ARRAY[1]) WITH ORDINALITY AS x, shop.orders AS shop
