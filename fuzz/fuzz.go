@@ -321,7 +321,12 @@ func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec o
 		l.progress(0)
 		l.mu.Unlock()
 	}
-	res, err := l.opt.Workload.Round(ctx, t, spec)
+	res, err := l.guarded(ctx, t, func(ctx context.Context) (*oracle.RoundResult, error) {
+		return l.opt.Workload.Round(ctx, t, spec)
+	})
+	if target.IsFrozen(err) {
+		return err
+	}
 	if ctx.Err() != nil && res == nil {
 		return nil
 	}
@@ -337,6 +342,42 @@ func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec o
 	}
 	l.progress(1)
 	return nil
+}
+
+// guarded runs a workload round, which has no bound of its own (its
+// sessions run for --txns transactions), asking the server a trivial query
+// every hang timeout meanwhile: when the server does not answer, the
+// round is cancelled and left to end by itself, and the campaign stops
+// with the *target.FrozenError.
+func (l *loop) guarded(ctx context.Context, t target.Target, round func(context.Context) (*oracle.RoundResult, error)) (*oracle.RoundResult, error) {
+	type result struct {
+		res *oracle.RoundResult
+		err error
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		res, err := round(rctx)
+		done <- result{res, err}
+	}()
+	hang := l.opt.Exec.HangTimeout
+	if hang <= 0 {
+		hang = 30 * time.Second
+	}
+	tick := time.NewTicker(hang)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.res, r.err
+		case <-tick.C:
+		}
+		err := target.CheckAlive(context.WithoutCancel(ctx), t, target.PingTimeout(hang))
+		if target.IsFrozen(err) {
+			return nil, err
+		}
+	}
 }
 
 // progress redraws the progress line after n more cases (rounds) are

@@ -59,6 +59,9 @@ INSERT INTO t VALUES (1, 0);
 		{name: "fuzz", kind: localdb.MariaDB, after: 3 * time.Second, summary: true, args: func(t *testing.T, dsn string) []string {
 			return []string{"fuzz", "--db", dsn, "--schema", "frozen_fuzz", "--duration", "0", "--cases", "1000000", "--isolation", "all", "--hang-timeout", hang, "--out", t.TempDir()}
 		}},
+		{name: "fuzz-mt", kind: localdb.MariaDB, after: 3 * time.Second, summary: true, args: func(t *testing.T, dsn string) []string {
+			return []string{"fuzz", "--db", dsn, "--schema", "frozen_mt", "--oracle", "mt", "--duration", "0", "--cases", "1000000", "--hang-timeout", hang, "--out", t.TempDir()}
+		}},
 		{name: "reduce", kind: localdb.MariaDB, after: 2 * time.Second, args: func(t *testing.T, dsn string) []string {
 			return []string{"reduce", "--db", dsn, "--schema", "frozen_reduce", "--oracle", "wss", "--runs", "200", "--hang-timeout", hang, "--budget", "5m", "../../examples/design-read-committed.txn"}
 		}},
