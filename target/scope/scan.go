@@ -197,6 +197,14 @@ func (c *checker) statement() error {
 		if lite {
 			return c.pragma()
 		}
+	case "REINDEX":
+		if next.is("SCHEMA", "DATABASE", "SYSTEM") {
+			return refuse("REINDEX %s rebuilds objects outside txlab's tables, which txlab refuses", next.up)
+		}
+	case "COMMENT":
+		if !next.is("ON") || !c.at(2).is("TABLE", "COLUMN", "VIEW", "INDEX", "SEQUENCE", "CONSTRAINT") {
+			return refuse("COMMENT on anything but txlab's tables is refused")
+		}
 	}
 	if desc, ok := forbiddenFirst[t.up]; ok {
 		return refuse("%s %s, which txlab refuses", t.up, desc)
@@ -210,7 +218,7 @@ var adminObjects = []string{"DATABASE", "SCHEMA", "USER", "ROLE", "GROUP", "OWNE
 	"EVENT", "SERVER", "EXTENSION", "TRIGGER", "RULE", "LANGUAGE", "TABLESPACE", "PUBLICATION", "SUBSCRIPTION",
 	"FOREIGN", "AGGREGATE", "CAST", "OPERATOR", "CONVERSION", "TRANSFORM", "ACCESS", "POLICY", "DEFAULT",
 	"LOGFILE", "PACKAGE", "TRUSTED", "PROCEDURAL", "SYSTEM", "INSTANCE", "RESOURCE", "LARGE", "DEFINER",
-	"SPATIAL_REFERENCE_SYSTEM", "ROUTINE", "EVENT_TRIGGER"}
+	"SPATIAL_REFERENCE_SYSTEM", "REFERENCE", "ROUTINE", "EVENT_TRIGGER", "RANGE", "ZONE", "CHANGEFEED"}
 
 var forbiddenFirst = map[string]string{
 	"USE":        "switches to another database",
@@ -245,6 +253,14 @@ var forbiddenFirst = map[string]string{
 	"IMPORT":     "reads another database",
 	"ATTACH":     "opens another database",
 	"DETACH":     "detaches a database",
+	// TiDB and CockroachDB.
+	"ADMIN":     "is server administration",
+	"FLASHBACK": "is server administration",
+	"RESTORE":   "is server administration",
+	"CANCEL":    "is server administration",
+	"PAUSE":     "is server administration",
+	"RESUME":    "is server administration",
+	"EXPORT":    "writes files",
 }
 
 // walkAll checks the whole statement from its start.

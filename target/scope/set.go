@@ -14,6 +14,8 @@ func (c *checker) setMySQL() error {
 		return refuse("SET %s changes the server for every session, which txlab refuses", next.up)
 	case next.is("PASSWORD", "ROLE", "DEFAULT"):
 		return refuse("SET %s changes an account, which txlab refuses", next.up)
+	case next.is("CONFIG"):
+		return refuse("SET CONFIG changes the cluster's configuration, which txlab refuses")
 	case next.is("STATEMENT"):
 		return refuse("SET STATEMENT … FOR is refused: set the variable and run the statement separately")
 	case next.is("NAMES", "CHARSET"), next.is("CHARACTER") && c.at(2).is("SET"):
@@ -88,6 +90,8 @@ func (c *checker) setPostgres() error {
 		return nil
 	case t.is("ROLE"):
 		return refuse("SET ROLE changes the session's privileges, which txlab refuses")
+	case t.is("CLUSTER"):
+		return refuse("SET CLUSTER SETTING changes the whole cluster, which txlab refuses")
 	case t.is("SESSION"):
 		return refuse("SET SESSION %s is refused", c.at(i+1).text)
 	}

@@ -504,7 +504,8 @@ func deniedFunction(d sqlast.Dialect, name string) string {
 		for _, p := range []string{"dblink", "lo_", "pg_ls_", "pg_read_", "pg_file_", "pg_stat_reset", "pg_replication_origin",
 			"pg_create_", "pg_drop_", "pg_copy_", "pg_wal_replay", "pg_backup_", "query_to_xml", "cursor_to_xml",
 			"table_to_xml", "schema_to_xml", "database_to_xml", "pg_logdir", "binary_upgrade", "pg_restore_",
-			"pg_clear_", "pg_set_", "pg_replication_slot", "pg_signal_backend", "pg_stat_statements_reset"} {
+			"pg_clear_", "pg_set_", "pg_replication_slot", "pg_signal_backend", "pg_stat_statements_reset",
+			"brin_summarize", "brin_desummarize", "gin_clean_pending_list"} {
 			if strings.HasPrefix(name, p) {
 				return "reaches outside txlab's schema (files, other sessions, the server, SQL from a string)"
 			}

@@ -317,3 +317,9 @@ UPDATE t USE INDEX FOR JOIN (PRIMARY), shop.orders AS shop SET shop.v = 0
 DELETE shop FROM t IGNORE INDEX FOR ORDER BY (i), shop.orders AS shop
 ==== FOR SYSTEM_TIME must not end the table list
 UPDATE t FOR SYSTEM_TIME ALL, shop.orders AS shop SET shop.v = 0
+==== TiDB ADMIN
+ADMIN CANCEL DDL JOBS 1
+==== TiDB SET CONFIG
+SET CONFIG tikv `split.qps-threshold` = 1000
+==== TiDB FLASHBACK
+FLASHBACK CLUSTER TO TIMESTAMP '2020-01-01 00:00:00'

@@ -268,3 +268,15 @@ SELECT binary_upgrade_set_next_pg_type_oid(1)
 WITH x AS (SELECT 1) -- xDELETE FROM shop.orders
 ==== WITH ORDINALITY must not end the table list
 DELETE FROM t USING unnest(ARRAY[1]) WITH ORDINALITY AS x, shop.orders AS shop
+==== CockroachDB SET CLUSTER SETTING
+SET CLUSTER SETTING kv.rangefeed.enabled = true
+==== CockroachDB CANCEL
+CANCEL QUERY '1'
+==== CockroachDB ALTER RANGE
+ALTER RANGE default CONFIGURE ZONE USING num_replicas = 1
+==== REINDEX SCHEMA
+REINDEX SCHEMA shop
+==== COMMENT on another schema
+COMMENT ON SCHEMA shop IS 'x'
+==== brin_summarize_new_values
+SELECT brin_summarize_new_values('shop.idx')
