@@ -129,7 +129,11 @@ func (r Rules) check(toks []token) error {
 	if ref != nil {
 		// A kind the check does not know, trusted: every name in it is
 		// still checked, as a plain walk over the whole statement.
-		c = &checker{r: r, toks: toks, declared: map[string]bool{}, writes: true}
+		c = &checker{r: r, toks: toks, declared: map[string]bool{}, writes: true, first: toks[0].up}
+		for _, t := range toks {
+			c.createTable = c.createTable || c.first == "CREATE" && t.is("TABLE")
+			c.indexStmt = c.indexStmt || c.ddl() && t.is("INDEX")
+		}
 		c.declare()
 		c.frames = []frame{{}}
 		c.i = 0

@@ -408,7 +408,7 @@ func (c *checker) keyword(t token) (bool, error) {
 			if forbiddenEngines[e] {
 				return true, refuse("ENGINE=%s reaches files or other servers, which txlab refuses", c.at(j).text)
 			}
-			if t.up == "ENGINE" && !engines[e] && c.at(j).kind == tWord && c.first != "SHOW" {
+			if t.up == "ENGINE" && !engines[e] && c.at(j).kind == tWord && c.first != "SHOW" && !c.r.Trust {
 				return true, unknown("ENGINE=" + c.at(j).text)
 			}
 		}

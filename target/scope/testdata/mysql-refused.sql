@@ -323,3 +323,7 @@ ADMIN CANCEL DDL JOBS 1
 SET CONFIG tikv `split.qps-threshold` = 1000
 ==== TiDB FLASHBACK
 FLASHBACK CLUSTER TO TIMESTAMP '2020-01-01 00:00:00'
+==== ALTER VIEW of another database with an alias named like it
+ALTER VIEW shop.v AS SELECT 1 FROM t AS shop
+==== an unknown engine [unknown]
+CREATE TABLE t (a INT) ENGINE=ColumnStore
