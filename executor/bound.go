@@ -15,7 +15,8 @@ import (
 // returns the *target.FrozenError at once, leaving fn to end by its own
 // bounds (a frozen server holds every connection to it, and closing them
 // one by one costs seconds each). While the server answers, Watch waits
-// for fn.
+// for fn; what fn returns after its deadline is returned only once the
+// server has answered.
 func Watch[T any](ctx context.Context, t target.Target, deadline time.Time, ping time.Duration, fn func(context.Context) (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -37,14 +38,19 @@ func Watch[T any](ctx context.Context, t target.Target, deadline time.Time, ping
 	}
 	alive := make(chan error, 1)
 	go func() { alive <- target.CheckAlive(context.WithoutCancel(ctx), t, ping) }()
+	var zero T
 	select {
 	case r := <-done:
+		// Whatever fn made of the time past its deadline (a hang, a
+		// failed query), the server's silence explains it.
 		cancel()
+		if err := <-alive; target.IsFrozen(err) {
+			return zero, err
+		}
 		return r.v, r.err
 	case err := <-alive:
 		if target.IsFrozen(err) {
 			cancel()
-			var zero T
 			return zero, err
 		}
 	}
