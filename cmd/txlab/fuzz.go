@@ -175,7 +175,7 @@ saying what failed).`,
 		},
 	}
 	f := cmd.Flags()
-	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run; 0 = until interrupted or --cases is reached (e.g. --duration 5m)")
+	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run, starting the workers (and a throwaway server) included; 0 = until interrupted\nor --cases is reached (e.g. --duration 5m)")
 	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	orc.register(cmd, true)
