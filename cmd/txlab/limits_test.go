@@ -31,3 +31,27 @@ func TestLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestRunJudgeTimeout: judging counts against --hang-timeout. IsoRel's
+// predicate edges cost reads × versions; on a case of 9000 statements they
+// take far longer than the bound (about 10 s), while the case itself runs
+// in well under a second: run shows the case, says it was not judged, and
+// exits 2.
+func TestRunJudgeTimeout(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 0), (2, 0), (3, 0);\n")
+	for i := range 4500 {
+		fmt.Fprintf(&b, "1> UPDATE t SET v = %d WHERE id = %d;\n2> SELECT * FROM t WHERE id = %d;\n", i, i%3+1, (i+1)%3+1)
+	}
+	c := filepath.Join(t.TempDir(), "long.txn")
+	if err := os.WriteFile(c, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := txlab(t, "run", "--oracle", "isorel", "--hang-timeout", "4s", c)
+	if code != 2 || !strings.Contains(stderr, "1 case(s) were not judged within --hang-timeout 4s") {
+		t.Errorf("exit %d, stderr %q; want 2 and the case not judged", code, stderr)
+	}
+	if !strings.Contains(out, "note: isorel did not finish judging within the case's bound") || !strings.Contains(out, "final state:") {
+		t.Errorf("the output does not show the case and why it is not judged:\n%.2000s", out)
+	}
+}
