@@ -357,9 +357,13 @@ func (l *lexer) word() error {
 	// String prefixes: E'…' (backslash escapes), B'…', X'…', N'…', U&'…'.
 	if l.d == sqlast.Postgres {
 		c := l.src[l.i] | 0x20
-		if (c == 'e') && l.peek(1) == '\'' {
+		if c == 'e' && l.peek(1) == '\'' {
 			l.i++
-			return l.quoted('\'', tString, true)
+			if err := l.quoted('\'', tString, true); err != nil {
+				return err
+			}
+			l.toks[len(l.toks)-1].pos = pos // the token starts at its E
+			return nil
 		}
 		if c == 'u' && l.peek(1) == '&' && (l.peek(2) == '"' || l.peek(2) == '\'') {
 			// Unicode escapes can spell any name; txlab's cases have no use
