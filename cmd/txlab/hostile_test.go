@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
 )
 
 // TestHostileCasesRefused runs `txlab run` on hostile case files against
@@ -98,4 +102,66 @@ func sqliteTables(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return names.String
+}
+
+// TestHostileCasesOnServers runs hostile case files, of the kinds that
+// got past the old check, against a throwaway MariaDB and PostgreSQL that
+// hold another application's table shop.orders: each is refused (exit 2,
+// one line) and the table keeps its rows.
+func TestHostileCasesOnServers(t *testing.T) {
+	for _, tt := range []struct {
+		kind   localdb.Kind
+		driver string
+		setup  []string
+		cases  []string
+	}{
+		{localdb.MariaDB, "mysql", []string{"CREATE DATABASE shop", "CREATE TABLE shop.orders (id INT)", "INSERT INTO shop.orders VALUES (1), (2)"}, []string{
+			"1> DELETE b FROM t a, shop.orders b;",
+			"1> UPDATE/**/shop.orders SET id = 0;",
+			"1> UPDATE -- \nshop.orders SET id = 0;",
+			"1> DROP TABLE t, shop.orders;",
+			"1> INSERT shop.orders VALUES (9);",
+			"1> PREPARE s FROM 'DELETE FROM shop.orders';\n1> EXECUTE s;",
+			"1> RENAME TABLE shop.orders TO txlab.stolen;",
+			"1> DELETE shop FROM t AS view JOIN shop.orders AS shop;",
+		}},
+		{localdb.Postgres, "pgx", []string{"CREATE SCHEMA shop", "CREATE TABLE shop.orders (id INT)", "INSERT INTO shop.orders VALUES (1), (2)"}, []string{
+			"1> WITH x AS (DELETE FROM ONLY shop.orders RETURNING *) SELECT * FROM x;",
+			"1> UPDATE ONLY shop.orders SET id = 0;",
+			"1> SET search_path = shop;\n1> DELETE FROM orders;",
+			"1> SELECT set_config('search_path', 'shop', false);\n1> DELETE FROM orders;",
+			"1> DO $$ BEGIN DELETE FROM shop.orders; END $$;",
+			"1> TRUNCATE shop.orders;",
+			"1> /* */ DROP TABLE shop.orders;",
+		}},
+	} {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			srv := localdbtest.Server(t, tt.kind)
+			db, err := sql.Open(tt.driver, srv.DriverDSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range tt.setup {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			dir := t.TempDir()
+			for i, body := range tt.cases {
+				path := filepath.Join(dir, fmt.Sprintf("hostile%d.txn", i))
+				if err := os.WriteFile(path, []byte("CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\n"+body+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				code, _, stderr := txlab(t, "run", "--db", srv.DSN(), "--oracle", "none", path)
+				if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || !strings.Contains(stderr, "refused") {
+					t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line saying refused", body, code, stderr)
+				}
+				var n int
+				if err := db.QueryRow("SELECT count(*) FROM shop.orders WHERE id IN (1, 2)").Scan(&n); err != nil || n != 2 {
+					t.Fatalf("after %q: shop.orders holds %d of its rows (%v)", body, n, err)
+				}
+			}
+		})
+	}
 }
