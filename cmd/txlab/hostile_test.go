@@ -165,3 +165,33 @@ func TestHostileCasesOnServers(t *testing.T) {
 		})
 	}
 }
+
+// TestShellRefuses: the shell checks each typed statement as run checks a
+// case: a hostile one prints one "refused:" line and the session goes on;
+// --trust-case runs a kind the check does not know.
+func TestShellRefuses(t *testing.T) {
+	script := "1> CREATE TABLE t (a INT);\n1> ATTACH 'x.db' AS v;\n1> DELETE FROM v.data;\n1> REINDEX t;\n1> SELECT 42;\n"
+	for _, trust := range []bool{false, true} {
+		args := []string{"shell"}
+		if trust {
+			args = append(args, "--trust-case")
+		}
+		var out, errb bytes.Buffer
+		if code := runIO(t.Context(), args, strings.NewReader(script), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		got := out.String()
+		for _, want := range []string{
+			"refused: ATTACH opens another database, which txlab refuses\n",
+			"refused: names v.data outside txlab's database (main and temp)\n",
+			"1> SELECT 42;  ok",
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%v: no %q in\n%s", args, want, got)
+			}
+		}
+		if reindexed := strings.Contains(got, "1> REINDEX t;  ok"); reindexed != trust {
+			t.Errorf("%v: REINDEX ran: %v\n%s", args, reindexed, got)
+		}
+	}
+}
