@@ -5,6 +5,7 @@ import (
 
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/oracle/isorel/instrument"
+	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/scope"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestGeneratedPass: the executor checks every case it runs, so every case
-// the generator makes, and IsoRel's instrumented rewrite of it, must pass
+// the generator makes (alone or in WSS's groups), and IsoRel's instrumented
+// rewrite of it, must pass
 // the check in the strict mode, in each dialect: 2000 cases a dialect (200
 // with -short), every fifth instrumented.
 func TestGeneratedPass(t *testing.T) {
@@ -50,6 +52,12 @@ func TestGeneratedPass(t *testing.T) {
 				}
 				if i%5 != 0 {
 					continue // instrumenting is slower than generating; a fifth is plenty
+				}
+				// WSS's groups: the same generator, in several submitted orders.
+				for _, g := range wss.Group(gen.CaseSeed(7, i), wss.GroupConfig{Dialect: info.Dialect, MaxStmts: 10}) {
+					if !check("WSS group case "+g.Seed, g) {
+						return
+					}
 				}
 				p, err := instrument.Instrument(c, info)
 				if err != nil {
