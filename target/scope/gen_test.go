@@ -13,10 +13,9 @@ import (
 )
 
 // TestGeneratedPass: the executor checks every case it runs, so every case
-// the generator makes (alone or in WSS's groups), and IsoRel's instrumented
-// rewrite of it, must pass
+// the generator makes, and IsoRel's instrumented rewrite of it, must pass
 // the check in the strict mode, in each dialect: 2000 cases a dialect (200
-// with -short), every fifth instrumented.
+// with -short); every fifth is also instrumented and drawn as WSS's groups.
 func TestGeneratedPass(t *testing.T) {
 	n := 2000
 	if testing.Short() {
