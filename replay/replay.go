@@ -131,9 +131,9 @@ type Stats struct {
 }
 
 // RunFiles reads and replays every case file in turn and writes the
-// results. A file that cannot be read or parsed, and a case whose setup
-// fails, is reported on opt.Errs and the batch goes on; any other error
-// (a lost connection) ends it.
+// results. A file that cannot be read or parsed, a case the scope check
+// refuses and a case whose setup fails are reported on opt.Errs and the
+// batch goes on; any other error (a lost connection) ends it.
 func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options) (Stats, error) {
 	var st Stats
 	errs := opt.Errs
@@ -145,12 +145,13 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 	for _, path := range paths {
 		cr, res, err := runFile(ctx, t, path, opt, func(msg string) { fmt.Fprintf(errs, "txlab: warning: %s\n", msg) })
 		var setup *executor.SetupError
+		var scope *executor.ScopeError
 		var unread unreadable
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
 			return st, ctx.Err()
-		case errors.As(err, &unread) || errors.As(err, &setup):
+		case errors.As(err, &unread) || errors.As(err, &setup) || errors.As(err, &scope):
 			st.Failed++
 			fmt.Fprintf(errs, "txlab: %v\n", err)
 			if opt.JSON {

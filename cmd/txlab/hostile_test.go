@@ -195,3 +195,22 @@ func TestShellRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBatchGoesOnPastRefused: in `txlab run a.txn b.txn` a refused case
+// is one line on stderr (and a {case, error} object with --json), like a
+// case whose setup fails; the next case runs and the exit status is 2.
+func TestRunBatchGoesOnPastRefused(t *testing.T) {
+	hostile := filepath.Join(t.TempDir(), "hostile.txn")
+	if err := os.WriteFile(hostile, []byte("CREATE TABLE t (a INT);\n1> DELETE FROM/**/v.data;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := txlab(t, "run", "--oracle", "none", hostile, "testdata/good.txn")
+	if code != 2 || !strings.Contains(stderr, "hostile.txn: step 1 refused: names v.data") || !strings.Contains(out, "case testdata/good.txn") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	code, out, _ = txlab(t, "run", "--oracle", "none", "--json", hostile, "testdata/good.txn")
+	first, _, _ := strings.Cut(out, "\n")
+	if code != 2 || !strings.Contains(first, `"error":`) || !strings.Contains(first, "refused") || len(decodeCases(t, out)) != 2 {
+		t.Errorf("--json: exit %d, %s", code, out)
+	}
+}
