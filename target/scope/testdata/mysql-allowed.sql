@@ -590,3 +590,11 @@ UPDATE acct SET bal = 120 WHERE id = 1
 SELECT id FROM a WHERE v IN (SELECT v FROM b WHERE id = 1)
 ==== columns named like keywords
 SELECT view, sequence, tables FROM t WHERE view = 1
+==== isolation by variable
+SET @@SESSION.TRANSACTION_ISOLATION = 'READ-COMMITTED'
+==== partitions
+CREATE TABLE p (a INT) ENGINE=InnoDB ROW_FORMAT=DYNAMIC PARTITION BY RANGE (a) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE)
+==== sequence functions on own sequences
+SELECT PREVIOUS VALUE FOR s1, LASTVAL(s1)
+==== DUAL and performance_schema
+SELECT 1 FROM DUAL WHERE EXISTS (SELECT 1 FROM performance_schema.data_lock_waits)
