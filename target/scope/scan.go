@@ -197,6 +197,10 @@ func (c *checker) statement() error {
 		if lite {
 			return c.pragma()
 		}
+	case "DO":
+		if my {
+			return c.walkAll() // MySQL's DO evaluates expressions, like a SELECT without rows
+		}
 	case "REINDEX":
 		if next.is("SCHEMA", "DATABASE", "SYSTEM") {
 			return refuse("REINDEX %s rebuilds objects outside txlab's tables, which txlab refuses", next.up)

@@ -598,3 +598,5 @@ CREATE TABLE p (a INT) ENGINE=InnoDB ROW_FORMAT=DYNAMIC PARTITION BY RANGE (a) (
 SELECT PREVIOUS VALUE FOR s1, LASTVAL(s1)
 ==== DUAL and performance_schema
 SELECT 1 FROM DUAL WHERE EXISTS (SELECT 1 FROM performance_schema.data_lock_waits)
+==== MySQL DO evaluates expressions
+DO SLEEP(0.1), GET_LOCK('x', 1)

@@ -327,3 +327,7 @@ FLASHBACK CLUSTER TO TIMESTAMP '2020-01-01 00:00:00'
 ALTER VIEW shop.v AS SELECT 1 FROM t AS shop
 ==== an unknown engine [unknown]
 CREATE TABLE t (a INT) ENGINE=ColumnStore
+==== MySQL DO with a denied function
+DO LOAD_FILE('/etc/passwd')
+==== MySQL DO reading another database
+DO (SELECT COUNT(*) FROM shop.orders)
