@@ -55,11 +55,7 @@ func prepare(ctx context.Context, t target.Target, stmts []string) ([]Event, boo
 func adopt(ctx context.Context, t target.Target, stmts []string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	var created []string
-	for _, q := range stmts {
-		created = append(created, target.CreatedTables(q)...)
-	}
-	return t.Adopt(ctx, created)
+	return t.Adopt(ctx, target.CreatedBy(stmts))
 }
 
 // stepsSQL returns the statements of c's steps.

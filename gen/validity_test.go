@@ -70,11 +70,7 @@ func runCase(ctx context.Context, tg target.Target, c *testcase.Case, prep sessi
 			return fmt.Errorf("setup statement %q: %w", q, err)
 		}
 	}
-	var created []string
-	for _, q := range c.Setup {
-		created = append(created, target.CreatedTables(q)...)
-	}
-	if err := tg.Adopt(ctx, created); err != nil {
+	if err := tg.Adopt(ctx, target.CreatedBy(c.Setup)); err != nil {
 		return fmt.Errorf("adopt: %w", err)
 	}
 	sessions := map[int]target.Session{}

@@ -80,6 +80,15 @@ func CreatedTables(sql string) []string {
 	return nil
 }
 
+// CreatedBy returns the tables CreatedTables finds in each of stmts.
+func CreatedBy(stmts []string) []string {
+	var out []string
+	for _, q := range stmts {
+		out = append(out, CreatedTables(q)...)
+	}
+	return out
+}
+
 // qualifiedName reads [schema .] name at toks[i] and returns name.
 func qualifiedName(toks []token, i int) (string, bool) {
 	if i >= len(toks) || toks[i].punct {

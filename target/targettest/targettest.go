@@ -63,11 +63,7 @@ func Fresh(t testing.TB, tg target.Target, setup ...string) {
 	}
 	defer s.Close()
 	MustExec(t, s, setup...)
-	var created []string
-	for _, q := range setup {
-		created = append(created, target.CreatedTables(q)...)
-	}
-	if err := tg.Adopt(ctx, created); err != nil {
+	if err := tg.Adopt(ctx, target.CreatedBy(setup)); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
 }
