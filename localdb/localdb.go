@@ -311,6 +311,9 @@ func (s *Server) stop() error {
 			if err := p.cmd.Process.Signal(sig); err != nil {
 				s.logf("signal %v: %v", sig, err)
 			}
+			// A server stopped by SIGSTOP (a debugger, a test freezing it)
+			// acts on the signal only once continued.
+			resume(p.cmd.Process.Pid)
 			t := time.NewTimer(stopTimeout)
 			select {
 			case <-p.exited:

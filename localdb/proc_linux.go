@@ -175,3 +175,42 @@ func killTree(pid int) error {
 	}
 	return syscall.Kill(pid, syscall.SIGKILL)
 }
+
+// resume continues pid and its children (PostgreSQL's backends) after a
+// SIGSTOP; a process that runs ignores SIGCONT.
+func resume(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	for _, p := range allPIDs() {
+		if ppid, ok := parentOf(p); ok && ppid == pid {
+			_ = syscall.Kill(p, syscall.SIGCONT)
+		}
+	}
+}
+
+// allPIDs lists the processes in /proc.
+func allPIDs() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// parentOf reads pid's parent from /proc/PID/stat: "pid (comm) state
+// ppid …", where comm may hold spaces and parentheses.
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
+}

@@ -181,11 +181,15 @@ func usageErr(err error) error { return &exitError{code: 2, err: err} }
 // stopped answering: every query the cleanup makes (a session's reset,
 // dropping txlab's case account) would wait out its timeout on the frozen
 // server, and the process ends with it all the same. A throwaway server
-// txlab started is stopped before the command ends, whatever happened.
+// txlab started is stopped before the command ends, whatever happened:
+// when frozen, first (there is nothing to clean in it).
 func release(err *error, t target.Target, cleanup func()) {
-	if target.IsFrozen(*err) && connect.Server(t) == nil {
-		go cleanup()
+	if !target.IsFrozen(*err) {
+		cleanup()
 		return
 	}
-	cleanup()
+	if srv := connect.Server(t); srv != nil {
+		srv.Stop()
+	}
+	go cleanup()
 }
