@@ -110,8 +110,16 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	if o.sel == nil {
 		return nil, nil, fmt.Errorf("oracles used before their flags were validated")
 	}
-	settings, err := semantics.ServerSettings(ctx, t, g.settings)
+	// Asked once at the start, like connecting, and bounded the same way.
+	sctx, cancel := context.WithTimeout(ctx, g.connectTimeout)
+	settings, err := semantics.ServerSettings(sctx, t, g.settings)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && sctx.Err() != nil {
+			if aerr := target.CheckAlive(ctx, t, target.PingTimeout(g.hangTimeout)); aerr != nil {
+				return nil, nil, aerr
+			}
+		}
 		return nil, nil, err
 	}
 	info := t.Info()
