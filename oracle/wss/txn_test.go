@@ -80,3 +80,29 @@ func TestStatementKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenTransactionUnfinished: an explicit transaction the case leaves
+// open (its last statement is not COMMIT) never committed — the session's
+// close rolls it back — so its serial steps end with a ROLLBACK. It was
+// taken for committed, and its serial run, first in FCRFS order, held its
+// row lock and hung the next transaction until the hang timeout
+// (MYSQL-95049's ReplBug case).
+func TestOpenTransactionUnfinished(t *testing.T) {
+	c, err := testcase.ParseString("open", "CREATE TABLE t (id INT PRIMARY KEY, v INT);\n"+
+		"1> BEGIN;\n1> UPDATE t SET v = 1 WHERE id = 1;\n2> BEGIN;\n2> UPDATE t SET v = 2 WHERE id = 2;\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns := Transactions(c)
+	var events []executor.Event
+	for i, st := range c.Steps {
+		events = append(events, executor.Event{Conn: st.Conn, SQL: st.SQL, Step: i, Status: executor.StatusOK})
+	}
+	annotate(c, txns, events)
+	if txns[0].State != Committed || txns[1].State != Unfinished {
+		t.Fatalf("states %s, %s; want committed, unfinished", txns[0].State, txns[1].State)
+	}
+	if steps, rollback := txns[1].serialSteps(); !slices.Equal(steps, []int{2, 3}) || !rollback {
+		t.Errorf("open transaction's serial steps %v rollback %v, want [2 3] true", steps, rollback)
+	}
+}
