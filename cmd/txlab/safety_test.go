@@ -213,3 +213,47 @@ func TestFailedSetupDoesNotPoison(t *testing.T) {
 		})
 	}
 }
+
+// TestStrangerTableSurvivesCampaign: a table another session creates in
+// txlab's database while a campaign runs there is never taken for txlab's:
+// the campaign stops at its next reset, naming it, and the table keeps its
+// row. This is the acceptance check; whether the table appears
+// inside a setup's window (where txlab once registered every table it found,
+// and the next reset dropped it) is up to timing, so the deterministic
+// regression test is executor's TestOwnOnlyWhatItCreated.
+func TestStrangerTableSurvivesCampaign(t *testing.T) {
+	srv := localdbtest.Server(t, localdb.MariaDB)
+	db, err := sql.Open("mysql", srv.DriverDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	created := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			_, err := db.Exec("CREATE TABLE txlab.theirs (id INT)")
+			if err == nil {
+				_, err = db.Exec("INSERT INTO txlab.theirs VALUES (7)")
+				created <- err
+				return
+			}
+			if time.Now().After(deadline) {
+				created <- err
+				return
+			}
+			time.Sleep(200 * time.Millisecond) // until the campaign has made its database
+		}
+	}()
+	code, _, stderr := txlab(t, "fuzz", "--db", srv.DSN(), "--duration", "30s", "--oracle", "none", "--out", t.TempDir())
+	if err := <-created; err != nil {
+		t.Fatalf("the other session's table: %v", err)
+	}
+	if code != 2 || !strings.Contains(stderr, "theirs") {
+		t.Errorf("campaign with a stranger's table in its database: exit %d, want 2 naming it: %s", code, stderr)
+	}
+	var id int
+	if err := db.QueryRow("SELECT id FROM txlab.theirs").Scan(&id); err != nil || id != 7 {
+		t.Errorf("the stranger's table after the campaign: %d, %v; want its row 7", id, err)
+	}
+}
