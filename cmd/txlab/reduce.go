@@ -138,6 +138,10 @@ give the finding in every run.`,
 					defer cancel()
 				}
 				if key, err = firstFinding(fctx, t, c, oracles, exec); err != nil {
+					var se *executor.ScopeError
+					if errors.As(err, &se) {
+						return &exitError{code: 2, err: fmt.Errorf("%s: %w", input, err)}
+					}
 					return err
 				}
 				if budget > 0 {

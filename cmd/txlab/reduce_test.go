@@ -158,3 +158,16 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("a missing directory: exit %d, want 2", code)
 	}
 }
+
+// TestReduceRefusedNamesFile: a case file the scope check refuses ends
+// reduce with exit 2 and one line that names the file and the statement.
+func TestReduceRefusedNamesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outside.txn")
+	if err := os.WriteFile(path, []byte("CREATE TABLE t (id INT);\n1> DELETE FROM other.x;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := txlab(t, "reduce", "--runs", "1", path)
+	if code != 2 || !strings.Contains(stderr, path+": step 1 refused") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("reduce of a refused case: exit %d, stderr %q; want 2 and one line naming the file", code, stderr)
+	}
+}
