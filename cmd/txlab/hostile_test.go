@@ -137,16 +137,7 @@ func TestHostileCasesOnServers(t *testing.T) {
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			srv := localdbtest.Server(t, tt.kind)
-			db, err := sql.Open(tt.driver, srv.DriverDSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			for _, q := range tt.setup {
-				if _, err := db.Exec(q); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
+			db := userDB(t, srv, tt.driver, tt.setup...)
 			dir := t.TempDir()
 			for i, body := range tt.cases {
 				path := filepath.Join(dir, fmt.Sprintf("hostile%d.txn", i))

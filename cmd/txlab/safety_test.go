@@ -57,16 +57,7 @@ func TestDependentsOutsideSurvive(t *testing.T) {
 			if code, _, stderr := txlab(t, "run", "--db", srv.DSN(), "--oracle", "none", c); code != 0 {
 				t.Fatalf("first run: exit %d: %s", code, stderr)
 			}
-			db, err := sql.Open(tt.driver, srv.DriverDSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			for _, q := range tt.setup {
-				if _, err := db.Exec(q); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
+			db := userDB(t, srv, tt.driver, tt.setup...)
 			for _, args := range [][]string{
 				{"run", "--db", srv.DSN(), c},
 				{"fuzz", "--db", srv.DSN(), "--cases", "2"},
@@ -256,4 +247,22 @@ func TestStrangerTableSurvivesCampaign(t *testing.T) {
 	if err := db.QueryRow("SELECT id FROM txlab.theirs").Scan(&id); err != nil || id != 7 {
 		t.Errorf("the stranger's table after the campaign: %d, %v; want its row 7", id, err)
 	}
+}
+
+// userDB connects to srv as its administrator — the user's side of a
+// safety test, to set up their own objects and to look at them after txlab
+// ran — runs setup there and is closed with the test.
+func userDB(t *testing.T, srv *localdb.Server, driver string, setup ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(driver, srv.DriverDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, q := range setup {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return db
 }
