@@ -74,6 +74,24 @@ func (t *Target) setupCaseAccount(ctx context.Context, work *drv.Config) (*drv.C
 	if err != nil {
 		return nil, err
 	}
+	// An account of that name that can do more is not txlab's to use, to
+	// re-key or to drop: a user's, or tampered with. It is looked at before
+	// anything changes it.
+	existing, err := t.grantsOf(ctx, acct.String())
+	var me *drv.MySQLError
+	switch {
+	case errors.As(err, &me) && me.Number == 1141: // no such account
+	case errors.As(err, &me) && accessCodes[me.Number]:
+		// An account that may not read others' grants may not create one.
+		return nil, t.askForAccount(current, acct, err)
+	case err != nil:
+		return nil, err
+	default:
+		if extra := beyondSchema(existing, t.schema); len(extra) > 0 {
+			return nil, fmt.Errorf("%s: account %s exists with privileges beyond database %q (%s); txlab runs cases only as an account that reaches txlab's database alone: drop it, or choose another --schema",
+				t.base.Addr, acct, t.schema, strings.Join(extra, "; "))
+		}
+	}
 	stmts := []string{
 		"CREATE USER IF NOT EXISTS " + acct.String() + " IDENTIFIED BY " + quoteString(pw),
 		"ALTER USER " + acct.String() + " IDENTIFIED BY " + quoteString(pw),
@@ -85,16 +103,6 @@ func (t *Target) setupCaseAccount(ctx context.Context, work *drv.Config) (*drv.C
 			}
 			return nil, fmt.Errorf("%s: set the password of txlab's case account %s: %w", t.base.Addr, acct, err)
 		}
-	}
-	// An account of that name that can do more is not txlab's to use (nor to
-	// drop): a user's, or tampered with.
-	existing, err := t.grantsOf(ctx, acct.String())
-	if err != nil {
-		return nil, err
-	}
-	if extra := beyondSchema(existing, t.schema); len(extra) > 0 {
-		return nil, fmt.Errorf("%s: account %s exists with privileges beyond database %q (%s); txlab runs cases only as an account that reaches txlab's database alone: drop it, or choose another --schema",
-			t.base.Addr, acct, t.schema, strings.Join(extra, "; "))
 	}
 	if _, err := t.admin.ExecContext(ctx, "GRANT "+casePrivileges+" ON "+grantName(t.schema)+".* TO "+acct.String()); err != nil {
 		return nil, t.askForAccount(current, acct, err)

@@ -200,3 +200,26 @@ func TestBeyondSchema(t *testing.T) {
 		t.Errorf("caseAccountName(long) = %q", got)
 	}
 }
+
+// TestCaseAccountNameTaken: an account of the case account's name that
+// reaches beyond txlab's database is a user's: txlab refuses, and neither
+// re-keys nor drops it.
+func TestCaseAccountNameTaken(t *testing.T) {
+	root := rootDB(t)
+	acct := "'" + caseAccountName("txlab_taken") + "'@'127.0.0.1'"
+	mustRoot(t, root, "CREATE USER IF NOT EXISTS "+acct+" IDENTIFIED BY 'theirs'", "GRANT SELECT, DELETE ON shop.* TO "+acct)
+	t.Cleanup(func() { root.Exec("DROP USER IF EXISTS " + acct) })
+	_, err := OpenURL(targettest.Ctx(t), shared.Server(t).DSN(), "txlab_taken")
+	if err == nil || !strings.Contains(err.Error(), "exists with privileges beyond") {
+		t.Fatalf("Open with the case account's name taken: %v, want refused", err)
+	}
+	dsn := strings.Replace(shared.Server(t).DriverDSN(), "root@", caseAccountName("txlab_taken")+":theirs@", 1)
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Errorf("the user's account after the refusal: %v, want its own password still working", err)
+	}
+}
