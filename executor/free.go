@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -55,7 +56,7 @@ func prepare(ctx context.Context, t target.Target, stmts []string) ([]Event, boo
 func adopt(ctx context.Context, t target.Target, stmts []string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return t.Adopt(ctx, target.CreatedBy(stmts))
+	return t.Adopt(ctx, scope.Created(t.Info().Dialect, stmts))
 }
 
 // stepsSQL returns the statements of c's steps.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
+	targetscope "github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/target/sqlite"
 	"github.com/txlab/txlab/testcase"
 )
@@ -70,7 +71,7 @@ func runCase(ctx context.Context, tg target.Target, c *testcase.Case, prep sessi
 			return fmt.Errorf("setup statement %q: %w", q, err)
 		}
 	}
-	if err := tg.Adopt(ctx, target.CreatedBy(c.Setup)); err != nil {
+	if err := tg.Adopt(ctx, targetscope.Created(tg.Info().Dialect, c.Setup)); err != nil {
 		return fmt.Errorf("adopt: %w", err)
 	}
 	sessions := map[int]target.Session{}

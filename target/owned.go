@@ -131,7 +131,7 @@ func (o Owned) Tables(ctx context.Context) ([]string, error) {
 	return owned, err
 }
 
-// Adopt registers the tables named in created (see CreatedTables) that now
+// Adopt registers the tables named in created (see scope.Created) that now
 // exist in the schema unregistered, creating the registry on first use.
 // Any other table found there is left alone: txlab records only what its
 // own statements created, so a table someone else creates in its schema

@@ -287,7 +287,7 @@ type Target interface {
 	// nothing, when the schema holds tables txlab did not create.
 	Reset(ctx context.Context) error
 	// Adopt records as txlab's own the tables named in created (the names
-	// CreatedTables finds in the statements txlab ran) that now exist in its
+	// scope.Created finds in the statements txlab ran) that now exist in its
 	// schema; it never records a table it did not create.
 	Adopt(ctx context.Context, created []string) error
 	// Dump returns every txlab table with its rows in canonical order.

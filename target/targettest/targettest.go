@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/scope"
 )
 
 // Ctx returns a context that ends with the test (or after a minute).
@@ -63,7 +64,7 @@ func Fresh(t testing.TB, tg target.Target, setup ...string) {
 	}
 	defer s.Close()
 	MustExec(t, s, setup...)
-	if err := tg.Adopt(ctx, target.CreatedBy(setup)); err != nil {
+	if err := tg.Adopt(ctx, scope.Created(tg.Info().Dialect, setup)); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
 }
