@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -373,4 +375,15 @@ func (t *Throttle) Done(clean bool) {
 	} else {
 		t.last = time.Time{}
 	}
+}
+
+// NewPassword is a fresh random password for the account case sessions log
+// in as, known to this process only. Upper and lower case, a digit and a
+// sign satisfy the usual password policies (MySQL's validate_password).
+func NewPassword() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random password: %w", err)
+	}
+	return "Tx1-" + hex.EncodeToString(b), nil
 }

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/txlab/txlab/target"
 )
 
 // A case's statements are the user's SQL, and the check txlab makes on them
@@ -70,7 +71,7 @@ func (t *Target) setupCaseAccount(ctx context.Context, work *drv.Config) (*drv.C
 		return work, nil
 	}
 	acct := caseAccount{user: caseAccountName(t.schema), host: hostOf(user), created: true}
-	pw, err := password()
+	pw, err := target.NewPassword()
 	if err != nil {
 		return nil, err
 	}
@@ -229,15 +230,6 @@ func hostOf(account string) string {
 		return account[i+1:]
 	}
 	return "%"
-}
-
-// password is a fresh random password, known to this process only.
-func password() (string, error) {
-	b := make([]byte, 18)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("random password: %w", err)
-	}
-	return "Tx1-" + hex.EncodeToString(b), nil
 }
 
 // dropCaseAccount removes the account txlab created for this run.

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/txlab/txlab/target"
 )
 
 // A case's statements are the user's SQL, and the check txlab makes on them
@@ -62,7 +63,7 @@ func (t *Target) setupCaseRole(ctx context.Context) (*pgconn.Config, error) {
 		return nil, t.askForRole(me, db, strings.Join(wider, "; "))
 	}
 	role := caseRole{name: caseRoleName(db, t.schema), created: true}
-	pw, err := password()
+	pw, err := target.NewPassword()
 	if err != nil {
 		return nil, err
 	}
@@ -190,15 +191,6 @@ func (t *Target) lockSchema(ctx context.Context) error {
 		who = holder[0][0].S
 	}
 	return fmt.Errorf("schema %q is in use by another txlab run (server process %s); choose another --schema, or wait for it to end", t.schema, who)
-}
-
-// password is a fresh random password, known to this process only.
-func password() (string, error) {
-	b := make([]byte, 18)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("random password: %w", err)
-	}
-	return hex.EncodeToString(b), nil
 }
 
 func lockKey(schema string) string { return "hashtext(" + quoteString("txlab:"+schema) + ")" }
