@@ -27,6 +27,7 @@ type Kind string
 const (
 	MariaDB  Kind = "mariadb"
 	Postgres Kind = "postgres"
+	TiDB     Kind = "tidb"
 )
 
 // Options tune a server.
@@ -38,6 +39,16 @@ type Options struct {
 	Settings []string
 	// Log receives progress and diagnostics; nil discards them.
 	Log io.Writer
+	// Bin is a directory of server binaries to run instead of the Debian
+	// ones: a release txlab installed or a user's own build. For PostgreSQL
+	// it holds postgres and initdb (or has them in bin/); for MariaDB
+	// mariadbd and mariadb-install-db (or has them in bin/, sbin/, scripts/
+	// or sql/); for TiDB it is the tidb-server binary or its directory.
+	Bin string
+	// Version asks for a release of kind ("8.5.6"); "" is the default one.
+	// Only TiDB builds a release itself; PostgreSQL releases are installed
+	// by package pgrelease and reach Start through Bin.
+	Version string
 }
 
 // Timeouts. Variables so a test could shorten them; not part of the API.
