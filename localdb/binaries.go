@@ -7,12 +7,18 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // binaries are the absolute paths of the programs one Kind needs.
 type binaries struct {
 	server string // mariadbd or postgres
 	init   string // mariadb-install-db or initdb
+	// basedir is MariaDB's installation prefix, for a build from Options.Bin
+	// (mariadb-install-db finds its SQL scripts and the server through it).
+	basedir string
+	// pgMajor is PostgreSQL's major version (10, 18); initdb's flags differ.
+	pgMajor int
 }
 
 // Debian locations, consulted when PATH does not have the programs (sbin is
@@ -25,9 +31,12 @@ var (
 	postgresPackages = "postgresql-NN (apt-get install postgresql)"
 )
 
-// findBinaries locates the programs for kind, or explains which one is missing
-// and which Debian package provides it.
-func findBinaries(kind Kind) (binaries, error) {
+// findBinaries locates the programs for kind, in bin when it is set, or
+// explains which one is missing and which Debian package provides it.
+func findBinaries(kind Kind, bin string) (binaries, error) {
+	if bin != "" && kind != TiDB {
+		return findBuild(kind, bin)
+	}
 	switch kind {
 	case MariaDB:
 		srv := findProgram([]string{"mariadbd", "mysqld"}, debianMariaDBD)
@@ -45,18 +54,80 @@ func findBinaries(kind Kind) (binaries, error) {
 		if srv, err := exec.LookPath("postgres"); err == nil {
 			if real, err := filepath.EvalSymlinks(srv); err == nil {
 				if b, ok := pgDir(filepath.Dir(real)); ok {
-					return b, nil
+					return withPGMajor(b)
 				}
 			}
 		}
 		for _, dir := range pgDebianDirs() {
 			if b, ok := pgDir(dir); ok {
-				return b, nil
+				return withPGMajor(b)
 			}
 		}
 		return binaries{}, fmt.Errorf("localdb: postgres and initdb not found on PATH or in %s; install Debian package %s", debianPGGlob, postgresPackages)
 	}
 	return binaries{}, fmt.Errorf("localdb: unknown kind %q (want %q or %q)", kind, MariaDB, Postgres)
+}
+
+// findBuild locates kind's programs in a directory of binaries the user named
+// (--db postgres@/path, mariadb@/path): the directory itself or, for an
+// installation prefix or a build tree, its bin/, sbin/, scripts/ or sql/.
+func findBuild(kind Kind, bin string) (binaries, error) {
+	dir, err := filepath.Abs(bin)
+	if err != nil {
+		return binaries{}, fmt.Errorf("localdb: %s: %w", bin, err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return binaries{}, fmt.Errorf("localdb: %s is not a directory of %s binaries", bin, kind)
+	}
+	look := func(names []string, subdirs ...string) string {
+		for _, sub := range append([]string{""}, subdirs...) {
+			for _, n := range names {
+				if p := filepath.Join(dir, sub, n); isExecutable(p) {
+					return p
+				}
+			}
+		}
+		return ""
+	}
+	switch kind {
+	case Postgres:
+		for _, sub := range []string{"", "bin"} {
+			if b, ok := pgDir(filepath.Join(dir, sub)); ok {
+				return withPGMajor(b)
+			}
+		}
+		return binaries{}, fmt.Errorf("localdb: no postgres and initdb in %s or %s/bin", bin, bin)
+	case MariaDB:
+		srv := look([]string{"mariadbd", "mysqld"}, "sbin", "bin", "sql", "libexec")
+		inst := look([]string{"mariadb-install-db", "mysql_install_db"}, "bin", "scripts")
+		if srv == "" || inst == "" {
+			return binaries{}, fmt.Errorf("localdb: no mariadbd and mariadb-install-db in %s (nor in its bin/, sbin/, scripts/ or sql/)", bin)
+		}
+		base := dir
+		if d := filepath.Base(filepath.Dir(srv)); d == "bin" || d == "sbin" || d == "sql" || d == "libexec" {
+			base = filepath.Dir(filepath.Dir(srv))
+		}
+		return binaries{server: srv, init: inst, basedir: base}, nil
+	}
+	return binaries{}, fmt.Errorf("localdb: unknown kind %q", kind)
+}
+
+// withPGMajor reads the release's major version from initdb --version
+// ("initdb (PostgreSQL) 10.23").
+func withPGMajor(b binaries) (binaries, error) {
+	out, err := exec.Command(b.init, "--version").Output()
+	if err != nil {
+		return b, fmt.Errorf("localdb: %s --version: %w", b.init, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return b, fmt.Errorf("localdb: %s --version said %q", b.init, out)
+	}
+	major, _, _ := strings.Cut(f[len(f)-1], ".")
+	if b.pgMajor, err = strconv.Atoi(major); err != nil {
+		return b, fmt.Errorf("localdb: %s --version said %q", b.init, out)
+	}
+	return b, nil
 }
 
 // findProgram returns the first of names found on PATH, else the first

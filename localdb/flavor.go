@@ -58,20 +58,26 @@ func (s *Server) initArgs(dataDir, tmpDir string) []string {
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
+		if s.bins.basedir != "" {
+			args = append(args, "--basedir="+s.bins.basedir)
+		}
 		args = append(args, mariadbEngineArgs...)
 		return append(args, mariadbInitSettings(s.extra)...)
 	default:
-		return []string{
+		args := []string{
 			"-D", dataDir,
 			"-A", "trust",
 			"-U", pgSuperuser,
 			"--no-sync",
 			// C collation: byte order, identical everywhere, and fastest.
 			"-E", "UTF8", "--locale=C",
-			// 1 MB WAL segments instead of 16: a smaller directory to create
-			// and to copy from a template.
-			"--wal-segsize=1",
 		}
+		if s.bins.pgMajor == 0 || s.bins.pgMajor >= 11 {
+			// 1 MB WAL segments instead of 16: a smaller directory to create
+			// and to copy from a template (initdb has the flag since 11).
+			args = append(args, "--wal-segsize=1")
+		}
+		return args
 	}
 }
 
@@ -89,6 +95,11 @@ func (s *Server) serverArgs() []string {
 			"--bind-address=127.0.0.1",
 			"--skip-name-resolve",
 			"--skip-log-bin",
+		}
+		if s.bins.basedir != "" {
+			args = append(args, "--basedir="+s.bins.basedir)
+		}
+		args = append(args,
 			// Durability only; isolation is unaffected.
 			"--innodb-flush-log-at-trx-commit=0",
 			"--innodb-doublewrite=0",
@@ -99,7 +110,7 @@ func (s *Server) serverArgs() []string {
 			// What current distributions configure; the Go driver talks utf8mb4.
 			"--character-set-server=utf8mb4",
 			"--collation-server=utf8mb4_general_ci",
-		}
+		)
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}

@@ -45,6 +45,9 @@ type Options struct {
 	// mariadbd and mariadb-install-db (or has them in bin/, sbin/, scripts/
 	// or sql/); for TiDB it is the tidb-server binary or its directory.
 	Bin string
+	// Progress receives the steps a user waits for (TiDB being built
+	// once); nil discards them. Log gets them too.
+	Progress io.Writer
 	// Version asks for a release of kind ("8.5.6"); "" is the default one.
 	// Only TiDB builds a release itself; PostgreSQL releases are installed
 	// by package pgrelease and reach Start through Bin.
@@ -98,7 +101,7 @@ func Available(kind Kind) error {
 	if !supported {
 		return fmt.Errorf("localdb: only supported on Linux")
 	}
-	_, err := findBinaries(kind)
+	_, err := findBinaries(kind, "")
 	return err
 }
 
@@ -110,7 +113,7 @@ func Start(ctx context.Context, kind Kind, opts Options) (*Server, error) {
 	if !supported {
 		return nil, fmt.Errorf("localdb: only supported on Linux")
 	}
-	bins, err := findBinaries(kind)
+	bins, err := findBinaries(kind, opts.Bin)
 	if err != nil {
 		return nil, err
 	}

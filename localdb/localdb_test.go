@@ -268,7 +268,7 @@ func TestPGVersionOrder(t *testing.T) {
 	debianPGGlob = filepath.Join(root, "*", "bin")
 	t.Cleanup(func() { debianPGGlob = saved })
 	t.Setenv("PATH", t.TempDir())
-	b, err := findBinaries(Postgres)
+	b, err := findBinaries(Postgres, "")
 	if err != nil {
 		t.Fatal(err)
 	}
