@@ -62,7 +62,7 @@ func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 // connectOptions are the connect options for schema; settings apply to a
 // server txlab starts, so only to the first worker's.
 func (g *globalFlags) connectOptions(cmd *cobra.Command, schema string) connect.Options {
-	o := connect.Options{Schema: schema, Log: g.log(cmd), ConnectTimeout: g.connectTimeout}
+	o := connect.Options{Schema: schema, Log: g.log(cmd), Progress: cmd.ErrOrStderr(), ConnectTimeout: g.connectTimeout}
 	if schema == g.schema {
 		o.Settings = g.settings
 	}

@@ -1,6 +1,8 @@
 // Package connect turns a --db spec into a target.Target: an embedded SQLite
-// file, a throwaway MariaDB or PostgreSQL server started through localdb, or
-// a URL naming an existing server. It is the only place that knows every
+// file, a throwaway MariaDB, PostgreSQL or TiDB server started through
+// localdb (Debian's binaries, a PostgreSQL release installed by pgrelease, or
+// the user's own build: KIND@VERSION, KIND@/path), or a URL naming an
+// existing server. It is the only place that knows every
 // adapter, so the CLI and the campaign loop stay DBMS-agnostic.
 package connect
 
@@ -10,11 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/mysql"
 	"github.com/txlab/txlab/target/postgres"
@@ -31,6 +36,9 @@ type Options struct {
 	Settings []string
 	// Log receives diagnostics (server start and stop); nil discards them.
 	Log io.Writer
+	// Progress receives what a user waits for: a PostgreSQL release being
+	// downloaded, TiDB being built. nil discards it.
+	Progress io.Writer
 	// ConnectTimeout bounds connecting to a server named by a URL, the
 	// handshake included (a port that accepts TCP but never answers);
 	// default DefaultConnectTimeout.
@@ -44,8 +52,10 @@ const DefaultConnectTimeout = 10 * time.Second
 const DefaultSchema = "txlab"
 
 // Usage describes the accepted specs, for flag help.
-const Usage = `"sqlite" (default: a temporary file), "sqlite:PATH", "mariadb" or "postgres" ` +
-	`(a throwaway local server), or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:// ` +
+const Usage = `"sqlite" (default: a temporary file), "sqlite:PATH"; a throwaway local server: ` +
+	`"mariadb" or "postgres" (Debian's binaries), "postgres@VERSION" (a release txlab installs: postgres@18, postgres@12.22), ` +
+	`"tidb" (TiDB v8.5.6, built once), or KIND@/path/to/bin (your own build of mariadb, postgres or tidb); ` +
+	`or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:// ` +
 	`(user:pass@host:port/db; txlab then works in its own schema)`
 
 // kind is what a spec asks for.
@@ -55,53 +65,115 @@ const (
 	kindSQLite kind = iota + 1
 	kindLocalMariaDB
 	kindLocalPostgres
+	kindLocalTiDB
 	kindMySQLURL
 	kindPostgresURL
 	kindCockroachURL
 )
 
-// parseSpec classifies a spec; for SQLite arg is the path ("" for a
-// temporary file), for URLs the URL to hand to the adapter.
-func parseSpec(spec string) (k kind, arg string, err error) {
-	switch s := strings.TrimSpace(spec); {
+// spec is a parsed --db value.
+type spec struct {
+	kind kind
+	// arg is the SQLite path ("" for a temporary file) or the URL to hand
+	// to the adapter.
+	arg string
+	// version is a throwaway server's release (postgres@18); bin its
+	// binaries (postgres@/opt/pg/bin). At most one is set.
+	version, bin string
+}
+
+// local reports whether the spec names a throwaway server.
+func (s spec) local() bool {
+	return s.kind == kindLocalMariaDB || s.kind == kindLocalPostgres || s.kind == kindLocalTiDB
+}
+
+// localKinds maps the names of throwaway servers to their kinds.
+var localKinds = map[string]kind{
+	"mariadb":    kindLocalMariaDB,
+	"postgres":   kindLocalPostgres,
+	"postgresql": kindLocalPostgres,
+	"tidb":       kindLocalTiDB,
+}
+
+// parseSpec classifies a --db value.
+func parseSpec(raw string) (spec, error) {
+	s := strings.TrimSpace(raw)
+	switch {
 	case s == "" || s == "sqlite":
-		return kindSQLite, "", nil
+		return spec{kind: kindSQLite}, nil
 	case strings.HasPrefix(s, "sqlite:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//")
 		if path == "" {
-			return 0, "", fmt.Errorf("--db %q: sqlite:PATH needs a path", spec)
+			return spec{}, fmt.Errorf("--db %q: sqlite:PATH needs a path", raw)
 		}
-		return kindSQLite, path, nil
-	case s == "mariadb":
-		return kindLocalMariaDB, "", nil
-	case s == "postgres" || s == "postgresql":
-		return kindLocalPostgres, "", nil
+		return spec{kind: kindSQLite, arg: path}, nil
 	}
-	u, err := url.Parse(spec)
+	if !strings.Contains(s, "://") {
+		name, at, hasAt := strings.Cut(s, "@")
+		k, ok := localKinds[strings.ToLower(name)]
+		if ok && !hasAt {
+			return spec{kind: k}, nil
+		}
+		if ok {
+			return parseRelease(raw, k, at)
+		}
+	}
+	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" && u.Query().Get("socket") == "" && u.Query().Get("host") == "" {
-		return 0, "", fmt.Errorf("--db %q: want %s", spec, Usage)
+		return spec{}, fmt.Errorf("--db %q: want %s", raw, Usage)
 	}
 	switch u.Scheme {
 	case "mysql", "mariadb", "tidb":
-		return kindMySQLURL, spec, nil
+		return spec{kind: kindMySQLURL, arg: raw}, nil
 	case "postgres", "postgresql":
-		return kindPostgresURL, spec, nil
+		return spec{kind: kindPostgresURL, arg: raw}, nil
 	case "cockroach", "cockroachdb":
 		// CockroachDB speaks the PostgreSQL protocol; pgconn wants that scheme.
 		u.Scheme = "postgresql"
 		if u.Port() == "" && u.Host != "" {
 			u.Host += ":26257"
 		}
-		return kindCockroachURL, u.String(), nil
+		return spec{kind: kindCockroachURL, arg: u.String()}, nil
 	}
-	return 0, "", fmt.Errorf("--db %q: unknown scheme %q; want %s", spec, u.Scheme, Usage)
+	return spec{}, fmt.Errorf("--db %q: unknown scheme %q; want %s", raw, u.Scheme, Usage)
+}
+
+// parseRelease reads what follows KIND@: a path to binaries (it starts with
+// /, ./, ../ or ~/) or a release.
+func parseRelease(raw string, k kind, at string) (spec, error) {
+	if at == "" {
+		return spec{}, fmt.Errorf("--db %q: want KIND@VERSION (postgres@18) or KIND@/path/to/bin", raw)
+	}
+	if at[0] == '/' || at[0] == '.' || at[0] == '~' {
+		path := at
+		if rest, ok := strings.CutPrefix(at, "~/"); ok {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return spec{}, fmt.Errorf("--db %q: %w", raw, err)
+			}
+			path = filepath.Join(home, rest)
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return spec{}, fmt.Errorf("--db %q: %w", raw, err)
+		}
+		return spec{kind: k, bin: abs}, nil
+	}
+	if strings.Trim(at, "0123456789.") != "" && k != kindLocalPostgres {
+		return spec{}, fmt.Errorf("--db %q: want a version such as 8.5.6, or a path to binaries", raw)
+	}
+	switch k {
+	case kindLocalMariaDB:
+		return spec{}, fmt.Errorf("--db %q: txlab installs no MariaDB releases; use mariadb (Debian's mariadb-server) or mariadb@/path/to/your/build", raw)
+	}
+	return spec{kind: k, version: at}, nil
 }
 
 var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // Open connects to the target that spec names.
-func Open(ctx context.Context, spec string, opt Options) (target.Target, error) {
-	k, arg, err := parseSpec(spec)
+func Open(ctx context.Context, raw string, opt Options) (target.Target, error) {
+	sp, err := parseSpec(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -112,34 +184,82 @@ func Open(ctx context.Context, spec string, opt Options) (target.Target, error) 
 	if !schemaName.MatchString(schema) {
 		return nil, fmt.Errorf("--schema %q: want a plain identifier (letters, digits, _)", schema)
 	}
-	if len(opt.Settings) > 0 && k != kindLocalMariaDB && k != kindLocalPostgres {
-		return nil, fmt.Errorf("server settings %v apply only to throwaway servers (--db mariadb or postgres)", opt.Settings)
+	if len(opt.Settings) > 0 && !sp.local() {
+		return nil, fmt.Errorf("server settings %v apply only to throwaway servers (--db mariadb, postgres, postgres@VERSION, tidb)", opt.Settings)
 	}
 	timeout := opt.ConnectTimeout
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
-	switch k {
+	switch sp.kind {
 	case kindSQLite:
-		return sqlite.Open(ctx, arg)
+		return sqlite.Open(ctx, sp.arg)
 	case kindMySQLURL:
-		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, arg, schema) })
+		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, sp.arg, schema) })
 	case kindPostgresURL:
-		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return postgres.Open(ctx, arg, "", schema) })
+		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return postgres.Open(ctx, sp.arg, "", schema) })
 	case kindCockroachURL:
 		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) {
-			return postgres.Open(ctx, arg, postgres.Cockroach, schema)
-		})
-	case kindLocalMariaDB:
-		return startLocal(ctx, localdb.MariaDB, opt, func(dsn string) (target.Target, error) {
-			return mysql.OpenURL(ctx, dsn, schema)
-		})
-	case kindLocalPostgres:
-		return startLocal(ctx, localdb.Postgres, opt, func(dsn string) (target.Target, error) {
-			return postgres.Open(ctx, dsn, "", schema)
+			return postgres.Open(ctx, sp.arg, postgres.Cockroach, schema)
 		})
 	}
-	return nil, fmt.Errorf("--db %q: unsupported", spec)
+	srv, err := startServer(ctx, raw, sp, opt)
+	if err != nil {
+		return nil, err
+	}
+	var tg target.Target
+	if sp.kind == kindLocalPostgres {
+		tg, err = postgres.Open(ctx, srv.DSN(), "", schema)
+	} else {
+		tg, err = mysql.OpenURL(ctx, srv.DSN(), schema)
+	}
+	if err != nil {
+		return nil, errors.Join(err, srv.Stop())
+	}
+	return &serverTarget{Target: tg, srv: srv}, nil
+}
+
+// StartServer starts the throwaway server a spec names (mariadb, postgres,
+// postgres@18, tidb, KIND@/path), for `txlab server`; other specs are an
+// error.
+func StartServer(ctx context.Context, raw string, opt Options) (*localdb.Server, error) {
+	sp, err := parseSpec(raw)
+	if err != nil {
+		return nil, err
+	}
+	if !sp.local() {
+		return nil, fmt.Errorf("%q is not a throwaway server: want mariadb, postgres, postgres@VERSION, tidb or KIND@/path/to/bin", raw)
+	}
+	return startServer(ctx, raw, sp, opt)
+}
+
+// startServer resolves a release (installing it when needed) and starts it.
+func startServer(ctx context.Context, raw string, sp spec, opt Options) (*localdb.Server, error) {
+	lo := localdb.Options{Settings: opt.Settings, Log: opt.Log, Bin: sp.bin, Version: sp.version}
+	var k localdb.Kind
+	switch sp.kind {
+	case kindLocalMariaDB:
+		k = localdb.MariaDB
+	case kindLocalPostgres:
+		k = localdb.Postgres
+		if sp.version != "" {
+			rel, err := pgrelease.Find(ctx, sp.version, pgrelease.Options{Log: opt.Progress})
+			if err != nil {
+				return nil, fmt.Errorf("--db %s: %w", raw, err)
+			}
+			lo.Bin, lo.Version = rel.Bin(), ""
+		}
+	case kindLocalTiDB:
+		k = localdb.TiDB
+		lo.Progress = opt.Progress
+	default:
+		return nil, fmt.Errorf("--db %q: unsupported", raw)
+	}
+	srv, err := localdb.Start(ctx, k, lo)
+	if err != nil {
+		return nil, fmt.Errorf("--db %s: %w", raw, err)
+	}
+	return srv, nil
 }
 
 // bounded connects with open within timeout, and says so plainly when the
@@ -152,20 +272,6 @@ func bounded(ctx context.Context, timeout time.Duration, open func(context.Conte
 		return nil, fmt.Errorf("the server did not answer within %v (--connect-timeout): %w", timeout, err)
 	}
 	return tg, err
-}
-
-// startLocal starts a throwaway server and connects to it; the returned
-// Target stops the server on Close.
-func startLocal(ctx context.Context, k localdb.Kind, opt Options, open func(dsn string) (target.Target, error)) (target.Target, error) {
-	srv, err := localdb.Start(ctx, k, localdb.Options{Settings: opt.Settings, Log: opt.Log})
-	if err != nil {
-		return nil, err
-	}
-	tg, err := open(srv.DSN())
-	if err != nil {
-		return nil, errors.Join(err, srv.Stop())
-	}
-	return &serverTarget{Target: tg, srv: srv}, nil
 }
 
 // serverTarget is a Target on a server txlab started: closing it stops the

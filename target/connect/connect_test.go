@@ -14,42 +14,57 @@ import (
 )
 
 func TestParseSpec(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
 	tests := []struct {
 		spec string
-		kind kind
-		arg  string
+		want spec
 		err  string // substring of the error, "" for success
 	}{
-		{"", kindSQLite, "", ""},
-		{"sqlite", kindSQLite, "", ""},
-		{"sqlite:/tmp/x.db", kindSQLite, "/tmp/x.db", ""},
-		{"sqlite://rel/x.db", kindSQLite, "rel/x.db", ""},
-		{"sqlite:", 0, "", "needs a path"},
-		{"mariadb", kindLocalMariaDB, "", ""},
-		{"postgres", kindLocalPostgres, "", ""},
-		{"postgresql", kindLocalPostgres, "", ""},
-		{"mysql://root:pw@db.example:3307/app", kindMySQLURL, "mysql://root:pw@db.example:3307/app", ""},
-		{"mariadb://root@127.0.0.1:3306/", kindMySQLURL, "mariadb://root@127.0.0.1:3306/", ""},
-		{"tidb://root@127.0.0.1:4000/test", kindMySQLURL, "tidb://root@127.0.0.1:4000/test", ""},
-		{"postgres://u@h:5432/d?sslmode=disable", kindPostgresURL, "postgres://u@h:5432/d?sslmode=disable", ""},
-		{"postgresql://u@h/d", kindPostgresURL, "postgresql://u@h/d", ""},
-		{"cockroach://root@h/defaultdb?sslmode=disable", kindCockroachURL, "postgresql://root@h:26257/defaultdb?sslmode=disable", ""},
-		{"cockroach://root@h:26000/defaultdb", kindCockroachURL, "postgresql://root@h:26000/defaultdb", ""},
-		{"oracle://scott@h/orcl", 0, "", "unknown scheme"},
-		{"mysql", 0, "", "want"},
-		{"mysql:///nohost", 0, "", "want"},
+		{"", spec{kind: kindSQLite}, ""},
+		{"sqlite", spec{kind: kindSQLite}, ""},
+		{"sqlite:/tmp/x.db", spec{kind: kindSQLite, arg: "/tmp/x.db"}, ""},
+		{"sqlite://rel/x.db", spec{kind: kindSQLite, arg: "rel/x.db"}, ""},
+		{"sqlite:", spec{}, "needs a path"},
+		{"mariadb", spec{kind: kindLocalMariaDB}, ""},
+		{"postgres", spec{kind: kindLocalPostgres}, ""},
+		{"postgresql", spec{kind: kindLocalPostgres}, ""},
+		{"tidb", spec{kind: kindLocalTiDB}, ""},
+		{"postgres@18", spec{kind: kindLocalPostgres, version: "18"}, ""},
+		{"postgres@12.22", spec{kind: kindLocalPostgres, version: "12.22"}, ""},
+		{"postgresql@18.4.0-beta.17", spec{kind: kindLocalPostgres, version: "18.4.0-beta.17"}, ""},
+		{"postgres@/usr/lib/postgresql/15/bin", spec{kind: kindLocalPostgres, bin: "/usr/lib/postgresql/15/bin"}, ""},
+		{"postgres@./build/bin", spec{kind: kindLocalPostgres, bin: filepath.Join(cwd, "build/bin")}, ""},
+		{"mariadb@~/mariadb/build", spec{kind: kindLocalMariaDB, bin: filepath.Join(home, "mariadb/build")}, ""},
+		{"tidb@8.5.6", spec{kind: kindLocalTiDB, version: "8.5.6"}, ""},
+		{"tidb@/opt/tidb-server", spec{kind: kindLocalTiDB, bin: "/opt/tidb-server"}, ""},
+		{"TiDB@8.5", spec{kind: kindLocalTiDB, version: "8.5"}, ""},
+		{"mariadb@10.11", spec{}, "installs no MariaDB releases"},
+		{"tidb@latest", spec{}, "want a version"},
+		{"postgres@", spec{}, "KIND@VERSION"},
+		{"mysql://root:pw@db.example:3307/app", spec{kind: kindMySQLURL, arg: "mysql://root:pw@db.example:3307/app"}, ""},
+		{"mariadb://root@127.0.0.1:3306/", spec{kind: kindMySQLURL, arg: "mariadb://root@127.0.0.1:3306/"}, ""},
+		{"tidb://root@127.0.0.1:4000/test", spec{kind: kindMySQLURL, arg: "tidb://root@127.0.0.1:4000/test"}, ""},
+		{"postgres://u@h:5432/d?sslmode=disable", spec{kind: kindPostgresURL, arg: "postgres://u@h:5432/d?sslmode=disable"}, ""},
+		{"postgresql://u@h/d", spec{kind: kindPostgresURL, arg: "postgresql://u@h/d"}, ""},
+		{"cockroach://root@h/defaultdb?sslmode=disable", spec{kind: kindCockroachURL, arg: "postgresql://root@h:26257/defaultdb?sslmode=disable"}, ""},
+		{"cockroach://root@h:26000/defaultdb", spec{kind: kindCockroachURL, arg: "postgresql://root@h:26000/defaultdb"}, ""},
+		{"oracle://scott@h/orcl", spec{}, "unknown scheme"},
+		{"mysql", spec{}, "want"},
+		{"mysql@8.0", spec{}, "want"},
+		{"mysql:///nohost", spec{}, "want"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
-			k, arg, err := parseSpec(tc.spec)
+			got, err := parseSpec(tc.spec)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("parseSpec(%q) error = %v, want one containing %q", tc.spec, err, tc.err)
 				}
 				return
 			}
-			if err != nil || k != tc.kind || arg != tc.arg {
-				t.Errorf("parseSpec(%q) = %v, %q, %v; want %v, %q", tc.spec, k, arg, err, tc.kind, tc.arg)
+			if err != nil || got != tc.want {
+				t.Errorf("parseSpec(%q) = %+v, %v; want %+v", tc.spec, got, err, tc.want)
 			}
 		})
 	}

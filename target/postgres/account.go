@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -99,10 +98,8 @@ func (t *Target) setupCaseRole(ctx context.Context) (*pgconn.Config, error) {
 	}
 	// Free-running workloads shorten deadlock_timeout for their sessions
 	// (QuickDeadlocks), a superuser's setting; PostgreSQL 15 can grant it.
-	if v, err := t.adminQuery(ctx, "SHOW server_version_num"); err == nil && len(v) == 1 {
-		if n, _ := strconv.Atoi(v[0][0].S); n >= 150000 {
-			t.adminQuery(ctx, "GRANT SET ON PARAMETER deadlock_timeout TO "+r)
-		}
+	if t.versionNum >= 150000 {
+		t.adminQuery(ctx, "GRANT SET ON PARAMETER deadlock_timeout TO "+r)
 	}
 	t.role = role
 	cfg := t.cfg.Copy()
@@ -216,6 +213,11 @@ func (c catalog) Sweep(ctx context.Context) error {
 		return nil // the --db role's own objects: only what the registry lists is txlab's
 	}
 	ns := quoteString(quoteIdent(c.t.schema)) + "::regnamespace"
+	// pg_proc.prokind arrived with procedures in PostgreSQL 11.
+	routineKind := `CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END`
+	if c.t.versionNum < 110000 {
+		routineKind = `CASE WHEN p.proisagg THEN 'AGGREGATE' ELSE 'FUNCTION' END`
+	}
 	// pg_shdepend lists what the role owns through an index on the owner:
 	// a scan of every routine and type took 3.7 ms, a tenth of a short
 	// case on PostgreSQL.
@@ -223,7 +225,7 @@ func (c catalog) Sweep(ctx context.Context) error {
   SELECT classid, objid FROM pg_catalog.pg_shdepend
   WHERE refclassid = 'pg_catalog.pg_authid'::regclass AND refobjid = `+quoteString(quoteIdent(c.t.role.name))+`::regrole AND deptype = 'o'
     AND dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))
-SELECT 'DROP ' || CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END || ' IF EXISTS ' || p.oid::regprocedure::text
+SELECT 'DROP ' || `+routineKind+` || ' IF EXISTS ' || p.oid::regprocedure::text
 FROM owned o JOIN pg_catalog.pg_proc p ON o.classid = 'pg_catalog.pg_proc'::regclass AND p.oid = o.objid
 WHERE p.pronamespace = `+ns+`
 UNION ALL

@@ -46,8 +46,11 @@ type Target struct {
 	url       string // what Open was given, for Sibling
 	flavor    string
 	version   string
-	schema    string
-	levels    []target.Level
+	// versionNum is PostgreSQL's server_version_num (180004); catalogs and
+	// grants differ by release. 0 on CockroachDB.
+	versionNum int
+	schema     string
+	levels     []target.Level
 
 	mu    sync.Mutex // guards admin, which is one connection
 	admin *pgconn.PgConn
@@ -112,6 +115,9 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	} else if v, err := t.adminQuery(ctx, "SHOW server_version"); err == nil && len(v) == 1 {
 		// version() adds the compiler and platform: too long for a summary line.
 		t.version = v[0][0].S
+		if n, err := t.adminQuery(ctx, "SHOW server_version_num"); err == nil && len(n) == 1 {
+			t.versionNum, _ = strconv.Atoi(n[0][0].S)
+		}
 	}
 	t.sessCfg = cfg
 	if t.flavor == Postgres {
