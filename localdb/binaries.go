@@ -64,6 +64,8 @@ func findBinaries(kind Kind, bin string) (binaries, error) {
 			}
 		}
 		return binaries{}, fmt.Errorf("localdb: postgres and initdb not found on PATH or in %s; install Debian package %s", debianPGGlob, postgresPackages)
+	case TiDB:
+		return tidbBinaries(bin) // bin, or txlab's build (tidb.go)
 	}
 	return binaries{}, fmt.Errorf("localdb: unknown kind %q (want %q or %q)", kind, MariaDB, Postgres)
 }

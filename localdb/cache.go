@@ -102,6 +102,9 @@ func (s *Server) cacheKey() string {
 // prepareData fills s.dataDir(): a copy of the cached template when the cache
 // is on, else a fresh initialisation.
 func (s *Server) prepareData(ctx context.Context, base string) error {
+	if s.kind == TiDB {
+		return s.tidbPrepare() // unistore lives in memory: nothing to initialise
+	}
 	key := s.cacheKey()
 	cache.Lock()
 	if cache.enabled == 0 {

@@ -36,6 +36,15 @@
 // (fails instead when CI=true, the rule Unavailable holds) and registers Stop
 // with t.Cleanup.
 //
+// TiDB (Kind TiDB) is not installed from Debian: txlab builds tidb-server
+// v8.5.6 once from the Go module in the repository's tidb/ directory into its
+// cache (InstallTiDB; about 10 minutes on 2 cores, and Go must be on PATH) and
+// runs it on its embedded in-memory storage, unistore; Options.Bin runs a
+// user's own tidb-server instead. Its settings are system variables, set with
+// SET GLOBAL before Start returns, or configuration items (a name with "." or
+// "-"), written to its configuration file. Tests never build it: for them
+// (Unavailable) TiDB is missing until `txlab install tidb` has run.
+//
 // When the process runs as root, MariaDB runs with --user=root, while
 // PostgreSQL, which refuses to run as root, runs as the user "nobody".
 //

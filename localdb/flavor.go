@@ -83,6 +83,8 @@ func (s *Server) initArgs(dataDir, tmpDir string) []string {
 
 func (s *Server) serverArgs() []string {
 	switch s.kind {
+	case TiDB:
+		return s.tidbServerArgs()
 	case MariaDB:
 		args := []string{
 			"--no-defaults", // must come first
@@ -136,6 +138,9 @@ func (s *Server) serverArgs() []string {
 
 // settingArgs turns user settings into command-line arguments for kind.
 func settingArgs(kind Kind, settings []string) ([]string, error) {
+	if kind == TiDB {
+		return tidbSettingArgs(settings) // name=value, applied by tidb.go
+	}
 	var args []string
 	for _, raw := range settings {
 		kv := strings.TrimSpace(raw)

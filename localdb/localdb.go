@@ -101,6 +101,9 @@ func Available(kind Kind) error {
 	if !supported {
 		return fmt.Errorf("localdb: only supported on Linux")
 	}
+	if kind == TiDB {
+		return tidbAvailable() // built, or Go is there to build it
+	}
 	_, err := findBinaries(kind, "")
 	return err
 }
@@ -112,6 +115,13 @@ func Available(kind Kind) error {
 func Start(ctx context.Context, kind Kind, opts Options) (*Server, error) {
 	if !supported {
 		return nil, fmt.Errorf("localdb: only supported on Linux")
+	}
+	if kind == TiDB {
+		bin, err := tidbBin(ctx, opts) // builds it once when opts.Bin is ""
+		if err != nil {
+			return nil, err
+		}
+		opts.Bin = bin
 	}
 	bins, err := findBinaries(kind, opts.Bin)
 	if err != nil {
@@ -254,6 +264,9 @@ func (s *Server) launch(ctx context.Context) error {
 	if err := s.waitReady(ctx); err != nil {
 		return &startError{err: err, log: logTail(logPath, logTailLines), logPath: logPath}
 	}
+	if s.kind == TiDB {
+		return s.tidbAfterReady(ctx)
+	}
 	return nil
 }
 
@@ -377,6 +390,8 @@ func (s *Server) DSN() string {
 	switch s.kind {
 	case MariaDB:
 		return fmt.Sprintf("mariadb://root@127.0.0.1:%d/", s.port)
+	case TiDB:
+		return fmt.Sprintf("tidb://root@127.0.0.1:%d/", s.port)
 	default:
 		return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", pgSuperuser, s.port)
 	}
@@ -388,7 +403,7 @@ func (s *Server) DSN() string {
 // pgx/v5/stdlib).
 func (s *Server) DriverDSN() string {
 	switch s.kind {
-	case MariaDB:
+	case MariaDB, TiDB:
 		return fmt.Sprintf("root@tcp(127.0.0.1:%d)/?timeout=5s", s.port)
 	default:
 		return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=5", pgSuperuser, s.port)
@@ -428,7 +443,11 @@ func (s *Server) logf(format string, args ...any) {
 // under CI=true, where a missing server is a setup bug. This is the one place
 // that rule lives; localdbtest applies it.
 func Unavailable(kind Kind) (reason error, fail bool) {
-	if err := Available(kind); err != nil {
+	err := Available(kind)
+	if kind == TiDB && err == nil {
+		_, err = tidbBuilt() // a test never waits for TiDB's build
+	}
+	if err != nil {
 		return err, os.Getenv("CI") == "true"
 	}
 	return nil, false
