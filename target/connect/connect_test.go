@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/target"
 )
 
@@ -205,3 +207,56 @@ func TestOpenLocal(t *testing.T) {
 }
 
 var _ target.Target = (*serverTarget)(nil)
+
+// TestOpenReleases starts servers named by KIND@VERSION (a PostgreSQL
+// release installed from the npm registry: the oldest and the newest txlab
+// is tested on) and KIND@/path (Debian's own binaries named as a user's
+// build would be), and checks each runs the release asked for.
+func TestOpenReleases(t *testing.T) {
+	debianPG := "postgres@/usr/lib/postgresql/NN/bin"
+	if dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin"); len(dirs) > 0 {
+		debianPG = "postgres@" + dirs[0]
+	}
+	for _, tc := range []struct {
+		spec    string
+		kind    localdb.Kind
+		dbms    string
+		version string // prefix of Info().Version
+	}{
+		{"postgres@10", localdb.Postgres, "postgres", "10."},
+		{"postgres@18", localdb.Postgres, "postgres", "18."},
+		{"mariadb@/usr", localdb.MariaDB, "mariadb", ""},
+		{debianPG, localdb.Postgres, "postgres", ""},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			localdbtest.Require(t, tc.kind)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			tg, err := Open(ctx, tc.spec, Options{Schema: "txlab_release"})
+			if errors.Is(err, pgrelease.ErrOffline) && os.Getenv("CI") != "true" {
+				t.Skipf("offline: %v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			info := tg.Info()
+			if info.DBMS != tc.dbms || !strings.HasPrefix(info.Version, tc.version) {
+				t.Errorf("Open(%q).Info() = %s %s, want %s %s…", tc.spec, info.DBMS, info.Version, tc.dbms, tc.version)
+			}
+			s, err := tg.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Exec(ctx, "CREATE TABLE r (x INT PRIMARY KEY)"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// A directory without the programs is one clear error.
+	_, err := Open(context.Background(), "postgres@"+t.TempDir(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "no postgres and initdb") {
+		t.Errorf("postgres@/empty: %v", err)
+	}
+}
