@@ -65,6 +65,10 @@ func TestWrite(t *testing.T) {
 			t.Errorf("the WSS page's timeline lacks %q", want)
 		}
 	}
+	// report.json's db: the exact target the finding was made on.
+	if !strings.Contains(page, "<code>--db mariadb --set innodb_snapshot_isolation=ON</code>") {
+		t.Error("the WSS page does not name its target (report.json's db)")
+	}
 	troc := read(t, filepath.Join(dir, "0002-troc-incorrect-result-bug", report.PageFile))
 	for _, want := range []string{"it must return (2)", "it returned (2)", "(10, 1)", "(1, 1)", "SELECT * FROM t"} {
 		if !strings.Contains(troc, want) {

@@ -76,10 +76,39 @@ type Report struct {
 	Finding   Finding  `json:"finding"`
 	Signature string   `json:"signature"`
 	StmtKinds []string `json:"stmt_kinds,omitempty"`
-	// Target is the DBMS and version the finding was made on; Found when.
+	// Target is the DBMS and version the finding was made on, DB the
+	// target as the command line named it; Found when.
 	Target  string          `json:"target,omitempty"`
+	DB      *DB             `json:"db,omitempty"`
 	Found   time.Time       `json:"found"`
 	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// DB is the exact target a finding was made on: the --db spec as the command
+// line gave it and the server it resolved to.
+type DB struct {
+	// Spec is --db as given (postgres@18, postgres@/usr/lib/postgresql/15/bin,
+	// a URL without its password).
+	Spec string `json:"spec"`
+	// DBMS and Version are what the server reported (target.Info): the
+	// full version string.
+	DBMS    string `json:"dbms"`
+	Version string `json:"version"`
+	// Settings are the throwaway server's --set settings.
+	Settings []string `json:"settings,omitempty"`
+}
+
+// Line is report.txt's line naming the target:
+// "target: postgres@18 (postgres 18.4), --set max_connections=200".
+func (d *DB) Line() string {
+	s := fmt.Sprintf("target: %s (%s %s)", d.Spec, d.DBMS, d.Version)
+	for i, kv := range d.Settings {
+		if i == 0 {
+			s += ","
+		}
+		s += " --set " + kv
+	}
+	return s
 }
 
 // Signature identifies findings that are most likely the same problem. It
@@ -120,6 +149,9 @@ type Writer struct {
 	Dir string // default DefaultDir
 	// Target names the DBMS and version in report.json.
 	Target string
+	// DB, when set, is the exact target: report.json's db and a line of
+	// report.txt.
+	DB *DB
 	// Suppress turns the findings it matches into verdict known.
 	Suppress *Suppressions
 	// KeepKnown writes bundles for known findings too.
@@ -173,7 +205,7 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 		return b.Finding, false, err
 	}
 	b.Finding.Dir = dir
-	if err := writeBundle(dir, &b, w.Target); err != nil {
+	if err := writeBundle(dir, &b, w.Target, w.DB); err != nil {
 		// Half a bundle would pass for a finding whose case is missing;
 		// the directory is this writer's own, made just above.
 		os.RemoveAll(dir)
@@ -214,11 +246,20 @@ func (w *Writer) freeDir(root string, f Finding) (string, error) {
 	}
 }
 
-func writeBundle(dir string, b *Bundle, targetName string) error {
+func writeBundle(dir string, b *Bundle, targetName string, db *DB) error {
 	files := map[string][]byte{}
 	text := b.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
+	}
+	if db != nil {
+		// After the oracle's headline, which names the DBMS and level.
+		head, rest, _ := strings.Cut(text, "\n")
+		if head == "" && rest == "" {
+			text = db.Line() + "\n"
+		} else {
+			text = head + "\n" + db.Line() + "\n" + rest
+		}
 	}
 	if b.Case != nil {
 		c := b.Case.String()
@@ -238,7 +279,7 @@ func writeBundle(dir string, b *Bundle, targetName string) error {
 		details = nil
 	}
 	js, err := json.MarshalIndent(Report{Finding: b.Finding, Signature: b.Finding.Signature, StmtKinds: b.StmtKinds,
-		Target: targetName, Found: time.Now().UTC().Truncate(time.Second), Details: details}, "", "  ")
+		Target: targetName, DB: db, Found: time.Now().UTC().Truncate(time.Second), Details: details}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report.json: %w", err)
 	}

@@ -155,3 +155,62 @@ func TestWriterChecksCaseReadsBack(t *testing.T) {
 		t.Error("Known after the write: false")
 	}
 }
+
+// TestWriterRecordsTarget: a writer given the exact target (the --db spec,
+// the server's DBMS and full version, the throwaway server's settings)
+// writes it into report.json's db and a target line of report.txt, after
+// the oracle's headline; a writer without one writes neither.
+func TestWriterRecordsTarget(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		db   *report.DB
+		text string // the bundle's Text
+		want string // report.txt
+	}{
+		{"versioned", &report.DB{Spec: "postgres@18", DBMS: "postgres", Version: "18.4"},
+			"WSS on postgres 18.4\nverdict: bug\n",
+			"WSS on postgres 18.4\ntarget: postgres@18 (postgres 18.4)\nverdict: bug\n"},
+		{"build dir and settings", &report.DB{Spec: "postgres@/usr/lib/postgresql/15/bin", DBMS: "postgres",
+			Version: "15.18 (Debian 15.18-0+deb12u1)", Settings: []string{"max_connections=200", "fsync=off"}},
+			"headline only",
+			"headline only\ntarget: postgres@/usr/lib/postgresql/15/bin (postgres 15.18 (Debian 15.18-0+deb12u1)), --set max_connections=200 --set fsync=off\n"},
+		{"no text", &report.DB{Spec: "tidb", DBMS: "tidb", Version: "8.0.11-TiDB-v8.5.6"},
+			"", "target: tidb (tidb 8.0.11-TiDB-v8.5.6)\n"},
+		{"no target", nil, "WSS on sqlite\n", "WSS on sqlite\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &report.Writer{Dir: t.TempDir(), Target: "postgres 18.4", DB: tt.db}
+			b := bundle(t, "tx-wss", report.Bug, "UPDATE")
+			b.Text = tt.text
+			f, _, err := w.Write(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, err := os.ReadFile(filepath.Join(f.Dir, "report.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(text) != tt.want {
+				t.Errorf("report.txt:\n%s\nwant:\n%s", text, tt.want)
+			}
+			data, err := os.ReadFile(filepath.Join(f.Dir, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var js report.Report
+			if err := json.Unmarshal(data, &js); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.db == nil && js.DB != nil:
+				t.Errorf("report.json db %+v, want none", js.DB)
+			case tt.db != nil && (js.DB == nil || js.DB.Spec != tt.db.Spec || js.DB.DBMS != tt.db.DBMS ||
+				js.DB.Version != tt.db.Version || strings.Join(js.DB.Settings, " ") != strings.Join(tt.db.Settings, " ")):
+				t.Errorf("report.json db %+v, want %+v\n%s", js.DB, tt.db, data)
+			}
+			if tt.db != nil && !strings.Contains(string(data), `"spec": "`+tt.db.Spec+`"`) {
+				t.Errorf("report.json does not name the spec %q:\n%s", tt.db.Spec, data)
+			}
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/report"
+)
+
+// TestSplitDB: --db's comma-separated targets; a single URL stays one.
+func TestSplitDB(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"sqlite", []string{"sqlite"}},
+		{"postgres@10,postgres@18,tidb", []string{"postgres@10", "postgres@18", "tidb"}},
+		{" sqlite , mariadb ,", []string{"sqlite", "mariadb"}},
+		{"postgres@/usr/lib/postgresql/15/bin,postgres", []string{"postgres@/usr/lib/postgresql/15/bin", "postgres"}},
+		{"mysql://root:pw@127.0.0.1:3306/?tls=false", []string{"mysql://root:pw@127.0.0.1:3306/?tls=false"}},
+		{",", nil},
+	} {
+		if got := splitDB(tt.in); strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+			t.Errorf("splitDB(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestShownSpec: a spec is written down as given, a URL without its
+// password.
+func TestShownSpec(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"postgres@18", "postgres@18"},
+		{"postgres@/usr/lib/postgresql/15/bin", "postgres@/usr/lib/postgresql/15/bin"},
+		{"sqlite:/tmp/x.db", "sqlite:/tmp/x.db"},
+		{"mysql://root:secret@127.0.0.1:3306/", "mysql://root:xxxxx@127.0.0.1:3306/"},
+		{"postgres://me@localhost/postgres", "postgres://me@localhost/postgres"},
+		{"postgres://localhost/db?user=me&password=secret", "postgres://localhost/db?password=xxxxx&user=me"},
+		{"mysql://root:se%zzcret@h/", "mysql://…"},
+	} {
+		got := shownSpec(tt.in)
+		if got != tt.want || strings.Contains(got, "secret") {
+			t.Errorf("shownSpec(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestBundleRecordsTarget: a finding's bundle made through the command line
+// records the exact target: report.json's db holds the --db spec as given,
+// the DBMS and full version the server reported, and the throwaway server's
+// --set settings; report.txt has the target line.
+func TestBundleRecordsTarget(t *testing.T) {
+	localdbtest.Require(t, localdb.Postgres)
+	out := t.TempDir()
+	code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--set", "work_mem=8MB", "--json", "--out", out, "../../bugs/pg-ssi-on-conflict-do-nothing.txn")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a bug): %s", code, stderr)
+	}
+	cr := decodeCases(t, stdout)[0]
+	if cr.Target.DBMS != "postgres" || cr.Target.Version == "" {
+		t.Fatalf("target %+v", cr.Target)
+	}
+	reports, _ := filepath.Glob(filepath.Join(out, "*", "report.json"))
+	if len(reports) == 0 {
+		t.Fatalf("no bundle in %s", out)
+	}
+	for _, path := range reports {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js report.Report
+		if err := json.Unmarshal(data, &js); err != nil {
+			t.Fatal(err)
+		}
+		if js.DB == nil || js.DB.Spec != "postgres" || js.DB.DBMS != "postgres" || js.DB.Version != cr.Target.Version ||
+			strings.Join(js.DB.Settings, " ") != "work_mem=8MB" {
+			t.Errorf("%s: db %+v, want spec postgres, version %q, settings work_mem=8MB", path, js.DB, cr.Target.Version)
+		}
+		text, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "report.txt"))
+		if want := "\ntarget: postgres (postgres " + cr.Target.Version + "), --set work_mem=8MB\n"; !strings.Contains(string(text), want) {
+			t.Errorf("%s: no %q in report.txt:\n%s", path, want, text)
+		}
+	}
+}
