@@ -43,8 +43,19 @@ type LevelResult struct {
 // Result is one bug of the corpus run on a target.
 type Result struct {
 	Entry
-	Target string        `json:"target"` // DBMS and version
+	// DB is the --db spec the target was opened from (postgres@18), set by
+	// the caller; Target the DBMS and version the server reported.
+	DB     string        `json:"db,omitempty"`
+	Target string        `json:"target"`
 	Levels []LevelResult `json:"levels"`
+}
+
+// Progress is where Test is: about to run bug Entry at Level, the Nth of
+// Of runs (a bug at one level is one run).
+type Progress struct {
+	N, Of int
+	Entry Entry
+	Level target.Level
 }
 
 // strongest returns the most severe verdict among the findings, "none"
@@ -87,28 +98,32 @@ func (e Entry) LevelsOr(def target.Level) ([]target.Level, error) {
 
 // Test runs each entry on t through the oracles at each of the given
 // levels (none: each entry's own, LevelsOr) and says whether it reproduces
-// there. An error that is not the case's own (a lost connection) ends the
-// test.
-func Test(ctx context.Context, t target.Target, entries []Entry, levels []target.Level, oracles []oracle.CaseOracle, opt executor.Options) ([]Result, error) {
+// there, calling progress (when not nil) before each run. An error that is
+// not the case's own (a lost connection) ends the test.
+func Test(ctx context.Context, t target.Target, entries []Entry, levels []target.Level, oracles []oracle.CaseOracle, opt executor.Options, progress func(Progress)) ([]Result, error) {
 	info := t.Info()
-	var out []Result
-	for _, e := range entries {
-		levels := levels
+	perEntry := make([][]target.Level, len(entries))
+	total := 0
+	for i, e := range entries {
+		perEntry[i] = levels
 		if len(levels) == 0 {
 			var err error
-			if levels, err = e.LevelsOr(t.DefaultLevel()); err != nil {
-				return out, err
+			if perEntry[i], err = e.LevelsOr(t.DefaultLevel()); err != nil {
+				return nil, err
 			}
 		}
+		total += len(perEntry[i])
+	}
+	var out []Result
+	n := 0
+	for i, e := range entries {
 		r := Result{Entry: e, Target: info.DBMS + " " + info.Version}
-		var recorded map[target.Level]string
-		for _, g := range e.Status {
-			if g.Matches(info) {
-				recorded = g.Levels
+		rec, _ := Lookup(e.Status, info)
+		for _, l := range perEntry[i] {
+			if n++; progress != nil {
+				progress(Progress{N: n, Of: total, Entry: e, Level: l})
 			}
-		}
-		for _, l := range levels {
-			lr := LevelResult{Level: l, Recorded: recorded[l]}
+			lr := LevelResult{Level: l, Recorded: rec.Levels[l]}
 			if !slices.Contains(t.Levels(), l) {
 				lr.Status = Unsupported
 			} else {

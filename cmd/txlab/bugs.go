@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -65,12 +66,10 @@ txlab run --db DBMS bugs/FILE.txn.`,
 
 func newBugsTestCmd(g *globalFlags) *cobra.Command {
 	var orc oracleFlags
-	var isolation, dbms string
-	var check bool
-	var record string
+	var opt bugTestOptions
 	cmd := &cobra.Command{
 		Use:   "test [flags] [BUG...]",
-		Short: "Run the known bugs of the target's DBMS at their levels and say which reproduce",
+		Short: "Run the known bugs of each target's DBMS at their levels and say which reproduce",
 		Long: `test runs the corpus's bugs for the target's DBMS (its own, and other DBMSs' bugs
 whose status header records a run on it; --dbms chooses another DBMS's bugs), or only
 the BUG ids given, at each level of the bug's levels header (or of --isolation), through
@@ -83,111 +82,267 @@ the chosen oracles (default: all), and prints one line per bug and level:
   RECORDED the status the case's status header holds for this DBMS version and level;
            a different status is marked CHANGED
 
+--db takes several targets, comma-separated (--db postgres@10,postgres@18,tidb): each
+runs its own DBMS's corpus (or --dbms's), one after another, a throwaway server
+stopped before the next starts, and the output is one table, a column per target
+(rows grouped by the bugs' DBMS; — where a bug is not in that target's corpus),
+then each target's statuses compared with the recorded ones. A target that cannot
+start is said and the others still run. Progress goes to stderr.
+
 Exit status: 0 when every bug ran (or failed to run where its status header records
 error) (and, with --check, every status is the recorded
-one); 1 with --check when a status changed; 2 on a usage or infrastructure error or a
-bug that could not run.`,
+one); 1 with --check when a status changed; 2 on a usage or infrastructure error (a
+target that could not start or stopped answering) or a bug that could not run.`,
 		Example: `  txlab bugs test --db mariadb
   txlab bugs test --db mariadb --isolation all --check   # the bug × level table, compared with the corpus
+  txlab bugs test --db sqlite,postgres,mariadb --isolation all   # one column per target
   txlab bugs test --db mariadb --dbms mysql              # MySQL's bugs on MariaDB
   txlab bugs test --db mariadb --json MDEV-30835`,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if err := orc.validateForCases(); err != nil {
-				return usageErr(err)
-			}
-			if dbms != "" {
-				// Before a server starts for nothing.
-				if _, err := bugs.List(dbms); err != nil {
-					return usageErr(fmt.Errorf("--dbms: %w", err))
-				}
-			}
-			t, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			// The oracles' sessions end before the target.
-			closeOracles := func() {}
-			defer release(&err, t, func() {
-				closeOracles()
-				t.Close()
-			})
-			info := t.Info()
-			var entries []bugs.Entry
-			if dbms != "" {
-				entries, err = bugs.List(dbms)
-			} else {
-				entries, err = bugs.ForTarget(info.DBMS)
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if len(args) > 0 {
-				var chosen []bugs.Entry
-				for _, id := range args {
-					n := len(chosen)
-					for _, e := range entries {
-						if strings.EqualFold(e.Bug, id) {
-							chosen = append(chosen, e)
-						}
-					}
-					if len(chosen) == n {
-						return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
-					}
-				}
-				entries = chosen
-			}
-			cases, _, err := orc.build(cmd.Context(), g, t)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			closeOracles = orc.close
-			levels, err := parseLevels(isolation, info.DBMS, t.Levels())
-			if err != nil {
-				return usageErr(err)
-			}
-			results, err := bugs.Test(cmd.Context(), t, entries, levels, cases, g.execOptions(""))
-			out := cmd.OutOrStdout()
-			if g.json {
-				enc := json.NewEncoder(out)
-				for _, r := range results {
-					if err := enc.Encode(r); err != nil {
-						return err
-					}
-				}
-			} else {
-				writeBugTable(out, results)
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if record != "" {
-				if err := recordStatuses(record, info, results); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-			}
-			changed := 0
-			for _, r := range results {
-				for _, l := range r.Levels {
-					if l.Status == bugs.Error && l.Recorded != bugs.Error {
-						return &exitError{code: 2, err: fmt.Errorf("%s at %s could not run", r.Bug, l.Level)}
-					}
-					if l.Changed {
-						changed++
-					}
-				}
-			}
-			if check && changed > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s %s", changed, info.DBMS, info.Version)}
-			}
-			return nil
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBugsTest(cmd, g, &orc, opt, args)
 		},
 	}
 	orc.register(cmd, false)
-	cmd.Flags().StringVar(&isolation, "isolation", "", "run every bug at these levels instead of its levels header: a comma-separated list, or all\n(every level the target has) (e.g. --isolation all)")
-	cmd.Flags().StringVar(&dbms, "dbms", "", "run this DBMS's bugs instead of the target's (e.g. --dbms mysql on a MariaDB target)")
-	cmd.Flags().StringVar(&record, "record", "", "write the measured statuses into the status headers of the case files in this directory\n(the corpus's source, e.g. --record bugs), for this DBMS version")
-	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a measured status differs from the one the case's status header records\nfor this DBMS version (what CI runs)")
+	cmd.Flags().StringVar(&opt.isolation, "isolation", "", "run every bug at these levels instead of its levels header: a comma-separated list, or all\n(every level the target has) (e.g. --isolation all)")
+	cmd.Flags().StringVar(&opt.dbms, "dbms", "", "run this DBMS's bugs instead of the target's (e.g. --dbms mysql on a MariaDB target)")
+	cmd.Flags().StringVar(&opt.record, "record", "", "write the measured statuses into the status headers of the case files in this directory\n(the corpus's source, e.g. --record bugs), for each target's DBMS version")
+	cmd.Flags().BoolVar(&opt.check, "check", false, "exit 1 when a measured status differs from the one the case's status header records\nfor the target's DBMS version (what CI runs)")
 	return cmd
+}
+
+// bugTestOptions are bugs test's own flags.
+type bugTestOptions struct {
+	isolation, dbms, record string
+	check                   bool
+}
+
+// bugTarget is one target's run of bugs test.
+type bugTarget struct {
+	Spec    string // --db's spec, as shown (shownSpec)
+	Info    target.Info
+	Results []bugs.Result
+	// Err says why the target's run did not finish (it did not start, its
+	// server stopped answering); Results hold what ran before.
+	Err error
+}
+
+// label names the target in the table's header: the spec, or for a URL
+// the DBMS.
+func (bt *bugTarget) label() string {
+	if strings.Contains(bt.Spec, "://") && bt.Info.DBMS != "" {
+		return bt.Info.DBMS
+	}
+	return bt.Spec
+}
+
+func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, args []string) error {
+	if err := orc.validateForCases(); err != nil {
+		return usageErr(err)
+	}
+	specs := splitDB(g.db)
+	if len(specs) == 0 {
+		return usageErr(fmt.Errorf("--db %q names no target", g.db))
+	}
+	// Before a server starts for nothing.
+	corpus, err := bugs.List(opt.dbms)
+	if err != nil {
+		return usageErr(fmt.Errorf("--dbms: %w", err))
+	}
+	multi := len(specs) > 1
+	if multi {
+		// Each target checks its levels against its own below; a level
+		// one of them lacks is a cell saying so.
+		if _, err := parseLevelNames(opt.isolation); err != nil {
+			return usageErr(err)
+		}
+		for _, id := range args {
+			if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
+				return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
+			}
+		}
+	}
+	prog := newBugProgress(cmd.ErrOrStderr(), !g.verbose, len(specs))
+	var runs []*bugTarget
+	for i, spec := range specs {
+		if cmd.Context().Err() != nil {
+			break
+		}
+		bt := &bugTarget{Spec: shownSpec(spec)}
+		runs = append(runs, bt)
+		prog.start(i, bt.Spec)
+		err := testTarget(cmd, g, orc, opt, spec, args, multi, bt, prog)
+		prog.done(bt)
+		if err != nil && !multi {
+			return printBugTests(cmd, g, runs, false, opt.check, err)
+		}
+		bt.Err = err
+	}
+	return printBugTests(cmd, g, runs, multi, opt.check, nil)
+}
+
+// testTarget runs the corpus on one target into bt; an error says the run
+// did not finish.
+func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, spec string, ids []string, multi bool, bt *bugTarget, prog *bugProgress) (err error) {
+	tg := *g
+	tg.db = spec
+	t, err := tg.open(cmd)
+	if err != nil {
+		return err
+	}
+	// The oracles' sessions end before the target.
+	closeOracles := func() {}
+	defer release(&err, t, func() {
+		closeOracles()
+		t.Close()
+	})
+	info := t.Info()
+	bt.Info = info
+	var entries []bugs.Entry
+	if opt.dbms != "" {
+		entries, err = bugs.List(opt.dbms)
+	} else {
+		entries, err = bugs.ForTarget(info.DBMS)
+	}
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if len(ids) > 0 {
+		var chosen []bugs.Entry
+		for _, id := range ids {
+			n := len(chosen)
+			for _, e := range entries {
+				if strings.EqualFold(e.Bug, id) {
+					chosen = append(chosen, e)
+				}
+			}
+			if len(chosen) == n && !multi {
+				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
+			}
+		}
+		entries = chosen
+	}
+	var levels []target.Level
+	if multi {
+		levels, err = parseLevelNames(opt.isolation)
+		if strings.EqualFold(opt.isolation, "all") {
+			levels = t.Levels()
+		}
+	} else {
+		levels, err = parseLevels(opt.isolation, info.DBMS, t.Levels())
+	}
+	if err != nil {
+		return usageErr(err)
+	}
+	cases, _, err := orc.build(cmd.Context(), &tg, t)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	closeOracles = orc.close
+	prog.opened(bt)
+	bt.Results, err = bugs.Test(cmd.Context(), t, entries, levels, cases, tg.execOptions(""), prog.run)
+	for i := range bt.Results {
+		bt.Results[i].DB = bt.Spec
+	}
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if opt.record != "" {
+		if err := recordStatuses(opt.record, info, bt.Results); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
+	return nil
+}
+
+// parseLevelNames reads a multi-target --isolation: level names, or all
+// (nil here: each target's own levels).
+func parseLevelNames(s string) ([]target.Level, error) {
+	if s == "" || strings.EqualFold(s, "all") {
+		return nil, nil
+	}
+	var out []target.Level
+	for _, part := range strings.Split(s, ",") {
+		l, err := target.ParseLevel(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// printBugTests prints the results (the one-target table, or the table with
+// a column per target) and says how the command ends: runErr (a run that
+// ended the command), the targets that did not finish, a bug that could not
+// run, or with check a changed status.
+func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi, check bool, runErr error) error {
+	out := cmd.OutOrStdout()
+	var ran []bugs.Result
+	for _, bt := range runs {
+		ran = append(ran, bt.Results...)
+	}
+	if runErr != nil && len(ran) == 0 {
+		return runErr
+	}
+	if g.json {
+		enc := json.NewEncoder(out)
+		for _, bt := range runs {
+			for _, r := range bt.Results {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			}
+			if bt.Err != nil {
+				if err := enc.Encode(struct {
+					DB    string `json:"db"`
+					Error string `json:"error"`
+				}{bt.Spec, oneLine(bt.Err)}); err != nil {
+					return err
+				}
+			}
+		}
+	} else if multi {
+		writeBugMatrix(out, runs)
+	} else {
+		writeBugTable(out, ran)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	var failed []string
+	for _, bt := range runs {
+		if bt.Err != nil {
+			failed = append(failed, bt.Spec+": "+oneLine(bt.Err))
+		}
+	}
+	if len(failed) > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("%d of %d targets did not finish: %s", len(failed), len(runs), strings.Join(failed, "; "))}
+	}
+	changed := 0
+	for _, bt := range runs {
+		for _, r := range bt.Results {
+			for _, l := range r.Levels {
+				if l.Status == bugs.Error && l.Recorded != bugs.Error {
+					on := ""
+					if multi {
+						on = " on " + bt.Spec
+					}
+					return &exitError{code: 2, err: fmt.Errorf("%s at %s%s could not run", r.Bug, l.Level, on)}
+				}
+				if l.Changed {
+					changed++
+				}
+			}
+		}
+	}
+	if check && changed > 0 {
+		var where []string
+		for _, bt := range runs {
+			where = append(where, bt.Info.DBMS+" "+bt.Info.Version)
+		}
+		return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s", changed, strings.Join(where, ", "))}
+	}
+	return nil
 }
 
 // recordStatuses writes each result's statuses into the status header of

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/localdb"
+	"github.com/txlab/txlab/localdb/localdbtest"
+	"github.com/txlab/txlab/target"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// matrixRuns are five targets' results: two PostgreSQL releases sharing
+// rows (one status changed), MariaDB with a MySQL bug and a bug that could
+// not run, a target that did not start and a URL that ran nothing.
+func matrixRuns() []*bugTarget {
+	entry := func(bug, dbms string) bugs.Entry { return bugs.Entry{Bug: bug, DBMS: dbms, Kind: "bug"} }
+	lv := func(l target.Level, status, verdict, recorded string) bugs.LevelResult {
+		return bugs.LevelResult{Level: l, Status: status, Verdict: verdict, Recorded: recorded, Changed: recorded != "" && recorded != status}
+	}
+	pg := func(spec, version string, ser bugs.LevelResult) *bugTarget {
+		return &bugTarget{Spec: spec, Info: target.Info{DBMS: "postgres", Version: version}, Results: []bugs.Result{
+			{Entry: entry("PG-SSI-ON-CONFLICT", "postgres"), Levels: []bugs.LevelResult{
+				// Out of order: the table sorts levels weakest first.
+				ser, lv(target.ReadCommitted, bugs.NotReproduced, "allowed", "")}},
+			{Entry: entry("DOC-PG-RR-WRITE-SKEW", "postgres"), Levels: []bugs.LevelResult{
+				lv(target.RepeatableRead, bugs.Reproduces, "none", bugs.Reproduces)}},
+		}}
+	}
+	return []*bugTarget{
+		pg("postgres@10", "10.23", lv(target.Serializable, bugs.Reproduces, "bug", bugs.Reproduces)),
+		pg("postgres@18", "18.4", lv(target.Serializable, bugs.NotReproduced, "none", bugs.Reproduces)),
+		{Spec: "mariadb", Info: target.Info{DBMS: "mariadb", Version: "10.11.19-MariaDB-0+deb12u1"}, Results: []bugs.Result{
+			{Entry: entry("MYSQL-95049", "mysql"), Levels: []bugs.LevelResult{lv(target.RepeatableRead, bugs.Reproduces, "suspect", bugs.Reproduces)}},
+			{Entry: entry("MDEV-26643", "mariadb"), Levels: []bugs.LevelResult{
+				lv(target.ReadCommitted, bugs.Reproduces, "bug", bugs.Reproduces),
+				{Level: target.Serializable, Status: bugs.Error, Error: "setup statement 1: boom", Recorded: bugs.NotReproduced, Changed: true}}},
+		}},
+		{Spec: "tidb", Err: errors.New("tidb: build failed\nsecond line")},
+		{Spec: "mysql://root:xxxxx@127.0.0.1:3306/", Info: target.Info{DBMS: "mysql", Version: "8.0.36"}},
+	}
+}
+
+// TestBugMatrix: the table of several targets against its golden file
+// (go test ./cmd/txlab -run TestBugMatrix -update rewrites it).
+func TestBugMatrix(t *testing.T) {
+	var b bytes.Buffer
+	writeBugMatrix(&b, matrixRuns())
+	golden := filepath.Join("testdata", "bugs-matrix.txt")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("table:\n%s\nwant (%s):\n%s", b.String(), golden, want)
+	}
+}
+
+// TestBugTestsExit: how bugs test ends for several targets' results.
+func TestBugTestsExit(t *testing.T) {
+	clean := func() []*bugTarget {
+		runs := matrixRuns()[:3]
+		runs[1].Results[0].Levels[0].Changed = false
+		runs[2].Results[1].Levels = runs[2].Results[1].Levels[:1]
+		return runs
+	}
+	for _, tt := range []struct {
+		name  string
+		runs  func() []*bugTarget
+		check bool
+		code  int
+		msg   string
+	}{
+		{"as recorded", clean, true, 0, ""},
+		{"changed without --check", func() []*bugTarget {
+			r := clean()
+			r[1].Results[0].Levels[0].Changed = true
+			return r
+		}, false, 0, ""},
+		{"changed with --check", func() []*bugTarget {
+			r := clean()
+			r[1].Results[0].Levels[0].Changed = true
+			return r
+		}, true, 1, "1 bug × level status(es) differ"},
+		{"a bug that could not run", func() []*bugTarget { return matrixRuns()[:3] }, false, 2, "MDEV-26643 at serializable on mariadb could not run"},
+		{"a target that did not start", func() []*bugTarget { return matrixRuns()[:4] }, true, 2, "1 of 4 targets did not finish: tidb: tidb: build failed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := &cobra.Command{}
+			var out bytes.Buffer
+			cmd.SetOut(&out)
+			err := printBugTests(cmd, &globalFlags{}, tt.runs(), true, tt.check, nil)
+			code := 0
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code || tt.msg != "" && !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("exit %d (%v), want %d with %q", code, err, tt.code, tt.msg)
+			}
+			if !strings.Contains(out.String(), "PG-SSI-ON-CONFLICT") {
+				t.Errorf("no table:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// cells splits a table line into its cells (tabwriter pads with ≥ 2 spaces).
+func cells(line string) []string {
+	var out []string
+	for _, f := range strings.Split(strings.TrimSpace(line), "  ") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestBugsTestTargets runs bugs test on three real targets at once — the
+// embedded SQLite and throwaway PostgreSQL and MariaDB servers it starts
+// itself, one after another — with one bug of each: one table, a column
+// per target, each bug's cells filled only for its own DBMS's target, every
+// status as recorded, and progress on stderr that names each target and
+// closes one before the next opens. With --json, each result names the
+// target it ran on.
+func TestBugsTestTargets(t *testing.T) {
+	localdbtest.Require(t, localdb.Postgres)
+	localdbtest.Require(t, localdb.MariaDB)
+	ids := []string{"DOC-SQLITE-BUSY-UPGRADE", "PG-SSI-ON-CONFLICT", "MDEV-26643"}
+	code, stdout, stderr := txlab(t, append([]string{"bugs", "test", "--db", "sqlite,postgres,mariadb", "--isolation", "all", "--check", "--out", t.TempDir()}, ids...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	if got := cells(lines[0]); strings.Join(got, " ") != "DBMS BUG LEVEL sqlite postgres mariadb" {
+		t.Fatalf("header %q\n%s", got, stdout)
+	}
+	want := map[string][]string{
+		"sqlite DOC-SQLITE-BUSY-UPGRADE SER": {"yes", "—", "—"},
+		"postgres PG-SSI-ON-CONFLICT SER":    {"—", "yes (bug)", "—"},
+		"postgres PG-SSI-ON-CONFLICT RC":     {"—", "no (allowed)", "—"},
+		"mariadb MDEV-26643 RC":              {"—", "—", "yes (bug)"},
+		"mariadb MDEV-26643 SER":             {"—", "—", "no"},
+	}
+	rows := 0
+	for _, line := range lines[2:] {
+		c := cells(line)
+		if len(c) != 6 {
+			continue
+		}
+		rows++
+		if w, ok := want[strings.Join(c[:3], " ")]; ok {
+			if strings.Join(c[3:], "|") != strings.Join(w, "|") {
+				t.Errorf("%s: %q, want %q", strings.Join(c[:3], " "), c[3:], w)
+			}
+			delete(want, strings.Join(c[:3], " "))
+		}
+	}
+	if len(want) > 0 || rows != 1+4+4 {
+		t.Errorf("%d rows; missing %v:\n%s", rows, want, stdout)
+	}
+	for _, w := range []string{"  sqlite 3.", ": 1 as recorded\n", "  postgres ", ": 4 as recorded\n", "  mariadb 10."} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("no %q in the comparison:\n%s", w, stdout)
+		}
+	}
+	if strings.Contains(stdout, "CHANGED") || strings.Contains(stdout, " !  ") || strings.Contains(stdout, " !\n") {
+		t.Errorf("a status changed:\n%s", stdout)
+	}
+	pgDone := strings.Index(stderr, "[2/3] postgres: 4 runs in")
+	mariaOpens := strings.Index(stderr, "[3/3] mariadb: opening")
+	if pgDone < 0 || mariaOpens < 0 || pgDone > mariaOpens || !strings.Contains(stderr, "[1/3] sqlite: sqlite 3.") {
+		t.Errorf("progress on stderr: the postgres run ends at %d, mariadb opens at %d:\n%s", pgDone, mariaOpens, stderr)
+	}
+
+	code, stdout, stderr = txlab(t, "bugs", "test", "--db", "sqlite,postgres", "--json", "--out", t.TempDir(), "DOC-SQLITE-BUSY-UPGRADE", "PG-SSI-ON-CONFLICT")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var got []string
+	for dec.More() {
+		var r bugs.Result
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.DB+":"+r.Bug+":"+strings.Fields(r.Target)[0])
+	}
+	if strings.Join(got, " ") != "sqlite:DOC-SQLITE-BUSY-UPGRADE:sqlite postgres:PG-SSI-ON-CONFLICT:postgres" {
+		t.Errorf("--json results %v\n%s", got, stdout)
+	}
+}
+
+// TestBugsTestTargetFails: a target that does not start is said, in the
+// table and on stderr, the others still run, and the exit status is 2.
+func TestBugsTestTargetFails(t *testing.T) {
+	code, stdout, stderr := txlab(t, "bugs", "test", "--db", "sqlite,no-such-target", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "1 of 2 targets did not finish: no-such-target: ") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if c := cells(strings.SplitN(stdout, "\n", 2)[0]); len(c) != 5 || c[3] != "sqlite" || c[4] != "no-such-target" ||
+		!strings.Contains(stdout, "(did not start)") || !strings.Contains(stdout, "DOC-SQLITE-BUSY-UPGRADE  SER    yes") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	code, _, stderr = txlab(t, "bugs", "test", "--db", "sqlite,postgres", "NO-SUCH-BUG")
+	if code != 2 || !strings.Contains(stderr, "no bug NO-SUCH-BUG in the corpus") || strings.Contains(stderr, "opening") {
+		t.Errorf("an unknown bug: exit %d, stderr:\n%s", code, stderr)
+	}
+}
