@@ -79,11 +79,15 @@ func newRoot(prof *profiles) *cobra.Command {
 		Long: `txlab runs interleaved transactions on a real database, detects blocking by
 asking the server, and checks what happened against what the DBMS promises.
 
-Targets (--db): sqlite (default, embedded, a fresh temporary file), sqlite:PATH,
-mariadb or postgres (a throwaway local server for the duration of the command),
-or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach://.`,
+Targets (--db): sqlite (default, embedded, a fresh temporary file), sqlite:PATH;
+a throwaway local server for the duration of the command: mariadb or postgres
+(Debian's binaries), postgres@VERSION (a PostgreSQL release txlab installs:
+postgres@18, postgres@12.22), tidb (TiDB v8.5.6, built once), KIND@/path/to/bin
+(your own build); or a URL: mysql://, mariadb://, tidb://, postgres://,
+postgresql://, cockroach://.`,
 		Example: `  txlab fuzz                                   # 60 s of random cases on embedded SQLite
   txlab run --db mariadb --isolation rc case.txn
+  txlab fuzz --db postgres@18 --isolation all  # PostgreSQL 18, installed on first use
   txlab server postgres                        # prints a DSN to use with --db`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -92,7 +96,7 @@ or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:/
 	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to FILE, for go tool pprof (e.g. --cpuprofile cpu.out)")
 	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write an allocation profile of the command to FILE when it ends (e.g. --memprofile mem.out)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
-	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
+	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newInstallCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
