@@ -110,10 +110,12 @@ func TestBugsTest(t *testing.T) {
 	if nbugs < 40 {
 		t.Errorf("the corpus has %d bugs, want ≥ 40", nbugs)
 	}
-	for _, db := range []string{"mariadb", "postgres", "sqlite"} {
+	// postgres@10 and postgres@18: the oldest and the newest PostgreSQL
+	// release txlab installs, beside Debian's.
+	for _, db := range []string{"mariadb", "postgres", "postgres@10", "postgres@18", "sqlite"} {
 		t.Run(db, func(t *testing.T) {
-			if db != "sqlite" {
-				localdbtest.Require(t, localdb.Kind(db))
+			if kind, _, _ := strings.Cut(db, "@"); kind != "sqlite" {
+				localdbtest.Require(t, localdb.Kind(kind))
 			}
 			code, stdout, stderr := txlab(t, "bugs", "test", "--db", db, "--isolation", "all", "--check", "--json", "--out", t.TempDir())
 			if code != 0 {
