@@ -74,6 +74,7 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	}
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
+	opt.Gen.NoSharedLocks = info.NoSharedLocks
 	start := opt.Start
 	if start.IsZero() {
 		start = time.Now()

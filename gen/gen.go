@@ -35,6 +35,11 @@ type Config struct {
 
 	AutocommitRatio float64 // share of single-statement autocommit transactions (default 0.2)
 	RollbackRatio   float64 // share of explicit transactions ending in ROLLBACK (default 0.2)
+
+	// NoSharedLocks: the target rejects shared locking reads (TiDB), so a
+	// query drawn with FOR SHARE gets no locking clause; FOR UPDATE stays.
+	// The draws are the same, so the rest of the case is too.
+	NoSharedLocks bool
 }
 
 func (c Config) withDefaults() Config {

@@ -407,3 +407,24 @@ func TestInitialRowsValid(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSharedLocks: for a target that rejects shared locking reads (TiDB)
+// no case carries one, FOR UPDATE still appears, and the cases are
+// otherwise the same: a shared lock becomes no locking clause.
+func TestNoSharedLocks(t *testing.T) {
+	updates := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		with := Case(seed, Config{Dialect: sqlast.MySQL}).String()
+		without := Case(seed, Config{Dialect: sqlast.MySQL, NoSharedLocks: true}).String()
+		if strings.Contains(without, "SHARE") {
+			t.Fatalf("seed %d: a shared lock with NoSharedLocks:\n%s", seed, without)
+		}
+		updates += strings.Count(without, "FOR UPDATE")
+		if strings.ReplaceAll(with, " LOCK IN SHARE MODE", "") != without {
+			t.Fatalf("seed %d: NoSharedLocks changed more than the locking clauses:\n%s\n---\n%s", seed, with, without)
+		}
+	}
+	if updates == 0 {
+		t.Error("no FOR UPDATE in 300 cases with NoSharedLocks")
+	}
+}

@@ -50,6 +50,9 @@ func (g *Generator) lock() sqlast.LockMode {
 	}
 	switch p := g.r.Float64(); {
 	case p < 0.25:
+		if g.cfg.NoSharedLocks {
+			return sqlast.LockNone
+		}
 		return sqlast.LockShare
 	case p < 0.5:
 		return sqlast.LockUpdate

@@ -252,6 +252,10 @@ type Info struct {
 	// INSERT … RETURNING the inserted or upserted ones (MariaDB ≥ 10.5,
 	// PostgreSQL, SQLite ≥ 3.35; not MySQL or TiDB).
 	Returning bool `json:"-"`
+	// NoSharedLocks says the DBMS rejects SELECT … FOR SHARE and LOCK IN
+	// SHARE MODE (TiDB, unless tidb_enable_noop_functions or
+	// tidb_enable_shared_lock_promotion is on); generated cases carry none.
+	NoSharedLocks bool `json:"-"`
 }
 
 // State is a dump of txlab's tables: table name → rows in canonical order.

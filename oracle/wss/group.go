@@ -13,10 +13,12 @@ import (
 // GroupConfig bounds a generated group (WriteCheck §5.2: WSS violations in
 // the paper's study needed at most 5 transactions of at most 5 statements).
 type GroupConfig struct {
-	Dialect  sqlast.Dialect
-	MaxTxns  int // transactions per group, 2..5 (default 5)
-	MaxStmts int // statements per explicit transaction, 1..10 (default 5)
-	Orders   int // submitted orders per group (default 3)
+	Dialect sqlast.Dialect
+	// NoSharedLocks is passed to gen: the target rejects FOR SHARE.
+	NoSharedLocks bool
+	MaxTxns       int // transactions per group, 2..5 (default 5)
+	MaxStmts      int // statements per explicit transaction, 1..10 (default 5)
+	Orders        int // submitted orders per group (default 3)
 	// AutocommitRatio and RollbackRatio are passed to gen (0: gen's defaults).
 	AutocommitRatio float64
 	RollbackRatio   float64
@@ -44,7 +46,7 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 		cfg.Orders = 3
 	}
 	g := gen.New(seed, gen.Config{
-		Dialect: cfg.Dialect, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
+		Dialect: cfg.Dialect, NoSharedLocks: cfg.NoSharedLocks, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
 		AutocommitRatio: cfg.AutocommitRatio, RollbackRatio: cfg.RollbackRatio,
 	})
 	gc := g.Config()

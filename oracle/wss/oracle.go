@@ -74,6 +74,7 @@ func (o *Oracle) JudgesPlain() bool { return true }
 func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 	gc := o.Groups
 	gc.Dialect = cfg.Dialect
+	gc.NoSharedLocks = cfg.NoSharedLocks
 	return Group(seed, gc)
 }
 

@@ -89,6 +89,10 @@ func (t *Target) classOf(e *drv.MySQLError) (target.ErrorClass, bool) {
 		return target.ClassLockTimeout, t.rollbackOnTimeout
 	case n == 3572: // MySQL NOWAIT: could not lock at once
 		return target.ClassLockTimeout, false
+	case n == 9004: // TiDB: a prewrite gave up waiting for another's lock (the write is undone)
+		return target.ClassLockTimeout, false
+	case n == 8147: // TiDB: a deferred uniqueness check failed at COMMIT, which ends the transaction
+		return target.ClassDuplicateKey, true
 	case serializationCodes[n]:
 		// MariaDB rolls back on 1020 since MDEV-35235; TiDB reports these at
 		// COMMIT, where the transaction is over either way.

@@ -61,6 +61,10 @@ type Target struct {
 	lockName string
 	// blind: the --db account may not see lock waits (no PROCESS).
 	blind bool
+	// noSharedLocks: the server refuses FOR SHARE (TiDB, see tidb.go).
+	noSharedLocks bool
+	// tidb is what a TiDB target needs to see lock waits (tidb.go).
+	tidb *tidbState
 	// codeCheck spaces out the look for code that names txlab's tables.
 	codeCheck target.Throttle
 	target.Owned
@@ -206,7 +210,12 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	if t.admin.QueryRowContext(ctx, "SELECT @@innodb_rollback_on_timeout").Scan(&rot) == nil {
 		t.rollbackOnTimeout = rot.String == "1" || strings.EqualFold(rot.String, "ON")
 	}
-	if t.flavor != TiDB {
+	if t.flavor == TiDB {
+		if err := t.openTiDB(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
+	} else {
 		// An account without PROCESS sees no lock waits: better to know
 		// now than when a session first waits.
 		if _, err := t.rowLockWaits(ctx); errors.Is(err, target.ErrNoIntrospection) {
@@ -232,7 +241,7 @@ func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, err
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema, Returning: t.returning}
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema, Returning: t.returning, NoSharedLocks: t.noSharedLocks}
 }
 
 // Levels implements target.Target.
@@ -269,6 +278,10 @@ func idList(ids []string) (string, error) {
 func (t *Target) kill(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if t.flavor == TiDB {
+		t.killTiDB(ctx, id)
+		return
+	}
 	t.admin.ExecContext(ctx, "KILL "+id)
 }
 

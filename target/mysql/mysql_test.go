@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 	shared = localdbtest.StartShared(localdb.MariaDB)
 	code := m.Run()
 	shared.Stop()
+	stopTiDB() // if a TiDB test started it (tidb_test.go)
 	os.Exit(code)
 }
 

@@ -35,7 +35,7 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 		return nil, target.ErrNoIntrospection
 	}
 	if t.flavor == TiDB {
-		return t.waitingTiDB(ctx, list, out)
+		return t.waitingTiDB(ctx, ids, list, out)
 	}
 	rows, err := t.admin.QueryContext(ctx, "SELECT ID, COMMAND, STATE FROM information_schema.PROCESSLIST WHERE ID IN ("+list+")")
 	if err != nil {
@@ -151,25 +151,4 @@ func (t *Target) rowLockWaitsTrx(ctx context.Context) (map[string]bool, error) {
 		waiting[strconv.FormatInt(id, 10)] = true
 	}
 	return waiting, rows.Err()
-}
-
-// waitingTiDB asks TiDB (best effort: not testable here): pessimistic
-// transactions waiting for a lock show as LockWaiting in TIDB_TRX, and
-// DATA_LOCK_WAITS lists the waits by transaction.
-func (t *Target) waitingTiDB(ctx context.Context, list string, out map[string]bool) (map[string]bool, error) {
-	q := "SELECT SESSION_ID FROM information_schema.CLUSTER_TIDB_TRX WHERE SESSION_ID IN (" + list + ") AND " +
-		"(STATE = 'LockWaiting' OR ID IN (SELECT TRX_ID FROM information_schema.DATA_LOCK_WAITS))"
-	rows, err := t.admin.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("tidb: lock waits: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
 }

@@ -58,6 +58,7 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 	d := t.Info().Dialect
 	gc := cfg.Gen
 	gc.Dialect = d
+	gc.NoSharedLocks = t.Info().NoSharedLocks
 	g := gen.New(cfg.Seed, gc)
 	rw := NewRewriter(t.Info())
 	s := &stress{rw: rw, d: d, base: time.Now()}
