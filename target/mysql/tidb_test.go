@@ -97,7 +97,10 @@ func TestTiDBWaitingCommit(t *testing.T) {
 	targettest.MustExec(t, holder, "BEGIN", "UPDATE w SET v = 1 WHERE id = 1", "UPDATE w SET v = 1 WHERE id = 2")
 	targettest.MustExec(t, opt, "BEGIN OPTIMISTIC", "UPDATE w SET v = 3 WHERE id = 2")
 	done := map[string]chan error{auto.ID(): make(chan error, 1), opt.ID(): make(chan error, 1)}
-	go func() { _, err := auto.Exec(context.Background(), "UPDATE w SET v = 2 WHERE id = 1"); done[auto.ID()] <- err }()
+	go func() {
+		_, err := auto.Exec(context.Background(), "UPDATE w SET v = 2 WHERE id = 1")
+		done[auto.ID()] <- err
+	}()
 	go func() { _, err := opt.Exec(context.Background(), "COMMIT"); done[opt.ID()] <- err }()
 	ids := []string{holder.ID(), auto.ID(), opt.ID()}
 	deadline := time.Now().Add(10 * time.Second)
