@@ -44,7 +44,9 @@ func TestServerSettings(t *testing.T) {
 }
 
 func TestSettingNames(t *testing.T) {
-	if !slices.Contains(semantics.SettingNames(), "innodb_snapshot_isolation") {
-		t.Errorf("SettingNames() = %v, want innodb_snapshot_isolation among them", semantics.SettingNames())
+	for _, name := range []string{"innodb_snapshot_isolation", "tidb_txn_mode"} {
+		if !slices.Contains(semantics.SettingNames(), name) {
+			t.Errorf("SettingNames() = %v, want %s among them", semantics.SettingNames(), name)
+		}
 	}
 }

@@ -26,6 +26,12 @@ type Txn struct {
 	// locks are the rows the transaction locked by locking reads, with
 	// whether the lock is exclusive.
 	locks map[*Row]bool
+	// rules are the rules the transaction follows when they are not the
+	// engine's (a TiDB transaction of another mode); noLocks: its writes
+	// hold no locks others wait for (TiDB's optimistic transactions buffer
+	// them until COMMIT).
+	rules   *Rules
+	noLocks bool
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }
@@ -135,11 +141,11 @@ func latest(r *Row, at int) *Version {
 // conflicting with a lock of the given strength, and the version it wrote
 // (nil for a lock taken by a locking read).
 func lockedBy(r *Row, t *Txn, exclusive bool, at int, txns []*Txn, noOpUnlocked bool) (*Txn, *Version) {
-	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) && !(v.NoOp && noOpUnlocked) {
+	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) && !v.Txn.noLocks && !(v.NoOp && noOpUnlocked) {
 		return v.Txn, v
 	}
 	for _, o := range txns {
-		if o == t || !o.activeAt(at) {
+		if o == t || !o.activeAt(at) || o.noLocks {
 			continue
 		}
 		if x, ok := o.locks[r]; ok && (x || exclusive) {

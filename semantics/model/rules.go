@@ -80,6 +80,10 @@ const (
 	FirstStatement SnapshotAt = iota
 	// FirstConsistentRead: the first plain SELECT (InnoDB).
 	FirstConsistentRead
+	// AtBegin: the BEGIN that starts an explicit transaction (TiDB, whose
+	// START TRANSACTION is MySQL's WITH CONSISTENT SNAPSHOT); an autocommit
+	// statement's own start.
+	AtBegin
 )
 
 // Variation is a documented (or vendor-confirmed) way a DBMS departs from
@@ -166,6 +170,30 @@ type Rules struct {
 	// row lock is not documented (InnoDB at RC was seen not to), so such a
 	// row only may block others.
 	NoOpLockUnknown bool
+	// UncommittedInsertAnyWrite: UncommittedInsert is what skipping such a
+	// row means for every locking statement (DELETE, SELECT … FOR UPDATE),
+	// not only for an UPDATE.
+	UncommittedInsertAnyWrite bool
+	// AutocommitOptimistic, when set, is what it means that a single
+	// autocommit statement did not wait for a locked row it leaves
+	// unchanged: it runs optimistically first, taking no locks and
+	// writing only the rows it changes (TiDB); an autocommit SELECT … FOR
+	// UPDATE then waits for no lock at all.
+	AutocommitOptimistic *Variation
+	// CommitConflict, when set, is the error class a COMMIT must fail with
+	// when a row its transaction wrote has a version another transaction
+	// committed after its snapshot (TiDB's optimistic transactions: write
+	// conflicts are found at commit, first committer wins).
+	CommitConflict target.ErrorClass
+	// Mode names the transaction mode these rules are of, where the DBMS
+	// has several (TiDB: "pessimistic", "optimistic"); "" elsewhere.
+	Mode string
+	// Modes are the rules of each transaction mode at this level, by name:
+	// a transaction that names its mode (TiDB's BEGIN OPTIMISTIC, BEGIN
+	// PESSIMISTIC) follows those instead of these, and a single autocommit
+	// statement follows Modes[Autocommit] ("": these).
+	Modes      map[string]*Rules
+	Autocommit string
 	// Errors lists error classes any statement may fail with (deadlock
 	// victims, serialization failures at serializable, busy).
 	Errors []target.ErrorClass
@@ -175,13 +203,27 @@ type Rules struct {
 	Known bool
 }
 
-// rule names a rule of this DBMS and level: "<dbms>-<level>-<what>".
+// rule names a rule of this DBMS and level: "<dbms>-<level>-<what>", or
+// "<dbms>-<mode>-<level>-<what>" for a transaction mode other than the
+// DBMS's default (TiDB's optimistic transactions).
 func (r Rules) rule(what, text string) semantics.Rule {
+	dbms := r.DBMS
+	if r.Mode != "" && r.Mode != TiDBPessimistic {
+		dbms += "-" + r.Mode
+	}
 	return semantics.Rule{
-		Name:   r.DBMS + "-" + strings.ToLower(r.Level.Abbrev()) + "-" + what,
+		Name:   dbms + "-" + strings.ToLower(r.Level.Abbrev()) + "-" + what,
 		Text:   text,
 		Source: strings.Join(r.Sources, "; "),
 	}
+}
+
+// name is the DBMS's name with the transaction mode, where it has several.
+func (r Rules) name() string {
+	if r.Mode != "" {
+		return r.DBMS + " (" + r.Mode + ")"
+	}
+	return r.DBMS
 }
 
 // StatementView is the rule of a statement outside the view its DBMS
@@ -210,7 +252,6 @@ const (
 	srcInnoDBSI          = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
 	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation (13.2.3: predicate locks; a sequential scan locks the relation); src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
-	srcTiDB              = "TiDB docs: pessimistic-transaction, transaction-isolation-levels, optimistic-transaction (untested here)"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
 )
 
@@ -389,19 +430,7 @@ func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
 		r.Errors = []target.ErrorClass{target.ClassBusy, target.ClassSerialization}
 		r.Sources = []string{srcSQLite}
 	case "tidb":
-		r.Known = level == target.ReadCommitted || level == target.RepeatableRead
-		r.RowLocks = true
-		r.SnapshotAt = FirstStatement
-		r.Target = all(Current)
-		r.Source = all(SnapStatement)
-		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout, target.ClassSerialization}
-		r.Sources = []string{srcTiDB}
-		if level == target.ReadCommitted {
-			r.Target[KindSelect] = SnapStatement
-		} else {
-			r.Target[KindSelect] = SnapTxn
-			r.Source = all(SnapTxn)
-		}
+		r = tidbRules(level, settings)
 	case "cockroach":
 		r.Known = level == target.ReadCommitted || level == target.Serializable
 		r.RowLocks = true

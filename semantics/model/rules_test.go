@@ -73,6 +73,18 @@ func TestRules(t *testing.T) {
 				good = r.SnapshotAt == FirstConsistentRead
 			case name == "first-statement":
 				good = r.SnapshotAt == FirstStatement
+			case name == "at-begin":
+				good = r.SnapshotAt == AtBegin
+			case name == "uncommitted-insert-any-write":
+				good = r.UncommittedInsertAnyWrite
+			case name == "commit-conflict":
+				good = string(r.CommitConflict) == val
+			case name == "no-commit-conflict":
+				good = r.CommitConflict == ""
+			case name == "mode":
+				good = r.Mode == val && r.Modes[val] != nil && r.Modes[val].Mode == val
+			case name == "autocommit":
+				good = r.Autocommit == val && r.Modes[val] != nil
 			default:
 				t.Fatalf("%s: unknown fact %q", head, fact)
 			}

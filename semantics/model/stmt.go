@@ -260,7 +260,7 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 		}
 		opts := []option{{v: visible(pick(st.End))}}
 		if st.Blocked() && rd == Current {
-			if l := latest(r, st.Start); l != nil && l.Txn != t && l.Txn.activeAt(st.Start) {
+			if l := latest(r, st.Start); l != nil && l.Txn != t && l.Txn.activeAt(st.Start) && !l.Txn.noLocks {
 				// Locked when the statement started: it waits for the
 				// holder and reads what the holder left.
 				if kind == KindUpdate && e.rules.SemiConsistent != nil {
@@ -274,6 +274,12 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 						}
 						opts = append(opts, option{v: old, vary: vary})
 					}
+				}
+				if v := e.rules.UncommittedInsert; v != nil && e.rules.UncommittedInsertAnyWrite && v.Verdict == report.Allowed &&
+					l.Prev == nil && committed(r, st.Start) == nil && opts[0].v != nil {
+					// The holder inserted the row: a statement that waited
+					// for another row may not have seen it either.
+					opts = append(opts, option{})
 				}
 				if e.indexMoved(l, opts[0].v) {
 					opts = e.mayMissMoved(opts)
@@ -603,7 +609,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string,
 
 func (e *Engine) ruleNamed(name string) semantics.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}
@@ -709,6 +715,9 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
 		return nil
 	}
+	if e.rules.AutocommitOptimistic != nil && !t.Explicit && s.kind <= KindSelectUpdate {
+		return nil // an autocommit locking read waits for no lock
+	}
 	rd := e.rules.Target[s.kind]
 	var out []lockTest
 	for _, r := range tv.rows {
@@ -731,7 +740,7 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 			if lt.test == nil && hv != nil && hv.Prev == nil {
 				// a row the holder inserted: no committed version to read
 				lt.test = visible(hv)
-				if s.kind == KindUpdate {
+				if s.kind == KindUpdate || e.rules.UncommittedInsertAnyWrite {
 					lt.vary = e.rules.UncommittedInsert
 				}
 			}

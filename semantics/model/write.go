@@ -48,6 +48,11 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			return nil, err
 		}
 		matched = m
+		if s.kind == KindUpdate && e.rules.AutocommitOptimistic != nil && !t.Explicit && !st.Blocked() {
+			if tests, err = e.unchangedNeedNotWait(ctx, s, tests, matched); err != nil {
+				return nil, err
+			}
+		}
 		if d := e.mustBlock(st, s, tv, tests, matched); d != nil {
 			return d, nil
 		}
@@ -163,6 +168,92 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	return nil, nil
 }
 
+// unchangedNeedNotWait marks the rows an autocommit UPDATE must wait for
+// that it leaves unchanged as rows it need not wait for
+// (Rules.AutocommitOptimistic): the DBMS evaluates the UPDATE on those
+// versions in the candidate table, and a version that comes out as it
+// was is one the statement writes nothing to. Where the UPDATE cannot be
+// run there, none of the rows must be waited for.
+func (e *Engine) unchangedNeedNotWait(ctx context.Context, s *stmtInfo, tests []lockTest, matched map[int]bool) ([]lockTest, error) {
+	var ids []int
+	for _, lt := range tests {
+		if matched[lt.test.ID] && lt.vary == nil {
+			ids = append(ids, lt.test.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return tests, nil
+	}
+	mark := func(unchanged map[int]bool) []lockTest {
+		out := slices.Clone(tests)
+		for i, lt := range out {
+			if lt.vary == nil && (unchanged == nil || unchanged[lt.test.ID]) && slices.Contains(ids, lt.test.ID) {
+				out[i].vary = e.rules.AutocommitOptimistic
+			}
+		}
+		return out
+	}
+	up := *s.ast.(*sqlast.Update)
+	up.Table = candPrefix + s.table
+	unqualified := true
+	sqlast.Walk(&up, func(n any) bool {
+		if c, ok := n.(*sqlast.ColumnRef); ok && strings.EqualFold(c.Table, s.table) {
+			unqualified = false
+		}
+		return true
+	})
+	var list []sqlast.Expr
+	for _, id := range ids {
+		list = append(list, &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)})
+	}
+	up.Where = &sqlast.In{X: &sqlast.ColumnRef{Column: vidColumn}, List: list}
+	sql, ok := e.render(&up)
+	if !ok || !unqualified {
+		return mark(nil), nil
+	}
+	delete(e.loaded, candPrefix+s.table)
+	res, _, err := e.exec(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return mark(nil), nil
+	}
+	ct := e.schema[s.table]
+	cols := []string{e.q(vidColumn)}
+	for _, c := range ct.Columns {
+		cols = append(cols, e.q(c.Name))
+	}
+	after, _, err := e.exec(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+e.q(candPrefix+s.table))
+	if err != nil {
+		return nil, err
+	}
+	if after == nil {
+		return mark(nil), nil
+	}
+	before := map[int]target.Row{}
+	for _, lt := range tests {
+		before[lt.test.ID] = lt.test.Values
+	}
+	unchanged := map[int]bool{}
+	for _, r := range after.Rows {
+		id, _ := strconv.Atoi(r[0].S)
+		if b, ok := before[id]; ok && slices.Equal(b, r[1:]) {
+			unchanged[id] = true
+		}
+	}
+	return mark(unchanged), nil
+}
+
+// optimistic reports whether t's writes run optimistically: buffered until
+// COMMIT (Rules.CommitConflict), or a single autocommit statement's
+// optimistic first try (Rules.AutocommitOptimistic). Such a write locks
+// nothing and an UPDATE that changes a row's values writes only those:
+// one that leaves a row as it was makes no version of it.
+func (e *Engine) optimistic(t *Txn) bool {
+	return e.rules.CommitConflict != "" || e.rules.AutocommitOptimistic != nil && !t.Explicit
+}
+
 // restrict adds "version column NOT IN (ids)" to a write's WHERE.
 func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
 	var list []sqlast.Expr
@@ -217,7 +308,7 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 			e.insertOrRevive(t, table, a.vals)
 		case !slices.Equal(old.Values, a.vals):
 			e.h.write(old.Row, a.vals, false, t)
-		case touched[a.vid]:
+		case touched[a.vid] && !e.optimistic(t):
 			v := e.h.write(old.Row, a.vals, false, t)
 			v.NoOp = true
 		}

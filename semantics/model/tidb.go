@@ -1,0 +1,147 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
+	"github.com/txlab/txlab/target"
+)
+
+// TiDB's transaction modes (the values of its tidb_txn_mode variable and
+// the words of BEGIN PESSIMISTIC / BEGIN OPTIMISTIC).
+const (
+	TiDBPessimistic = "pessimistic"
+	TiDBOptimistic  = "optimistic"
+)
+
+// Sources of TiDB's rules: docs.pingcap.com/tidb/stable (v8.5), each page
+// named by its path, with what it says that a rule below encodes.
+const (
+	srcTiDBBegin = "TiDB docs, START TRANSACTION (sql-statement-start-transaction, MySQL compatibility: START TRANSACTION immediately starts a transaction and is equivalent to MySQL's START TRANSACTION WITH CONSISTENT SNAPSHOT)"
+	srcTiDBMode  = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Switch transaction mode: tidb_txn_mode sets the mode of explicit transactions; BEGIN PESSIMISTIC and BEGIN OPTIMISTIC take precedence over it)"
+	srcTiDBPess  = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Behaviors: SELECT is a snapshot read of what committed before the transaction started; UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed data and lock the rows they act on; deadlock 1213, lock wait timeout 1205; Differences from MySQL InnoDB: no gap locks, data an embedded SELECT reads is not locked, LOCK IN SHARE MODE is an error unless tidb_enable_noop_functions, autocommit statements try optimistically first and may report Write Conflict)"
+	srcTiDBLevel = "TiDB docs, Transaction Isolation Levels (transaction-isolation-levels: Repeatable Read is snapshot isolation from the transaction's start, and an optimistic transaction whose row another transaction updated after its start fails to commit and rolls back; Read Committed takes effect only in pessimistic mode, optimistic transactions still use Repeatable Read; no semi-consistent read)"
+	srcTiDBOpt   = "TiDB docs, Optimistic Transaction Model (optimistic-transaction: a transaction reads the snapshot of its start_ts, keeps its writes in its own memory and finds write-write conflicts only at the two-phase commit)"
+	srcTiDBCons  = "TiDB docs, Constraints (constraints, UNIQUE KEY: optimistic transactions check unique constraints lazily, strictly at commit, unless tidb_constraint_check_in_place=ON; pessimistic ones when the statement runs)"
+)
+
+var (
+	// tidbUncommittedInsert: a pessimistic DML statement reads the
+	// latest *committed* data; a row another transaction inserted and has
+	// not committed is not data it reads, so it neither sees the row nor
+	// waits for it (a Point Get at repeatable read locks the key it looks
+	// for even when it finds nothing, and then does wait: waiting stays
+	// permitted).
+	tidbUncommittedInsert = Variation{
+		Rule: semantics.Rule{
+			Name:   "tidb-current-read-skips-uncommitted-insert",
+			Text:   "a pessimistic UPDATE, DELETE or SELECT FOR UPDATE reads the latest committed data and locks the rows it finds: a row another transaction inserted and has not committed is neither seen nor waited for",
+			Source: srcTiDBPess + "; the Point Get note there (at repeatable read a Point Get locks a key it does not find)",
+		},
+		Verdict: report.Allowed,
+	}
+	// tidbAutocommitOptimistic: autocommit statements run optimistically
+	// first, and an optimistic statement takes no lock while it runs and
+	// writes (and so meets others' locks at commit) only the rows it
+	// changes.
+	tidbAutocommitOptimistic = Variation{
+		Rule: semantics.Rule{
+			Name:   "tidb-autocommit-optimistic-first",
+			Text:   "an autocommit statement first runs as an optimistic transaction: it takes no locks while it runs, so an autocommit UPDATE waits only for a locked row it changes and an autocommit SELECT FOR UPDATE waits for none",
+			Source: srcTiDBPess + "; " + srcTiDBOpt,
+		},
+		Verdict: report.Allowed,
+	}
+	// tidb28212 is TiDB's form of MDEV-26642: an UPDATE that matched a
+	// row (in its latest committed version, a current read) but changed
+	// none of its values writes nothing to the transaction's buffer, so
+	// the transaction's later snapshot reads still show the version of
+	// its start.
+	tidb28212 = Variation{
+		Rule: semantics.Rule{
+			Name:   "tidb-28212-noop-update-view",
+			Text:   "after an UPDATE that matched a row and left its values as they were, the transaction's reads still show its snapshot's version of the row, not the latest committed version its UPDATE matched",
+			Source: "pingcap/tidb#28212 (open, labelled type/bug; Troc, ICSE 2023, lists it verified); the same shape as pingcap/tidb#64888 (v8.5.4, open, type/bug) and #21447",
+		},
+		Verdict: report.Bug,
+	}
+)
+
+// readsOf is every statement kind reading with rd.
+func readsOf(rd Read) map[Kind]Read {
+	m := map[Kind]Read{}
+	for k := KindSelect; k <= KindUpsert; k++ {
+		m[k] = rd
+	}
+	return m
+}
+
+// tidbRules are TiDB's rules at level: those of the session's transaction
+// mode (tidb_txn_mode, pessimistic unless it says optimistic), with both
+// modes' rules for a transaction that names its mode. A single autocommit
+// statement follows the pessimistic rules in either mode: in pessimistic
+// mode it tries optimistically and retries pessimistically on a conflict,
+// and in either mode it commits at once, so what it reads is the latest
+// committed data (srcTiDBPess, "autocommit transactions prefer optimistic
+// locking").
+func tidbRules(level target.Level, settings map[string]string) Rules {
+	session := TiDBPessimistic
+	if strings.EqualFold(strings.TrimSpace(settings["tidb_txn_mode"]), TiDBOptimistic) {
+		session = TiDBOptimistic
+	}
+	modes := map[string]*Rules{}
+	for _, m := range []string{TiDBPessimistic, TiDBOptimistic} {
+		r := tidbMode(level, m)
+		modes[m] = &r
+	}
+	r := *modes[session]
+	r.Modes = modes
+	r.Autocommit = TiDBPessimistic
+	return r
+}
+
+// tidbMode is TiDB's rules of one transaction mode at level.
+func tidbMode(level target.Level, mode string) Rules {
+	r := Rules{DBMS: "tidb", Level: level, Mode: mode, Known: level == target.ReadCommitted || level == target.RepeatableRead}
+	// The snapshot is taken at BEGIN (and, at read committed in
+	// pessimistic mode, a plain SELECT takes one of its own).
+	r.SnapshotAt = AtBegin
+	r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout, target.ClassSerialization}
+	r.Sources = []string{srcTiDBBegin, srcTiDBMode, srcTiDBLevel}
+	r.NoOpUpdate = &tidb28212
+	// Whether an UPDATE that changed nothing writes a version or keeps its
+	// lock is not documented: it only may conflict or block.
+	r.NoOpNoVersion = true
+	r.NoOpLockUnknown = true
+	snap := SnapTxn
+	if level == target.ReadCommitted && mode == TiDBPessimistic {
+		snap = SnapStatement
+	}
+	if mode == TiDBOptimistic {
+		// Every statement reads the snapshot of the transaction's start
+		// (read committed does not apply); writes are buffered and lock
+		// nothing until COMMIT, which fails on a row another transaction
+		// changed since the start.
+		r.Target, r.Source = readsOf(SnapTxn), readsOf(SnapTxn)
+		r.CommitConflict = target.ClassSerialization
+		r.Sources = append(r.Sources, srcTiDBOpt, srcTiDBCons)
+		return r
+	}
+	// Pessimistic: DML and SELECT FOR UPDATE read the latest committed
+	// data, subqueries and INSERT … SELECT sources included (a statement
+	// reads at one timestamp; an embedded SELECT is only not locked), and
+	// lock what they act on.
+	r.RowLocks = true
+	r.Target, r.Source = readsOf(Current), readsOf(Current)
+	r.Target[KindSelect], r.Source[KindSelect] = snap, snap
+	// LOCK IN SHARE MODE is an error; with tidb_enable_noop_functions it is
+	// a plain read that locks nothing.
+	r.Target[KindSelectShare], r.Source[KindSelectShare] = snap, snap
+	r.ShareLocksMayMiss = true
+	r.UncommittedInsert = &tidbUncommittedInsert
+	r.UncommittedInsertAnyWrite = true
+	r.AutocommitOptimistic = &tidbAutocommitOptimistic
+	r.Sources = append(r.Sources, srcTiDBPess, srcTiDBCons)
+	return r
+}

@@ -1,0 +1,218 @@
+package model_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// step is one statement of a hand-written schedule, in completion order:
+// its event position is its index, or [from, index] when from > 0 (it
+// waited from event from).
+type step struct {
+	conn     int
+	sql      string
+	rows     []target.Row
+	affected int64
+	err      *target.Error
+	from     int
+}
+
+func tuples(ts ...string) []target.Row {
+	var out []target.Row
+	for _, t := range ts {
+		var r target.Row
+		for _, v := range strings.Split(t, ",") {
+			r = append(r, target.Str(strings.TrimSpace(v)))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+var writeConflict = &target.Error{Class: target.ClassSerialization, Code: "9007", Message: "Write conflict", RolledBack: true}
+
+// TestTiDBModel replays hand-written TiDB schedules, each one as TiDB
+// v8.5.6 ran it (txlab run --db tidb) and doctored: the documented
+// outcome must conform, the doctored one must be flagged at the statement
+// it changed, with the rule named. TiDB itself evaluates (its temporary
+// tables), so the test needs txlab's build of TiDB (skipped without it).
+func TestTiDBModel(t *testing.T) {
+	tg := connecttest.Target(t, "tidb")
+	ctx := context.Background()
+	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
+	opt := map[string]string{"tidb_txn_mode": "optimistic"}
+	cases := []struct {
+		name     string
+		level    target.Level
+		settings map[string]string
+		setup    []string
+		steps    []step
+		final    []target.Row
+		// kind and rule of the deviation ("" = none), at step index at.
+		kind, rule string
+		verdict    string
+		at         int
+	}{
+		{name: "snapshot at BEGIN", level: target.RepeatableRead, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("10")},
+			{conn: 1, sql: "COMMIT"},
+		}, final: tuples("1, 11")},
+		{name: "snapshot at the first read (InnoDB's) is not TiDB's", level: target.RepeatableRead, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("11")},
+			{conn: 1, sql: "COMMIT"},
+		}, final: tuples("1, 11"), kind: "incorrect-result", rule: "tidb-rr-statement-view", verdict: "bug", at: 2},
+		{name: "read committed: a statement snapshot", level: target.ReadCommitted, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("11")},
+			{conn: 1, sql: "COMMIT"},
+		}, final: tuples("1, 11")},
+		{name: "pessimistic DML skips an uncommitted insert", level: target.RepeatableRead, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "INSERT INTO t VALUES (2, 10)", affected: 1},
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = 20 WHERE v = 10", affected: 1},
+			{conn: 2, sql: "DELETE FROM t WHERE v = 10", affected: 0},
+			{conn: 2, sql: "SELECT * FROM t WHERE v >= 10 FOR UPDATE", rows: tuples("1, 20")},
+			{conn: 1, sql: "COMMIT"},
+			{conn: 2, sql: "COMMIT"},
+		}, final: tuples("1, 20", "2, 10")},
+		{name: "pessimistic DML waits for a committed row's lock", level: target.ReadCommitted, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = 20 WHERE v >= 10", affected: 1},
+		}, kind: "incorrect-blocking", rule: "tidb-rc-statement-view", verdict: "bug", at: 3},
+		{name: "an autocommit UPDATE that changes nothing need not wait", level: target.RepeatableRead, steps: []step{
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = v + 1", affected: 1},
+			{conn: 1, sql: "UPDATE t SET id = id", affected: 0},
+			{conn: 2, sql: "COMMIT"},
+		}, final: tuples("1, 11")},
+		{name: "an autocommit UPDATE that changes the row waits", level: target.RepeatableRead, steps: []step{
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "UPDATE t SET v = v + 1", affected: 1},
+			{conn: 1, sql: "UPDATE t SET v = 5", affected: 1},
+			{conn: 2, sql: "COMMIT"},
+		}, kind: "incorrect-blocking", rule: "tidb-rr-statement-view", verdict: "bug", at: 2},
+		{name: "pingcap/tidb#28212", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (0, 0), (1, 1), (2, 2)"}, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "SELECT * FROM t", rows: tuples("0, 0", "1, 1", "2, 2")},
+			{conn: 2, sql: "UPDATE t SET a = 10 WHERE b = 1", affected: 1},
+			{conn: 1, sql: "UPDATE t SET a = 10 WHERE TRUE", affected: 2},
+			{conn: 1, sql: "SELECT * FROM t", rows: tuples("10, 0", "1, 1", "10, 2")},
+			{conn: 1, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-28212-noop-update-view", verdict: "bug", at: 4},
+		{name: "pingcap/tidb#28212, the documented view", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (0, 0), (1, 1), (2, 2)"}, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "SELECT * FROM t", rows: tuples("0, 0", "1, 1", "2, 2")},
+			{conn: 2, sql: "UPDATE t SET a = 10 WHERE b = 1", affected: 1},
+			{conn: 1, sql: "UPDATE t SET a = 10 WHERE TRUE", affected: 2},
+			{conn: 1, sql: "SELECT * FROM t", rows: tuples("10, 0", "10, 1", "10, 2")},
+			{conn: 1, sql: "COMMIT"},
+		}, final: tuples("10, 0", "10, 1", "10, 2")},
+		{name: "BEGIN OPTIMISTIC: the loser's COMMIT fails", level: target.RepeatableRead, steps: []step{
+			{conn: 1, sql: "BEGIN OPTIMISTIC"},
+			{conn: 1, sql: "UPDATE t SET v = v + 1 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "BEGIN OPTIMISTIC"},
+			{conn: 2, sql: "UPDATE t SET v = v + 2 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "COMMIT"},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("11")},
+			{conn: 1, sql: "COMMIT", err: writeConflict},
+		}, final: tuples("1, 12")},
+		{name: "BEGIN OPTIMISTIC: a lost update", level: target.RepeatableRead, steps: []step{
+			{conn: 1, sql: "BEGIN OPTIMISTIC"},
+			{conn: 1, sql: "UPDATE t SET v = v + 1 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "BEGIN OPTIMISTIC"},
+			{conn: 2, sql: "UPDATE t SET v = v + 2 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "COMMIT"},
+			{conn: 1, sql: "COMMIT"},
+		}, kind: "missing-error", rule: "tidb-optimistic-rr-statement-view", verdict: "bug", at: 5},
+		{name: "optimistic session: plain BEGIN is optimistic, read committed is its snapshot", level: target.ReadCommitted, settings: opt, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("10")},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("10")},
+			{conn: 1, sql: "UPDATE t SET v = v + 5 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "COMMIT", err: writeConflict},
+		}, final: tuples("1, 11")},
+		{name: "optimistic session: a statement snapshot is not optimistic read committed", level: target.ReadCommitted, settings: opt, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("10")},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT v FROM t WHERE id = 1", rows: tuples("11")},
+			{conn: 1, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-optimistic-rc-statement-view", verdict: "bug", at: 3},
+		{name: "optimistic session: BEGIN PESSIMISTIC waits and writes the latest", level: target.RepeatableRead, settings: opt, steps: []step{
+			{conn: 1, sql: "BEGIN PESSIMISTIC"},
+			{conn: 1, sql: "UPDATE t SET v = v + 1 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "BEGIN PESSIMISTIC"},
+			{conn: 1, sql: "COMMIT"},
+			{conn: 2, sql: "UPDATE t SET v = v + 2 WHERE id = 1", affected: 1, from: 3},
+			{conn: 2, sql: "COMMIT"},
+		}, final: tuples("1, 13")},
+		{name: "an optimistic UPDATE that changes nothing writes nothing", level: target.RepeatableRead, settings: opt, steps: []step{
+			{conn: 2, sql: "BEGIN"},
+			{conn: 3, sql: "UPDATE t SET v = 11", affected: 1},
+			{conn: 2, sql: "UPDATE t SET v = COALESCE(v, 0)", affected: 0},
+			{conn: 2, sql: "COMMIT"},
+		}, final: tuples("1, 11")},
+	}
+	sess, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eng := model.NewEngine(model.Lookup("tidb", c.level, c.settings), sqlast.MySQL, sess)
+			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
+			su := setup
+			if c.setup != nil {
+				su = c.setup
+			}
+			if err := eng.Setup(ctx, su); err != nil {
+				t.Fatal(err)
+			}
+			var dev *model.Deviation
+			for i, s := range c.steps {
+				st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
+				if s.from > 0 {
+					st.Start = s.from
+				}
+				if dev, err = eng.Step(ctx, st); err != nil {
+					t.Fatal(err)
+				} else if dev != nil {
+					break
+				}
+			}
+			if dev == nil && c.final != nil {
+				dev = eng.Final(ctx, target.State{"t": c.final})
+			}
+			switch {
+			case c.kind == "" && dev != nil:
+				t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
+			case c.kind == "":
+				if h := eng.Halted(); h != "" {
+					t.Fatalf("engine halted: %s", h)
+				}
+			case dev == nil:
+				t.Fatalf("not flagged (halted: %q)", eng.Halted())
+			case dev.Kind != c.kind || string(dev.Verdict) != c.verdict || dev.Rule.Name != c.rule || dev.Stmt == nil || dev.Stmt.Step != c.at:
+				t.Fatalf("got %s %s [%s] at %+v, want %s %s [%s] at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, c.kind, c.verdict, c.rule, c.at)
+			}
+		})
+	}
+}
