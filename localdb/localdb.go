@@ -189,7 +189,8 @@ func (s *Server) start(ctx context.Context) error {
 		s.kill()
 		// Between closing the probe listener and the server binding, someone
 		// else may take the port; only that failure is worth a retry.
-		if !strings.Contains(err.Error(), "Address already in use") || ctx.Err() != nil {
+		// (TiDB, a Go program, says it in lower case.)
+		if !strings.Contains(strings.ToLower(err.Error()), "address already in use") || ctx.Err() != nil {
 			return err
 		}
 		s.logf("port %d taken, retrying", s.port)

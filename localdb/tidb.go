@@ -237,7 +237,8 @@ func InstallTiDB(ctx context.Context, log io.Writer) (string, error) {
 	if err := goBuildTiDB(ctx, goCmd, tmp, log); err != nil {
 		return "", err
 	}
-	_ = os.RemoveAll(dir) // an incomplete one (the binary deleted by hand)
+	_ = os.RemoveAll(dir)    // an incomplete one (the binary deleted by hand)
+	_ = os.Chmod(tmp, 0o755) // MkdirTemp's 0700: others may run it too
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", fmt.Errorf("localdb: %w", err)
 	}

@@ -151,3 +151,37 @@ func TestTiDBBadSetting(t *testing.T) {
 		t.Logf("%s: %v", set, err)
 	}
 }
+
+// TestLockFile: a second holder waits (told once) until the first lets go,
+// and gives up when its context ends.
+func TestLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := lockFile(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	told := 0
+	if _, err := lockFile(ctx, path, func() { told++ }); err == nil || told != 1 {
+		t.Fatalf("second lock while held = %v (told %d times), want a timeout after one notice", err, told)
+	}
+	got := make(chan error, 1)
+	go func() {
+		u, err := lockFile(t.Context(), path, nil)
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	unlock()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting locker did not get the lock after it was released")
+	}
+}
