@@ -156,7 +156,13 @@ func (j Judge) withSettings() string {
 	}
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(j.Settings)) {
+		if slices.Contains(modelSettings, k) {
+			continue // read by the statement-level model, not the table
+		}
 		kv = append(kv, k+"="+j.Settings[k])
+	}
+	if len(kv) == 0 {
+		return ""
 	}
 	return " with " + strings.Join(kv, ", ")
 }

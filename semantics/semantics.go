@@ -257,9 +257,15 @@ func settingHolds(s string, settings map[string]string) bool {
 	return ok
 }
 
-// SettingNames lists the server settings some row of the table depends on.
+// modelSettings are the server settings the statement-level model
+// (semantics/model) reads besides the table's: TiDB's clustering default
+// and its configuration (which names its storage).
+var modelSettings = []string{"tidb_enable_clustered_index", "tidb_config"}
+
+// SettingNames lists the server settings some row of the table (or the
+// statement-level model) depends on.
 func SettingNames() []string {
-	var names []string
+	names := slices.Clone(modelSettings)
 	for _, r := range table {
 		if r.setting == "" {
 			continue

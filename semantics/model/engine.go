@@ -96,8 +96,11 @@ type Engine struct {
 	open         map[int]*Txn // explicit transaction per connection
 	loaded       map[string][]int
 	halted       string
-	unsure       bool
-	nextTxn      int
+	// reverse: the SELECT being judged may scan an index backwards
+	// (Rules.ReverseScan).
+	reverse bool
+	unsure  bool
+	nextTxn int
 }
 
 // NewEngine makes an engine for one case.

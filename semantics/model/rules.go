@@ -163,6 +163,15 @@ type Rules struct {
 	// that still had the old row shows the inserting transaction its own
 	// row in its place. Elsewhere a row keeps its identity.
 	ClusteredKey bool
+	// KeyPrimaryOnly: the clustered key is the primary key alone, never a
+	// UNIQUE index (TiDB clusters a table by its primary key, or by a
+	// hidden row id); KeyBinary: key text compares case-sensitively
+	// (TiDB's default utf8mb4_bin).
+	KeyPrimaryOnly bool
+	KeyBinary      bool
+	// KeyIntOnly: only a single integer column primary key clusters
+	// (TiDB with tidb_enable_clustered_index=INT_ONLY).
+	KeyIntOnly bool
 	// NoOpNoVersion: an UPDATE that changes no value creates no record
 	// version (InnoDB), so it is no write conflict for a later writer.
 	NoOpNoVersion bool
@@ -180,6 +189,11 @@ type Rules struct {
 	// writing only the rows it changes (TiDB); an autocommit SELECT … FOR
 	// UPDATE then waits for no lock at all.
 	AutocommitOptimistic *Variation
+	// ReverseScan, when set, is what it means that a SELECT that may scan
+	// an index backwards (ORDER BY … DESC, MAX) read a row's latest
+	// committed version instead of its snapshot's (TiDB's unistore:
+	// pingcap/tidb#57170).
+	ReverseScan *Variation
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write

@@ -214,6 +214,17 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 		}
 		return opts
 	}
+	opts := e.readOptions(r, t, kind, rd, st)
+	if rv := e.rules.ReverseScan; rv != nil && e.reverse && kind == KindSelect && (rd == SnapStatement || rd == SnapTxn) {
+		if last := visible(committed(r, st.Start)); !slices.ContainsFunc(opts, func(o option) bool { return o.v == last }) {
+			opts = append(opts, option{v: last, vary: rv})
+		}
+	}
+	return opts
+}
+
+// readOptions are rowOptions for a row the transaction has not written.
+func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []option {
 	switch rd {
 	case SnapStatement:
 		opts := []option{{v: visible(committed(r, st.Start))}}
@@ -350,6 +361,24 @@ func (e *Engine) view(table string, t *Txn, kind Kind, rd Read, st *Stmt) *table
 	return tv
 }
 
+// backwards reports whether a statement may scan an index backwards: an
+// ORDER BY … DESC or a MAX anywhere in it.
+func backwards(st sqlast.Stmt) bool {
+	found := false
+	sqlast.Walk(st, func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.SelectStmt:
+			for _, o := range n.OrderBy {
+				found = found || o.Desc
+			}
+		case *sqlast.Func:
+			found = found || strings.EqualFold(n.Name, "MAX")
+		}
+		return !found
+	})
+	return found
+}
+
 // exact reports whether every row has one option and nothing to re-check.
 func (tv *tableView) exact() bool {
 	for _, o := range tv.opts {
@@ -477,6 +506,8 @@ func stripVID(res *target.Result) []target.Row {
 }
 
 func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
+	e.reverse = e.rules.ReverseScan != nil && backwards(s.ast)
+	defer func() { e.reverse = false }()
 	rd := e.rules.Target[s.kind]
 	views := map[string]*tableView{}
 	for _, name := range s.reads {
@@ -609,7 +640,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string,
 
 func (e *Engine) ruleNamed(name string) semantics.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/txlab/txlab/report"
@@ -18,12 +19,13 @@ const (
 // Sources of TiDB's rules: docs.pingcap.com/tidb/stable (v8.5), each page
 // named by its path, with what it says that a rule below encodes.
 const (
-	srcTiDBBegin = "TiDB docs, START TRANSACTION (sql-statement-start-transaction, MySQL compatibility: START TRANSACTION immediately starts a transaction and is equivalent to MySQL's START TRANSACTION WITH CONSISTENT SNAPSHOT)"
-	srcTiDBMode  = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Switch transaction mode: tidb_txn_mode sets the mode of explicit transactions; BEGIN PESSIMISTIC and BEGIN OPTIMISTIC take precedence over it)"
-	srcTiDBPess  = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Behaviors: SELECT is a snapshot read of what committed before the transaction started; UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed data and lock the rows they act on; deadlock 1213, lock wait timeout 1205; Differences from MySQL InnoDB: no gap locks, data an embedded SELECT reads is not locked, LOCK IN SHARE MODE is an error unless tidb_enable_noop_functions, autocommit statements try optimistically first and may report Write Conflict)"
-	srcTiDBLevel = "TiDB docs, Transaction Isolation Levels (transaction-isolation-levels: Repeatable Read is snapshot isolation from the transaction's start, and an optimistic transaction whose row another transaction updated after its start fails to commit and rolls back; Read Committed takes effect only in pessimistic mode, optimistic transactions still use Repeatable Read; no semi-consistent read)"
-	srcTiDBOpt   = "TiDB docs, Optimistic Transaction Model (optimistic-transaction: a transaction reads the snapshot of its start_ts, keeps its writes in its own memory and finds write-write conflicts only at the two-phase commit)"
-	srcTiDBCons  = "TiDB docs, Constraints (constraints, UNIQUE KEY: optimistic transactions check unique constraints lazily, strictly at commit, unless tidb_constraint_check_in_place=ON; pessimistic ones when the statement runs)"
+	srcTiDBBegin     = "TiDB docs, START TRANSACTION (sql-statement-start-transaction, MySQL compatibility: START TRANSACTION immediately starts a transaction and is equivalent to MySQL's START TRANSACTION WITH CONSISTENT SNAPSHOT)"
+	srcTiDBMode      = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Switch transaction mode: tidb_txn_mode sets the mode of explicit transactions; BEGIN PESSIMISTIC and BEGIN OPTIMISTIC take precedence over it)"
+	srcTiDBPess      = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Behaviors: SELECT is a snapshot read of what committed before the transaction started; UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed data and lock the rows they act on; deadlock 1213, lock wait timeout 1205; Differences from MySQL InnoDB: no gap locks, data an embedded SELECT reads is not locked, LOCK IN SHARE MODE is an error unless tidb_enable_noop_functions, autocommit statements try optimistically first and may report Write Conflict)"
+	srcTiDBLevel     = "TiDB docs, Transaction Isolation Levels (transaction-isolation-levels: Repeatable Read is snapshot isolation from the transaction's start, and an optimistic transaction whose row another transaction updated after its start fails to commit and rolls back; Read Committed takes effect only in pessimistic mode, optimistic transactions still use Repeatable Read; no semi-consistent read)"
+	srcTiDBOpt       = "TiDB docs, Optimistic Transaction Model (optimistic-transaction: a transaction reads the snapshot of its start_ts, keeps its writes in its own memory and finds write-write conflicts only at the two-phase commit)"
+	srcTiDBClustered = "TiDB docs, Clustered Indexes (clustered-indexes: a CLUSTERED table's rows are keyed by the primary key, a NONCLUSTERED one's by a hidden _tidb_rowid; TiDB clusters only by the primary key; tidb_enable_clustered_index, ON here, decides the default); TiDB docs, Character Set and Collation (utf8mb4_bin, a binary collation, is the default)"
+	srcTiDBCons      = "TiDB docs, Constraints (constraints, UNIQUE KEY: optimistic transactions check unique constraints lazily, strictly at commit, unless tidb_constraint_check_in_place=ON; pessimistic ones when the statement runs)"
 )
 
 var (
@@ -52,6 +54,17 @@ var (
 			Source: srcTiDBPess + "; " + srcTiDBOpt,
 		},
 		Verdict: report.Allowed,
+	}
+	// tidb57170: unistore, the embedded storage of a tidb-server without
+	// TiKV (txlab's throwaway TiDB), reads a key's latest committed
+	// version in a reverse scan, whatever the read timestamp.
+	tidb57170 = Variation{
+		Rule: semantics.Rule{
+			Name:   "tidb-57170-unistore-reverse-scan",
+			Text:   "a SELECT that may scan an index backwards (ORDER BY … DESC, MAX) read rows' latest committed versions instead of its snapshot's: unistore, the embedded storage this TiDB runs on, ignores the read timestamp in a reverse scan",
+			Source: "pingcap/tidb#57170 (\"unistore:\", open, type/bug, filed by a TiDB maintainer: MAX() in a repeatable-read transaction sees a row committed after its start, on the mock store); pingcap/tidb#30361 (open, type/bug: ORDER BY … DESC in a transaction on a tidb-server with its default store)",
+		},
+		Verdict: report.Bug,
 	}
 	// tidb28212 is TiDB's form of MDEV-26642: an UPDATE that matched a
 	// row (in its latest committed version, a current read) but changed
@@ -90,15 +103,40 @@ func tidbRules(level target.Level, settings map[string]string) Rules {
 	if strings.EqualFold(strings.TrimSpace(settings["tidb_txn_mode"]), TiDBOptimistic) {
 		session = TiDBOptimistic
 	}
+	clustered := strings.ToUpper(strings.TrimSpace(settings["tidb_enable_clustered_index"]))
+	unistore := tidbStore(settings["tidb_config"]) == "unistore"
 	modes := map[string]*Rules{}
 	for _, m := range []string{TiDBPessimistic, TiDBOptimistic} {
 		r := tidbMode(level, m)
+		// A row is its primary key's record, unless the primary key is
+		// a unique index beside a hidden row id (NONCLUSTERED).
+		switch clustered {
+		case "OFF", "0", "FALSE":
+			r.ClusteredKey = false
+		case "INT_ONLY":
+			r.KeyIntOnly = true
+		}
+		if unistore {
+			r.ReverseScan = &tidb57170
+		}
 		modes[m] = &r
 	}
 	r := *modes[session]
 	r.Modes = modes
 	r.Autocommit = TiDBPessimistic
 	return r
+}
+
+// tidbStore is the storage a TiDB runs on ("unistore", "tikv"), read from
+// its tidb_config variable (its configuration as JSON); "" when unknown.
+func tidbStore(config string) string {
+	var c struct {
+		Store string `json:"store"`
+	}
+	if json.Unmarshal([]byte(config), &c) != nil {
+		return ""
+	}
+	return c.Store
 }
 
 // tidbMode is TiDB's rules of one transaction mode at level.
@@ -114,6 +152,8 @@ func tidbMode(level target.Level, mode string) Rules {
 	// lock is not documented: it only may conflict or block.
 	r.NoOpNoVersion = true
 	r.NoOpLockUnknown = true
+	r.ClusteredKey, r.KeyPrimaryOnly, r.KeyBinary = true, true, true
+	r.Sources = append(r.Sources, srcTiDBClustered)
 	snap := SnapTxn
 	if level == target.ReadCommitted && mode == TiDBPessimistic {
 		snap = SnapStatement

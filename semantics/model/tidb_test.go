@@ -47,6 +47,7 @@ func TestTiDBModel(t *testing.T) {
 	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
 	opt := map[string]string{"tidb_txn_mode": "optimistic"}
+	unistore := map[string]string{"tidb_config": `{"store": "unistore", "port": 4000}`}
 	cases := []struct {
 		name     string
 		level    target.Level
@@ -169,6 +170,42 @@ func TestTiDBModel(t *testing.T) {
 			{conn: 2, sql: "UPDATE t SET v = COALESCE(v, 0)", affected: 0},
 			{conn: 2, sql: "COMMIT"},
 		}, final: tuples("1, 11")},
+		{name: "an INSERT of a key another transaction deleted takes the row's place in the snapshot", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 VARCHAR(20) NOT NULL PRIMARY KEY)", "INSERT INTO t VALUES ('a')"}, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "DELETE FROM t", affected: 1},
+			{conn: 3, sql: "BEGIN"},
+			{conn: 1, sql: "COMMIT"},
+			{conn: 3, sql: "INSERT INTO t (c0) VALUES ('a')", affected: 1, from: 3},
+			{conn: 3, sql: "SELECT * FROM t", rows: tuples("a")},
+			{conn: 3, sql: "COMMIT"},
+		}, final: tuples("a")},
+		{name: "a key differing in case is another row (utf8mb4_bin)", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 VARCHAR(20) NOT NULL PRIMARY KEY)", "INSERT INTO t VALUES ('a')"}, steps: []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "DELETE FROM t", affected: 1},
+			{conn: 3, sql: "BEGIN"},
+			{conn: 1, sql: "COMMIT"},
+			{conn: 3, sql: "INSERT INTO t (c0) VALUES ('A')", affected: 1},
+			{conn: 3, sql: "SELECT * FROM t", rows: tuples("A")},
+			{conn: 3, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-rr-statement-view", verdict: "bug", at: 5},
+		{name: "pingcap/tidb#57170: unistore's reverse scan reads the latest version", level: target.RepeatableRead, settings: unistore, setup: []string{
+			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
+			{conn: 3, sql: "BEGIN"},
+			{conn: 1, sql: "INSERT INTO t VALUES (9, 1)", affected: 1},
+			{conn: 1, sql: "UPDATE t SET c0 = 2 WHERE c0 = 1", affected: 1},
+			{conn: 3, sql: "SELECT * FROM t ORDER BY c0 DESC", rows: tuples("5, 0", "1, 0")},
+			{conn: 3, sql: "SELECT c0 FROM t ORDER BY c0 DESC", rows: tuples("9", "5", "2")},
+			{conn: 3, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-57170-unistore-reverse-scan", verdict: "bug", at: 4},
+		{name: "pingcap/tidb#57170 is unistore's: MAX on TiKV", level: target.RepeatableRead, settings: map[string]string{"tidb_config": `{"store": "tikv"}`}, setup: []string{
+			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
+			{conn: 3, sql: "BEGIN"},
+			{conn: 1, sql: "INSERT INTO t VALUES (9, 1)", affected: 1},
+			{conn: 3, sql: "SELECT MAX(c0) FROM t", rows: tuples("9")},
+			{conn: 3, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-rr-statement-view", verdict: "bug", at: 2},
 	}
 	sess, err := tg.Open(ctx)
 	if err != nil {

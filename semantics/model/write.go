@@ -439,7 +439,7 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 // versions.
 func (e *Engine) keyChanged(table string, a, b target.Row) bool {
 	cols, known := e.clusteredKey(table)
-	changed := !sameKey(cols, a, b)
+	changed := !e.sameKey(cols, a, b)
 	if changed && !known {
 		e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
 	}
@@ -520,7 +520,7 @@ func (e *Engine) revived(table string, vals target.Row) *Row {
 	}
 	for _, r := range e.h.rows[table] {
 		v := latest(r, e.h.now)
-		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !sameKey(cols, v.Prev.Values, vals) {
+		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !e.sameKey(cols, v.Prev.Values, vals) {
 			continue
 		}
 		if !known {
@@ -561,13 +561,16 @@ func (e *Engine) clusteredKey(table string) (cols []int, known bool) {
 		}
 		return len(idx) > 0
 	}
-	if len(ct.PrimaryKey) > 0 {
+	if len(ct.PrimaryKey) > 0 && !e.rules.KeyIntOnly {
 		return pos(ct.PrimaryKey), true
 	}
 	for i, c := range ct.Columns {
-		if c.PrimaryKey {
+		if c.PrimaryKey && (!e.rules.KeyIntOnly || c.Type == sqlast.TypeInt || c.Type == sqlast.TypeBool) {
 			return []int{i}, true
 		}
+	}
+	if e.rules.KeyPrimaryOnly {
+		return nil, true
 	}
 	for i, c := range ct.Columns {
 		if c.Unique && c.NotNull {
@@ -588,12 +591,17 @@ func (e *Engine) clusteredKey(table string) (cols []int, known bool) {
 }
 
 // sameKey reports whether two versions agree on the key columns, comparing
-// text as MariaDB's default collation does (case and trailing spaces do
-// not count).
-func sameKey(cols []int, a, b target.Row) bool {
+// text as the DBMS's default collation does: trailing spaces never count,
+// case counts only under a binary one (Rules.KeyBinary: TiDB's
+// utf8mb4_bin; MariaDB's default collation ignores case).
+func (e *Engine) sameKey(cols []int, a, b target.Row) bool {
 	for _, i := range cols {
 		x, y := a[i], b[i]
-		if x.Null != y.Null || x.S != y.S && !strings.EqualFold(strings.TrimRight(x.S, " "), strings.TrimRight(y.S, " ")) {
+		if x.Null != y.Null {
+			return false
+		}
+		xs, ys := strings.TrimRight(x.S, " "), strings.TrimRight(y.S, " ")
+		if x.S != y.S && (e.rules.KeyBinary && xs != ys || !e.rules.KeyBinary && !strings.EqualFold(xs, ys)) {
 			return false
 		}
 	}
