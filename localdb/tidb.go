@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,23 +327,29 @@ func (s *Server) tidbServerArgs() []string {
 		"-socket", "",
 		"-log-file", filepath.Join(s.dir, serverLogFile),
 		"-log-slow-query", filepath.Join(s.dir, tidbSlowLog),
-	}
-	if _, _, items := tidbSplitSettings(s.extra); len(items) > 0 {
-		args = append(args, "-config", filepath.Join(s.dir, tidbConfigFile), "-config-strict")
+		"-config", filepath.Join(s.dir, tidbConfigFile), "-config-strict",
 	}
 	return args
 }
 
+// tidbDefaultConfig are localdb's configuration items, before the user's
+// (which replace them): TiDB's info log writes some 6 MB a minute under a
+// campaign (every DDL job's steps), warnings and errors are what a run
+// needs; --set log.level=info brings it back.
+var tidbDefaultConfig = [][2]string{{"log.level", "warn"}}
+
 // tidbPrepare stands in for a data directory's initialisation: unistore
 // lives in memory, so there is only TiDB's temporary directory to make and
-// the configuration file of the settings that are configuration items.
+// its configuration file: localdb's items and the settings that are items.
 func (s *Server) tidbPrepare() error {
 	if err := os.Mkdir(s.dataDir(), 0o700); err != nil {
 		return fmt.Errorf("localdb: %w", err)
 	}
 	_, _, items := tidbSplitSettings(s.extra)
-	if len(items) == 0 {
-		return nil
+	for _, d := range tidbDefaultConfig {
+		if !slices.ContainsFunc(items, func(it [2]string) bool { return it[0] == d[0] }) {
+			items = append(items, d)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(s.dir, tidbConfigFile), []byte(tidbConfig(items)), 0o644); err != nil {
 		return fmt.Errorf("localdb: %w", err)

@@ -114,6 +114,9 @@ func TestTiDB(t *testing.T) {
 	if v := query(t, s, "SELECT `Value` FROM information_schema.CLUSTER_CONFIG WHERE `TYPE` = 'tidb' AND `KEY` = 'performance.txn-total-size-limit'"); v != "1073741824" {
 		t.Errorf("performance.txn-total-size-limit = %q, want the setting's 1073741824", v)
 	}
+	if v := query(t, s, "SELECT `Value` FROM information_schema.CLUSTER_CONFIG WHERE `TYPE` = 'tidb' AND `KEY` = 'log.level'"); v != "warn" {
+		t.Errorf("log.level = %q, want localdb's warn", v)
+	}
 	if !strings.HasPrefix(s.DSN(), "tidb://root@127.0.0.1:") {
 		t.Errorf("DSN = %q", s.DSN())
 	}
@@ -136,6 +139,14 @@ func TestTiDB(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s still there after Stop: %v", dir, err)
+	}
+}
+
+// TestTiDBLogLevel: a user's log.level replaces localdb's.
+func TestTiDBLogLevel(t *testing.T) {
+	s := forTest(t, TiDB, "log.level=info")
+	if v := query(t, s, "SELECT `Value` FROM information_schema.CLUSTER_CONFIG WHERE `TYPE` = 'tidb' AND `KEY` = 'log.level'"); v != "info" {
+		t.Errorf("log.level = %q, want the setting's info", v)
 	}
 }
 
