@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +142,39 @@ func TestTiDBWaitingCommit(t *testing.T) {
 	}
 }
 
+// TestTiDBWaitingMetadataLock: DDL waiting for a table an open transaction
+// used waits in its DDL job (mysql.tidb_mdl_view), not in a transaction.
+func TestTiDBWaitingMetadataLock(t *testing.T) {
+	tg := openTiDB(t, "txlab")
+	targettest.Fresh(t, tg, "CREATE TABLE m (id INT PRIMARY KEY)")
+	reader, ddl := targettest.Session(t, tg), targettest.Session(t, tg)
+	targettest.MustExec(t, reader, "BEGIN", "SELECT * FROM m")
+	done := make(chan error, 1)
+	go func() { _, err := ddl.Exec(context.Background(), "ALTER TABLE m ADD COLUMN x INT"); done <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w, err := tg.Waiting(targettest.Ctx(t), []string{ddl.ID(), reader.ID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w[reader.ID()] {
+			t.Fatal("the lock holder is reported waiting")
+		}
+		if w[ddl.ID()] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ALTER TABLE never reported waiting")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	targettest.MustExec(t, reader, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	targettest.MustExec(t, reader, "SELECT x FROM m")
+}
+
 // TestTiDBDeadlock: TiDB's pessimistic deadlock detector picks one victim,
 // reported as a rolled-back deadlock.
 func TestTiDBDeadlock(t *testing.T) { targettest.Deadlock(t, openTiDB(t, "txlab")) }
@@ -266,4 +300,36 @@ func TestTiDBCaseAccount(t *testing.T) {
 		t.Fatalf("reopen after Close: %v", err)
 	}
 	again.Close()
+}
+
+// TestTiDBLeastPrivilegedURL: on TiDB too an account of the user's that
+// reaches only txlab's databases runs the cases itself; without PROCESS
+// it sees no lock waits (and says so), with PROCESS it sees them.
+func TestTiDBLeastPrivilegedURL(t *testing.T) {
+	root := tidbRoot(t)
+	mustRoot(t, root,
+		"CREATE USER IF NOT EXISTS 'tl'@'127.0.0.1' IDENTIFIED BY 'pw'",
+		"GRANT "+casePrivileges+" ON `txlab\\_lp`.* TO 'tl'@'127.0.0.1'",
+		"CREATE DATABASE IF NOT EXISTS txlab_lp")
+	t.Cleanup(func() { root.Exec("DROP USER IF EXISTS 'tl'@'127.0.0.1'") })
+	dsn := strings.Replace(tidbServer(t).DSN(), "root@", "tl:pw@", 1)
+	tg, err := OpenURL(targettest.Ctx(t), dsn, "txlab_lp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.account.created || tg.account.user != "tl" {
+		t.Errorf("case account for a least-privileged --db = %+v, want tl itself", tg.account)
+	}
+	s := targettest.Session(t, tg)
+	if _, err := tg.Waiting(targettest.Ctx(t), []string{s.ID()}); !errors.Is(err, target.ErrNoIntrospection) {
+		t.Errorf("Waiting without PROCESS = %v, want ErrNoIntrospection", err)
+	}
+	tg.Close()
+	mustRoot(t, root, "GRANT PROCESS ON *.* TO 'tl'@'127.0.0.1'")
+	tg, err = OpenURL(targettest.Ctx(t), dsn, "txlab_lp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	targettest.Waiting(t, tg)
 }
