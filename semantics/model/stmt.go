@@ -389,6 +389,25 @@ func (tv *tableView) exact() bool {
 	return true
 }
 
+// plainExact is exact leaving out the versions only a variation permits.
+func (tv *tableView) plainExact() bool {
+	for _, os := range tv.opts {
+		n := 0
+		for _, o := range os {
+			if o.gate != nil {
+				return false
+			}
+			if o.vary == nil {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // strict is the view the plain rules prefer.
 func (tv *tableView) strict() []*Version {
 	out := make([]*Version, len(tv.opts))
