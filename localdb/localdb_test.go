@@ -259,7 +259,7 @@ func TestPGVersionOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []string{"postgres", "initdb"} {
-			if err := os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\necho '"+p+" (PostgreSQL) "+v+".2'\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -274,6 +274,22 @@ func TestPGVersionOrder(t *testing.T) {
 	}
 	if want := filepath.Join(root, "16", "bin", "postgres"); b.server != want {
 		t.Errorf("server = %s, want the highest version %s", b.server, want)
+	}
+	// initdb's flags follow the release: --wal-segsize only from 11.
+	for _, tc := range []struct {
+		dir   string
+		major int
+		seg   bool
+	}{{"16", 16, true}, {"9.6", 9, false}} {
+		b, err := findBinaries(Postgres, filepath.Join(root, tc.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Server{kind: Postgres, bins: b}
+		args := strings.Join(s.initArgs("D", "W"), " ")
+		if b.pgMajor != tc.major || strings.Contains(args, "--wal-segsize") != tc.seg {
+			t.Errorf("%s: major %d, initdb %s; want major %d, --wal-segsize %v", tc.dir, b.pgMajor, args, tc.major, tc.seg)
+		}
 	}
 }
 
