@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/txlab/txlab/internal/cachedir"
 )
 
 // TiDB is not installed anywhere: txlab builds tidb-server once from TiDB's
@@ -72,18 +74,9 @@ func tidbBuildKey() string {
 	return "v" + TiDBVersion + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// cacheRoot is where txlab keeps what it installs: $TXLAB_CACHE, else the
-// user's cache directory + "/txlab" (the rule package pgrelease follows).
-func cacheRoot() (string, error) {
-	if d := os.Getenv("TXLAB_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("localdb: no cache directory for TiDB's build (set TXLAB_CACHE): %w", err)
-	}
-	return filepath.Join(d, "txlab"), nil
-}
+// cacheRoot is where txlab keeps what it installs (package cachedir), the
+// PostgreSQL releases of package pgrelease too.
+func cacheRoot() (string, error) { return cachedir.Dir() }
 
 // TiDBBuildDir is the directory txlab's build of TiDB lives in (whether or
 // not it is built yet): CACHE/tidb/vVERSION-KEY, holding tidb-server and

