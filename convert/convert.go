@@ -160,10 +160,16 @@ func parseBlocks(format, name string, all []string, offset int) (*testcase.Case,
 	var blocks []*block
 	for _, p := range body {
 		lvl, id, ok := blockHeader(p[0].text)
-		if !ok {
-			return nil, fail(p[0].n, "%q starts a transaction block but is neither an isolation level (RU, RC, RR, SI, SER) nor a transaction number", p[0].text)
+		stmts := p[1:]
+		if !ok && testcase.ControlOf(statement(p[0].text)) == testcase.Begin {
+			// DT2's published cases have no header: the block is its
+			// statements from BEGIN on, numbered by its order.
+			ok, stmts = true, p
 		}
-		b := &block{header: p[0], level: lvl, id: id, stmts: p[1:]}
+		if !ok {
+			return nil, fail(p[0].n, "%q starts a transaction block but is neither an isolation level (RU, RC, RR, SI, SER), a transaction number nor BEGIN", p[0].text)
+		}
+		b := &block{header: p[0], level: lvl, id: id, stmts: stmts}
 		if b.id == 0 {
 			b.id = len(blocks) + 1
 		}

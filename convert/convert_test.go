@@ -13,12 +13,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestPublished converts the cases published in the Troc, WriteCheck and
-// ReplBug repositories (testdata/*: the files as published) and compares
+// TestPublished converts the cases published in the Troc, WriteCheck, DT2
+// and ReplBug repositories (testdata/*: the files as published) and compares
 // them with the golden case files beside them (or the refusal's message).
 // Each converted case must parse back to itself.
 func TestPublished(t *testing.T) {
-	for _, format := range []string{"troc", "writecheck", "replbug"} {
+	for _, format := range []string{"troc", "writecheck", "dt2", "replbug"} {
 		ext := map[string]string{"replbug": ".py"}[format]
 		if ext == "" {
 			ext = ".txt"
