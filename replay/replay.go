@@ -147,11 +147,14 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 		var setup *executor.SetupError
 		var scope *executor.ScopeError
 		var unread unreadable
+		var level *target.UnsupportedLevelError
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
 			return st, ctx.Err()
-		case errors.As(err, &unread) || errors.As(err, &setup) || errors.As(err, &scope):
+		case errors.As(err, &unread) || errors.As(err, &setup) || errors.As(err, &scope) || errors.As(err, &level):
+			// A case this target cannot run (at its level, on its DBMS):
+			// said, and the other files still run.
 			st.Failed++
 			fmt.Fprintf(errs, "txlab: %v\n", err)
 			if opt.JSON {

@@ -52,12 +52,13 @@ func TestFuzzJudgesByDefault(t *testing.T) {
 	}
 }
 
-// TestRunBatchGoesOn replays a batch with an unparsable case and a case
-// whose setup fails between good ones: the good ones run, each bad one gets
-// its line on stderr, and the exit status is 2.
+// TestRunBatchGoesOn replays a batch with an unparsable case, a case whose
+// setup fails and a case at a level the target lacks between good ones: the
+// good ones run, each bad one gets its line on stderr, and the exit status
+// is 2.
 func TestRunBatchGoesOn(t *testing.T) {
 	good := "../../examples/sqlite-write-busy.txn"
-	code, out, stderr := txlab(t, "run", "--json", "testdata/unparsable.txn", good, "testdata/setup-fails.txn", good)
+	code, out, stderr := txlab(t, "run", "--json", "testdata/unparsable.txn", good, "testdata/setup-fails.txn", "testdata/read-committed.txn", good)
 	if code != 2 {
 		t.Fatalf("exit %d, want 2; stderr %s", code, stderr)
 	}
@@ -73,11 +74,12 @@ func TestRunBatchGoesOn(t *testing.T) {
 			ran++
 		}
 	}
-	if ran != 2 || failed != 2 {
-		t.Errorf("%d good cases ran and %d failed, want 2 and 2:\n%s", ran, failed, out)
+	if ran != 2 || failed != 3 {
+		t.Errorf("%d good cases ran and %d failed, want 2 and 3:\n%s", ran, failed, out)
 	}
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "unparsable.txn") || !strings.Contains(lines[1], "setup statement 2") {
+	if len(lines) != 3 || !strings.Contains(lines[0], "unparsable.txn") || !strings.Contains(lines[1], "setup statement 2") ||
+		!strings.Contains(lines[2], "does not support isolation level read-committed") {
 		t.Errorf("stderr:\n%s\nwant one line per failed case, naming it", stderr)
 	}
 }
