@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/report"
@@ -152,6 +154,10 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 		}
 		switch st := st.(type) {
 		case *sqlast.CreateTable:
+			if typ := unheldType(e.dialect, s); typ != "" {
+				e.halt("the model's copy of table %s cannot hold its column type %s (it keeps DECIMAL(10,2) and VARCHAR(20))", st.Name, typ)
+				return nil
+			}
 			if err := e.createTable(ctx, st); err != nil {
 				return err
 			}
@@ -230,6 +236,39 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 	e.schema[ct.Name] = ct
 	e.h.addTable(ct.Name)
 	return nil
+}
+
+// sizedType matches the column types whose size the model's copy of a
+// table may change: the subset's AST keeps a DECIMAL's or a VARCHAR's
+// kind, not its size, and renders them DECIMAL(10,2) and VARCHAR(20).
+var (
+	sizedType = regexp.MustCompile(`(?i)\b(DECIMAL|NUMERIC|VARCHAR|TEXT)\b\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?`)
+)
+
+// unheldType returns a column type of a CREATE TABLE the model's copy would
+// change (a bare DECIMAL is DECIMAL(10,0) in the MySQL family, TEXT is
+// longer than VARCHAR(20)), or "". SQLite enforces neither size.
+func unheldType(d sqlast.Dialect, create string) string {
+	if d == sqlast.SQLite {
+		return ""
+	}
+	for _, m := range sizedType.FindAllStringSubmatch(create, -1) {
+		// A narrower column holds every value the DBMS accepted in the
+		// wider one the same way: VARCHAR(n ≤ 20), DECIMAL(p ≤ 10, 2).
+		n, _ := strconv.Atoi(m[2])
+		switch strings.ToUpper(m[1]) {
+		case "VARCHAR":
+			if m[2] != "" && n <= 20 {
+				continue
+			}
+		case "DECIMAL", "NUMERIC":
+			if m[2] != "" && n <= 10 && m[3] == "2" {
+				continue
+			}
+		}
+		return m[0]
+	}
+	return ""
 }
 
 // parseOK parses a statement, nil when it does not parse.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 )
 
@@ -91,6 +92,29 @@ func TestRules(t *testing.T) {
 			if !good {
 				t.Errorf("%s: %s does not hold (rules %+v)", strings.TrimSpace(head), fact, r)
 			}
+		}
+	}
+}
+
+// TestUnheldType: the column types the model's copy of a table would hold
+// otherwise than the DBMS (the subset keeps DECIMAL(10,2) and VARCHAR(20))
+// make it stop judging; narrower ones, and SQLite, are held.
+func TestUnheldType(t *testing.T) {
+	for _, c := range []struct {
+		d      sqlast.Dialect
+		create string
+		want   string
+	}{
+		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(10,2), b VARCHAR(20), c INT)", ""},
+		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(5, 2), b varchar( 10 ))", ""},
+		{sqlast.MySQL, "CREATE TABLE t(c1 DECIMAL)", "DECIMAL"},
+		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(12,4))", "DECIMAL(12,4)"},
+		{sqlast.MySQL, "CREATE TABLE t (a INT, b TEXT)", "TEXT"},
+		{sqlast.Postgres, "CREATE TABLE t (name VARCHAR(255))", "VARCHAR(255)"},
+		{sqlast.SQLite, "CREATE TABLE t (a TEXT, b DECIMAL)", ""},
+	} {
+		if got := unheldType(c.d, c.create); got != c.want {
+			t.Errorf("%s: %q, want %q", c.create, got, c.want)
 		}
 	}
 }
