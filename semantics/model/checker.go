@@ -77,6 +77,34 @@ type scratch struct {
 	tables []string
 	last   *executor.Result
 	conf   *Conformance
+	// broken: a statement of the session was cut off (its judging ran out
+	// of time) or its connection broke, so the session is not used again.
+	broken bool
+}
+
+// renew replaces a broken evaluator session with a new one of t; the
+// temporary tables went with the old connection.
+func (s *scratch) renew(ctx context.Context, t target.Target) error {
+	s.s.Close()
+	sess, err := t.Open(ctx)
+	if err != nil {
+		return fmt.Errorf("model: opening the evaluator session: %w", err)
+	}
+	s.s, s.tables, s.broken, s.last, s.conf = sess, nil, false, nil, nil
+	return nil
+}
+
+// cutOff reports whether err leaves the session unusable: the connection
+// broke, or a statement was cancelled mid-way (a driver closes the
+// connection of a query whose context ends).
+func cutOff(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	if te := target.AsError(err); te != nil && te.Class == target.ClassConnection {
+		return true
+	}
+	return ctx.Err() != nil
 }
 
 func (s *scratch) Exec(ctx context.Context, sql string) (*target.Result, error) {
@@ -141,20 +169,31 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	if sc.last == res && sc.conf != nil {
 		return sc.conf, nil
 	}
+	if sc.broken {
+		if err := sc.renew(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	if len(sc.tables) > 0 {
 		err := sc.s.(target.TempTables).DropTemporary(ctx, sc.tables)
 		sc.tables = nil
+		if cutOff(ctx, err) && ctx.Err() == nil {
+			err = sc.renew(ctx, t)
+		}
 		if err != nil {
+			sc.broken = cutOff(ctx, err)
 			return nil, fmt.Errorf("model: dropping the evaluator's tables: %w", err)
 		}
 	}
 	eng := NewEngine(conf.Rules, info.Dialect, sc)
 	defer func() { sc.tables = eng.Tables() }()
 	if err := eng.Setup(ctx, cs.Setup); err != nil {
+		sc.broken = cutOff(ctx, err)
 		return nil, err
 	}
 	dev, err := replay(ctx, eng, res)
 	if err != nil {
+		sc.broken = cutOff(ctx, err)
 		return nil, err
 	}
 	if dev == nil {
