@@ -101,6 +101,9 @@ type Engine struct {
 	// reverse: the SELECT being judged may scan an index backwards
 	// (Rules.ReverseScan).
 	reverse bool
+	// subquery: the views being computed are a statement's subqueries'
+	// (Rules.SubquerySnapshot).
+	subquery bool
 	unsure  bool
 	nextTxn int
 }

@@ -194,6 +194,12 @@ type Rules struct {
 	// committed version instead of its snapshot's (TiDB's unistore:
 	// pingcap/tidb#57170).
 	ReverseScan *Variation
+	// SubquerySnapshot, when set, is what it means that a subquery of a
+	// statement that reads the latest committed data (a DML statement, a
+	// locking read) read the transaction's snapshot instead (TiDB
+	// evaluates an uncorrelated subquery while planning, at its start_ts:
+	// pingcap/tidb#45677).
+	SubquerySnapshot *Variation
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write

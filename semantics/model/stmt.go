@@ -129,7 +129,7 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 				s.kind = KindSelectShare
 			}
 		}
-		if s.kind != KindSelect && e.rules.Source[s.kind] != e.rules.Target[s.kind] {
+		if s.kind != KindSelect && (e.rules.Source[s.kind] != e.rules.Target[s.kind] || e.rules.SubquerySnapshot != nil) {
 			// A locking read's subqueries are plain reads.
 			outer := outerTables(st.Query)
 			s.subs = e.splitSubqueries(st, outer)
@@ -215,7 +215,12 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 		return opts
 	}
 	opts := e.readOptions(r, t, kind, rd, st)
-	if rv := e.rules.ReverseScan; rv != nil && e.reverse && kind == KindSelect && (rd == SnapStatement || rd == SnapTxn) {
+	if sv := e.rules.SubquerySnapshot; sv != nil && e.subquery && kind == KindSelect && rd == Current && t.Snapshot >= 0 {
+		if snap := visible(committed(r, t.Snapshot)); !slices.ContainsFunc(opts, func(o option) bool { return o.v == snap }) {
+			opts = append(opts, option{v: snap, vary: sv})
+		}
+	}
+	if rv := e.rules.ReverseScan; rv != nil && e.reverse && kind <= KindSelectUpdate && (rd == SnapStatement || rd == SnapTxn) {
 		if last := visible(committed(r, st.Start)); !slices.ContainsFunc(opts, func(o option) bool { return o.v == last }) {
 			opts = append(opts, option{v: last, vary: rv})
 		}
@@ -539,6 +544,8 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		}
 	}
 	subViews := map[string]*tableView{}
+	e.subquery = true
+	defer func() { e.subquery = false }()
 	for _, name := range s.subs {
 		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
 		subViews[name] = sv
@@ -574,7 +581,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	sel := s.ast.(*sqlast.SelectStmt)
 	exact := true
 	for _, sv := range subViews {
-		exact = exact && sv.exact()
+		exact = exact && sv.plainExact()
 	}
 	if !exact || !allExact(views) {
 		// The other end of every open choice (a snapshot taken late in a
@@ -596,6 +603,11 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		if res != nil && sameBag(stripVID(res), st.Rows) {
 			return nil, nil
 		}
+	}
+	// The versions a variation lets the subqueries read, with the plain
+	// view of the statement's own tables.
+	if d, err := e.trySubqueryVariation(ctx, st, s, sql, views, subViews, want); d != nil || err != nil {
+		return d, err
 	}
 	var varied bool
 	for _, name := range s.reads {
@@ -646,6 +658,46 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	return e.resultDev(st, s, report.Bug, "", want, nil), nil
 }
 
+// trySubqueryVariation re-runs a SELECT with the versions a variation
+// lets its subqueries read (Rules.SubquerySnapshot) and the plain view of
+// its own tables, and reports the variation's deviation when that gives
+// the rows it returned.
+func (e *Engine) trySubqueryVariation(ctx context.Context, st *Stmt, s *stmtInfo, sql string, views, subViews map[string]*tableView, want []target.Row) (*Deviation, error) {
+	var vary *Variation
+	for name, sv := range subViews {
+		vs, v := sv.varied()
+		if v == nil {
+			vs = sv.strict()
+		} else {
+			vary = v
+		}
+		if err := e.load(ctx, subPrefix+name, vs); err != nil {
+			return nil, err
+		}
+	}
+	if vary == nil {
+		return nil, nil
+	}
+	for _, name := range s.reads {
+		if err := e.load(ctx, name, views[name].strict()); err != nil {
+			return nil, err
+		}
+	}
+	res, _, err := e.exec(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil && sameBag(stripVID(res), st.Rows) {
+		return e.resultDev(st, s, vary.Verdict, vary.Rule.Name, want, nil), nil
+	}
+	for name, sv := range subViews {
+		if err := e.load(ctx, subPrefix+name, sv.strict()); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
 func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string, want, may []target.Row) *Deviation {
 	d := &Deviation{Kind: "incorrect-result", Verdict: v, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 		Want: want, May: may, Got: st.Rows}
@@ -659,7 +711,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string,
 
 func (e *Engine) ruleNamed(name string) semantics.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}

@@ -66,6 +66,20 @@ var (
 		},
 		Verdict: report.Bug,
 	}
+	// tidb45677: TiDB evaluates an uncorrelated subquery while it plans
+	// the statement, at the transaction's start_ts, so in a pessimistic
+	// REPEATABLE READ transaction a DML statement's (or locking read's)
+	// subquery reads the snapshot while the statement itself reads the
+	// latest committed data (a correlated subquery, joined at execution,
+	// reads the latest).
+	tidb45677 = Variation{
+		Rule: semantics.Rule{
+			Name:   "tidb-45677-dml-subquery-snapshot",
+			Text:   "a subquery of a pessimistic UPDATE, DELETE or SELECT FOR UPDATE read the transaction's snapshot, not the latest committed data the statement reads (an uncorrelated subquery is evaluated while the statement is planned, at the transaction's start_ts)",
+			Source: "pingcap/tidb#45677 (\"Update with sub query uses snapshot read in RR isolation level\", open, type/bug); TiDB docs, Pessimistic Transaction Mode (UPDATE, DELETE, INSERT and SELECT FOR UPDATE read the latest committed data)",
+		},
+		Verdict: report.Bug,
+	}
 	// tidb28212 is TiDB's form of MDEV-26642: an UPDATE that matched a
 	// row (in its latest committed version, a current read) but changed
 	// none of its values writes nothing to the transaction's buffer, so
@@ -182,6 +196,9 @@ func tidbMode(level target.Level, mode string) Rules {
 	r.UncommittedInsert = &tidbUncommittedInsert
 	r.UncommittedInsertAnyWrite = true
 	r.AutocommitOptimistic = &tidbAutocommitOptimistic
+	if level == target.RepeatableRead {
+		r.SubquerySnapshot = &tidb45677
+	}
 	r.Sources = append(r.Sources, srcTiDBPess, srcTiDBCons)
 	return r
 }

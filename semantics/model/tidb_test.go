@@ -199,6 +199,31 @@ func TestTiDBModel(t *testing.T) {
 			{conn: 3, sql: "SELECT c0 FROM t ORDER BY c0 DESC", rows: tuples("9", "5", "2")},
 			{conn: 3, sql: "COMMIT"},
 		}, kind: "incorrect-result", rule: "tidb-57170-unistore-reverse-scan", verdict: "bug", at: 4},
+		{name: "pingcap/tidb#57170 in an optimistic SELECT FOR UPDATE", level: target.RepeatableRead, settings: map[string]string{"tidb_txn_mode": "optimistic", "tidb_config": `{"store": "unistore"}`}, setup: []string{
+			"CREATE TABLE t (c0 DOUBLE NOT NULL PRIMARY KEY)", "INSERT INTO t VALUES (0)"}, steps: []step{
+			{conn: 4, sql: "BEGIN"},
+			{conn: 2, sql: "DELETE FROM t", affected: 1},
+			{conn: 4, sql: "SELECT * FROM t ORDER BY t.c0 DESC FOR UPDATE"},
+			{conn: 4, sql: "COMMIT"},
+		}, kind: "incorrect-result", rule: "tidb-57170-unistore-reverse-scan", verdict: "bug", at: 2},
+		{name: "pingcap/tidb#45677: an UPDATE's uncorrelated subquery reads the snapshot", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 INT)", "CREATE TABLE t2 (c0 VARCHAR(20))", "INSERT INTO t VALUES (0)"}, steps: []step{
+			{conn: 3, sql: "BEGIN"},
+			{conn: 2, sql: "INSERT INTO t2 VALUES ('a')", affected: 1},
+			{conn: 3, sql: "UPDATE t SET c0 = 6 WHERE EXISTS (SELECT * FROM t2 WHERE t2.c0 <> 'x' AND t.c0 = 0)", affected: 1},
+			{conn: 3, sql: "UPDATE t SET c0 = 5 WHERE EXISTS (SELECT * FROM t2)", affected: 0},
+			{conn: 3, sql: "COMMIT"},
+		}, kind: "incorrect-affected", rule: "tidb-45677-dml-subquery-snapshot", verdict: "bug", at: 3},
+		{name: "pingcap/tidb#45677: the locked row it then does not match", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 INT)", "CREATE TABLE t2 (c0 VARCHAR(20))", "INSERT INTO t VALUES (0)"}, steps: []step{
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "INSERT INTO t2 VALUES ('a')", affected: 1},
+			{conn: 3, sql: "BEGIN"},
+			{conn: 4, sql: "BEGIN"},
+			{conn: 4, sql: "DELETE FROM t", affected: 1},
+			{conn: 2, sql: "COMMIT"},
+			{conn: 3, sql: "UPDATE t SET c0 = 0 WHERE EXISTS (SELECT * FROM t2)", affected: 0},
+		}, kind: "incorrect-blocking", rule: "tidb-45677-dml-subquery-snapshot", verdict: "bug", at: 6},
 		{name: "pingcap/tidb#57170 is unistore's: MAX on TiKV", level: target.RepeatableRead, settings: map[string]string{"tidb_config": `{"store": "tikv"}`}, setup: []string{
 			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
 			{conn: 3, sql: "BEGIN"},

@@ -30,6 +30,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	// The sources a write reads in subqueries or INSERT … SELECT (a
 	// variation's versions of them are tried only when the count differs).
 	e.reverse = e.rules.ReverseScan != nil && backwards(s.ast)
+	e.subquery = true
 	subVaried, subVary := map[string][]*Version{}, (*Variation)(nil)
 	for _, name := range s.subs {
 		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
@@ -43,7 +44,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			return nil, err
 		}
 	}
-	e.reverse = false
+	e.reverse, e.subquery = false, false
 
 	hasWhere := s.kind == KindUpdate || s.kind == KindDelete
 	tests := e.lockTests(t, st, s, tv)
@@ -61,6 +62,13 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			}
 		}
 		if d := e.mustBlock(st, s, tv, tests, matched); d != nil {
+			if subVary != nil {
+				// With the rows a variation lets its subqueries read, the
+				// locked rows may not match.
+				if vd, err := e.blockWithSubVariation(ctx, st, s, tv, tests, subVaried, subVary); vd != nil || err != nil {
+					return vd, err
+				}
+			}
 			return d, nil
 		}
 	}
@@ -443,6 +451,31 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s affected %d rows: it skipped rows that match in the version it waited for (%s)",
 			st.Conn, s.kind, st.Affected, vary.Rule.Text)}
+	e.halt("stopped at the first deviation")
+	return d, nil
+}
+
+// blockWithSubVariation re-evaluates which locked rows a write matches
+// with the versions a variation lets its subqueries read; when then it
+// need not have waited, the deviation is the variation's.
+func (e *Engine) blockWithSubVariation(ctx context.Context, st *Stmt, s *stmtInfo, tv *tableView, tests []lockTest, subs map[string][]*Version, vary *Variation) (*Deviation, error) {
+	for name, vs := range subs {
+		if err := e.load(ctx, subPrefix+name, vs); err != nil {
+			return nil, err
+		}
+	}
+	m, _, ok, err := e.evalCandidates(ctx, s, tv, tests)
+	if err != nil || !ok {
+		return nil, err
+	}
+	halted := e.halted
+	if d := e.mustBlock(st, s, tv, tests, m); d != nil {
+		return nil, nil
+	}
+	e.halted = halted
+	d := &Deviation{Kind: "incorrect-blocking", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
+		Text: fmt.Sprintf("connection %d's %s did not wait for a locked row it matches on its documented view; it does not match it with what its subqueries read instead (%s)",
+			st.Conn, s.kind, vary.Rule.Text)}
 	e.halt("stopped at the first deviation")
 	return d, nil
 }
