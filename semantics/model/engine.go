@@ -104,8 +104,8 @@ type Engine struct {
 	// subquery: the views being computed are a statement's subqueries'
 	// (Rules.SubquerySnapshot).
 	subquery bool
-	unsure  bool
-	nextTxn int
+	unsure   bool
+	nextTxn  int
 }
 
 // NewEngine makes an engine for one case.
