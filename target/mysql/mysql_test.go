@@ -106,8 +106,13 @@ func TestCancel(t *testing.T) {
 
 // TestWaitingMetadataLock: DDL waiting for a table used by an open
 // transaction waits in the SQL layer, not in InnoDB.
-func TestWaitingMetadataLock(t *testing.T) {
-	tg := open(t, "txlab")
+func TestWaitingMetadataLock(t *testing.T) { waitingMetadataLock(t, open(t, "txlab")) }
+
+// waitingMetadataLock: an ALTER TABLE behind an open transaction that read
+// the table is reported waiting, the transaction is not, and the DDL ends
+// once it commits.
+func waitingMetadataLock(t *testing.T, tg *Target) {
+	t.Helper()
 	targettest.Fresh(t, tg, "CREATE TABLE m (id INT PRIMARY KEY)")
 	reader, ddl := targettest.Session(t, tg), targettest.Session(t, tg)
 	targettest.MustExec(t, reader, "BEGIN", "SELECT * FROM m")

@@ -144,36 +144,7 @@ func TestTiDBWaitingCommit(t *testing.T) {
 
 // TestTiDBWaitingMetadataLock: DDL waiting for a table an open transaction
 // used waits in its DDL job (mysql.tidb_mdl_view), not in a transaction.
-func TestTiDBWaitingMetadataLock(t *testing.T) {
-	tg := openTiDB(t, "txlab")
-	targettest.Fresh(t, tg, "CREATE TABLE m (id INT PRIMARY KEY)")
-	reader, ddl := targettest.Session(t, tg), targettest.Session(t, tg)
-	targettest.MustExec(t, reader, "BEGIN", "SELECT * FROM m")
-	done := make(chan error, 1)
-	go func() { _, err := ddl.Exec(context.Background(), "ALTER TABLE m ADD COLUMN x INT"); done <- err }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		w, err := tg.Waiting(targettest.Ctx(t), []string{ddl.ID(), reader.ID()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if w[reader.ID()] {
-			t.Fatal("the lock holder is reported waiting")
-		}
-		if w[ddl.ID()] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("ALTER TABLE never reported waiting")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	targettest.MustExec(t, reader, "COMMIT")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	targettest.MustExec(t, reader, "SELECT x FROM m")
-}
+func TestTiDBWaitingMetadataLock(t *testing.T) { waitingMetadataLock(t, openTiDB(t, "txlab")) }
 
 // TestTiDBDeadlock: TiDB's pessimistic deadlock detector picks one victim,
 // reported as a rolled-back deadlock.
