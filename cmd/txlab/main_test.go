@@ -111,7 +111,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"fuzz", "--isolation", "xx"}, "unknown isolation level"},
 		{[]string{"fuzz", "--isolation", "rc"}, "supported: serializable"},
 		{[]string{"fuzz", "--oracle", "isorel", "--mode", "stress", "--isolation", "serializable,rc"}, "supported: serializable"},
-		{[]string{"server", "oracle"}, "want mariadb or postgres"},
+		{[]string{"server", "oracle"}, "not a throwaway server: want mariadb, postgres, postgres@VERSION, tidb"},
 		{[]string{"fuzz", "--no-such-flag"}, "unknown flag"},
 		{[]string{"fuzz", "--oracle", "bogus"}, "want none, wss, isorel, troc or mt"},
 		{[]string{"fuzz", "--oracle", "wss", "--model", "serializable"}, "apply to --oracle isorel or mt"},

@@ -224,10 +224,7 @@ func Open(ctx context.Context, raw string, opt Options) (target.Target, error) {
 // error.
 func StartServer(ctx context.Context, raw string, opt Options) (*localdb.Server, error) {
 	sp, err := parseSpec(raw)
-	if err != nil {
-		return nil, err
-	}
-	if !sp.local() {
+	if err != nil || !sp.local() {
 		return nil, fmt.Errorf("%q is not a throwaway server: want mariadb, postgres, postgres@VERSION, tidb or KIND@/path/to/bin", raw)
 	}
 	return startServer(ctx, raw, sp, opt)
