@@ -74,8 +74,12 @@ func TestSnapshotIsolationConflict(t *testing.T) {
 // TestCancel: cancelling a statement blocked on a lock returns promptly and
 // the server releases the cancelled session, so the lock holder's later
 // statements are unaffected.
-func TestCancel(t *testing.T) {
-	tg := open(t, "txlab")
+func TestCancel(t *testing.T) { cancelKills(t, open(t, "txlab")) }
+
+// cancelKills: a statement waiting for a lock, cancelled, returns a context
+// error promptly and no longer waits on the server; the holder commits.
+func cancelKills(t *testing.T, tg *Target) {
+	t.Helper()
 	targettest.Fresh(t, tg, "CREATE TABLE k (id INT PRIMARY KEY, v INT)", "INSERT INTO k VALUES (1, 0)")
 	holder, blocked := targettest.Session(t, tg), targettest.Session(t, tg)
 	targettest.MustExec(t, holder, "BEGIN", "UPDATE k SET v = 1 WHERE id = 1")

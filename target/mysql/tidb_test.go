@@ -152,34 +152,7 @@ func TestTiDBDeadlock(t *testing.T) { targettest.Deadlock(t, openTiDB(t, "txlab"
 
 // TestTiDBCancel: a cancelled statement waiting for a lock is killed on the
 // server at once (KILL), so it no longer waits there.
-func TestTiDBCancel(t *testing.T) {
-	tg := openTiDB(t, "txlab")
-	targettest.Fresh(t, tg, "CREATE TABLE k (id INT PRIMARY KEY, v INT)", "INSERT INTO k VALUES (1, 0)")
-	holder, blocked := targettest.Session(t, tg), targettest.Session(t, tg)
-	targettest.MustExec(t, holder, "BEGIN", "UPDATE k SET v = 1 WHERE id = 1")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := blocked.Exec(ctx, "UPDATE k SET v = 2 WHERE id = 1")
-	if err == nil || target.AsError(err) != nil || time.Since(start) > 5*time.Second {
-		t.Fatalf("cancelled Exec = %v after %v, want a context error promptly", err, time.Since(start))
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		w, err := tg.Waiting(targettest.Ctx(t), []string{blocked.ID()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !w[blocked.ID()] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cancelled session %s still waits on the server", blocked.ID())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	targettest.MustExec(t, holder, "COMMIT", "SELECT v FROM k")
-}
+func TestTiDBCancel(t *testing.T) { cancelKills(t, openTiDB(t, "txlab")) }
 
 // TestTiDBOptimisticConflict: in an optimistic transaction a write-write
 // conflict shows at COMMIT, as a serialization failure that ended the
