@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // An Expect is what a corpus case's expect header says its bug looks like:
@@ -292,7 +292,7 @@ func (e Expect) HasVerdictClause() bool {
 
 // Check says whether every clause holds for the plain execution res and
 // the oracles' findings, and describes each clause that does not.
-func (e Expect) Check(res *executor.Result, findings []report.Finding) (bool, []string) {
+func (e Expect) Check(res *executor.Result, findings []verdict.Finding) (bool, []string) {
 	var failed []string
 	for _, c := range e {
 		ok, got := c.holds(res, findings)
@@ -304,12 +304,12 @@ func (e Expect) Check(res *executor.Result, findings []report.Finding) (bool, []
 }
 
 // holds evaluates the clause without its Not, and says what was seen.
-func (c Clause) holds(res *executor.Result, findings []report.Finding) (bool, string) {
+func (c Clause) holds(res *executor.Result, findings []verdict.Finding) (bool, string) {
 	switch c.Kind {
 	case "bug", "allowed":
 		var rules []string
 		for _, f := range findings {
-			if f.Verdict == report.Bug && (c.Kind == "allowed" || c.Arg == "" || f.Rule == c.Arg) {
+			if f.Verdict == verdict.Bug && (c.Kind == "allowed" || c.Arg == "" || f.Rule == c.Arg) {
 				rules = append(rules, f.Oracle+" "+f.Rule)
 			}
 		}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // TestParseExpect: each header of testdata/expect.txt parses to its
@@ -75,10 +75,10 @@ func TestCheck(t *testing.T) {
 		},
 		Final: target.State{"t": {row("5")}, "u": {}},
 	}
-	bug := []report.Finding{{Oracle: "wss", Verdict: report.Bug, Rule: "r1"}, {Oracle: "troc", Verdict: report.Allowed, Rule: "r2"}}
+	bug := []verdict.Finding{{Oracle: "wss", Verdict: verdict.Bug, Rule: "r1"}, {Oracle: "troc", Verdict: verdict.Allowed, Rule: "r2"}}
 	for _, tt := range []struct {
 		expect   string
-		findings []report.Finding
+		findings []verdict.Finding
 		holds    bool
 	}{
 		{"rows 2 = (2, NULL) (1, a)", nil, true},

@@ -9,8 +9,8 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Statuses of a bug at one level.
@@ -60,7 +60,7 @@ type Progress struct {
 
 // strongest returns the most severe verdict among the findings, "none"
 // without findings.
-func strongest(fs []report.Finding) string {
+func strongest(fs []verdict.Finding) string {
 	best, rank := "none", 0
 	for _, f := range fs {
 		if r := verdictRank[f.Verdict]; r > rank {
@@ -70,7 +70,7 @@ func strongest(fs []report.Finding) string {
 	return best
 }
 
-var verdictRank = map[report.Verdict]int{report.Allowed: 1, report.Known: 2, report.Suspect: 3, report.Bug: 4}
+var verdictRank = map[verdict.Verdict]int{verdict.Allowed: 1, verdict.Known: 2, verdict.Suspect: 3, verdict.Bug: 4}
 
 // LevelsOr returns the levels e says the bug shows at (its levels header),
 // else its case's isolation, else def.
@@ -146,7 +146,7 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 				default:
 					lr.Verdict = strongest(res.Findings)
 					for _, f := range res.Findings {
-						if f.Verdict == report.Bug && !slices.Contains(lr.Rules, f.Rule) {
+						if f.Verdict == verdict.Bug && !slices.Contains(lr.Rules, f.Rule) {
 							lr.Rules = append(lr.Rules, f.Rule)
 						}
 					}

@@ -22,9 +22,9 @@ import (
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Options configure a campaign.
@@ -60,7 +60,7 @@ type Options struct {
 	// finding with verdict bug of each bundle (f.Dir), after its case is
 	// counted, and says whether it reduced the bundle; an error ends the
 	// campaign. Its time is the campaign's.
-	Reduce func(ctx context.Context, t target.Target, f report.Finding) (bool, error)
+	Reduce func(ctx context.Context, t target.Target, f verdict.Finding) (bool, error)
 }
 
 // Run runs a campaign on one worker per target until the duration or the
@@ -272,13 +272,13 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 
 // toReduce picks the bug findings of out whose bundles no reduction has
 // been given yet; called with mu held.
-func (l *loop) toReduce(out *oracle.Outcome) []report.Finding {
+func (l *loop) toReduce(out *oracle.Outcome) []verdict.Finding {
 	if l.opt.Reduce == nil || out == nil {
 		return nil
 	}
-	var todo []report.Finding
+	var todo []verdict.Finding
 	for _, f := range out.Findings {
-		if f.Verdict != report.Bug || f.Dir == "" || l.reduced[f.Dir] {
+		if f.Verdict != verdict.Bug || f.Dir == "" || l.reduced[f.Dir] {
 			continue
 		}
 		if l.reduced == nil {

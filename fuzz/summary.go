@@ -9,9 +9,9 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Summary is what a campaign did. Its JSON form is `txlab fuzz --json`.
@@ -31,22 +31,22 @@ type Summary struct {
 	SetupFailures int `json:"setup_failures,omitempty"`
 	// ToReduce counts the bug bundles handed to reduction
 	// (Options.Reduce), Reduced those it reduced.
-	ToReduce        int              `json:"to_reduce,omitempty"`
-	Reduced         int              `json:"reduced,omitempty"`
-	Transactions    int              `json:"transactions"`
-	Statements      int              `json:"statements"`
-	Blocked         int              `json:"blocked"`
-	Skipped         int              `json:"skipped"`
-	Hangs           int              `json:"hangs"`
-	JudgeTimeouts   int              `json:"judge_timeouts,omitempty"` // ran, but the case's bound ended their judging
-	ErrorsByClass   map[string]int   `json:"errors_by_class"`
-	InvalidCount    int              `json:"invalid_statements"`
-	InvalidRatio    float64          `json:"invalid_statement_ratio"`
-	InvalidExamples []string         `json:"invalid_examples,omitempty"`
-	Findings        []report.Finding `json:"findings"`
-	ElapsedSeconds  float64          `json:"elapsed_seconds"`
-	CasesPerSecond  float64          `json:"cases_per_second"`
-	Interrupted     bool             `json:"interrupted"`
+	ToReduce        int               `json:"to_reduce,omitempty"`
+	Reduced         int               `json:"reduced,omitempty"`
+	Transactions    int               `json:"transactions"`
+	Statements      int               `json:"statements"`
+	Blocked         int               `json:"blocked"`
+	Skipped         int               `json:"skipped"`
+	Hangs           int               `json:"hangs"`
+	JudgeTimeouts   int               `json:"judge_timeouts,omitempty"` // ran, but the case's bound ended their judging
+	ErrorsByClass   map[string]int    `json:"errors_by_class"`
+	InvalidCount    int               `json:"invalid_statements"`
+	InvalidRatio    float64           `json:"invalid_statement_ratio"`
+	InvalidExamples []string          `json:"invalid_examples,omitempty"`
+	Findings        []verdict.Finding `json:"findings"`
+	ElapsedSeconds  float64           `json:"elapsed_seconds"`
+	CasesPerSecond  float64           `json:"cases_per_second"`
+	Interrupted     bool              `json:"interrupted"`
 	// Error is why the campaign stopped early ("" when it did not).
 	Error string `json:"error,omitempty"`
 
@@ -79,7 +79,7 @@ func newSummary(info target.Info, opt Options, workers int) *Summary {
 		Oracles:       []string{},
 		ByOracle:      map[string]*OracleCounts{},
 		ErrorsByClass: map[string]int{},
-		Findings:      []report.Finding{},
+		Findings:      []verdict.Finding{},
 		Free:          opt.Workload != nil,
 	}
 	names := []string{}
@@ -115,7 +115,7 @@ func (s *Summary) finish(el time.Duration, err error, interrupted bool) {
 }
 
 // addFindings counts findings for their oracles.
-func (s *Summary) addFindings(fs []report.Finding) {
+func (s *Summary) addFindings(fs []verdict.Finding) {
 	s.Findings = append(s.Findings, fs...)
 	for _, f := range fs {
 		c := s.ByOracle[f.Oracle]
@@ -125,9 +125,9 @@ func (s *Summary) addFindings(fs []report.Finding) {
 		}
 		c.Findings++
 		switch f.Verdict {
-		case report.Bug:
+		case verdict.Bug:
 			c.Bugs++
-		case report.Known:
+		case verdict.Known:
 			c.Known++
 		}
 	}
@@ -321,8 +321,8 @@ func (s *Summary) WriteText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "  oracles       %s\n", strings.Join(s.Oracles, ", "))
 	}
-	fmt.Fprintf(w, "  findings      %d (%d bugs", len(s.Findings), report.CountBugs(s.Findings))
-	if n := report.CountVerdict(s.Findings, report.Known); n > 0 {
+	fmt.Fprintf(w, "  findings      %d (%d bugs", len(s.Findings), verdict.CountBugs(s.Findings))
+	if n := verdict.Count(s.Findings, verdict.Known); n > 0 {
 		fmt.Fprintf(w, ", %d known", n)
 	}
 	fmt.Fprint(w, ")")

@@ -10,9 +10,9 @@ import (
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
+	"github.com/txlab/txlab/verdict"
 )
 
 // counter is a tiny free-running workload on a real SQLite database: each
@@ -57,7 +57,7 @@ func (c *counter) Round(ctx context.Context, t target.Target, spec oracle.RoundS
 		spec.Progress(res.Transactions)
 	}
 	if spec.Seed%2 == 1 {
-		res.Findings = append(res.Findings, report.Finding{Oracle: "test", Kind: "odd-seed", Verdict: report.Allowed})
+		res.Findings = append(res.Findings, verdict.Finding{Oracle: "test", Kind: "odd-seed", Verdict: verdict.Allowed})
 	}
 	return res, nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // IndexFile is the report's entry page in the bundle directory.
@@ -142,7 +143,7 @@ func Write(dir string) (string, error) {
 	sort.Strings(idx.Verdicts)
 	// Bugs first, then in the order they were found.
 	sort.SliceStable(idx.Bundles, func(i, j int) bool {
-		bi, bj := idx.Bundles[i].Report.Finding.Verdict == report.Bug, idx.Bundles[j].Report.Finding.Verdict == report.Bug
+		bi, bj := idx.Bundles[i].Report.Finding.Verdict == verdict.Bug, idx.Bundles[j].Report.Finding.Verdict == verdict.Bug
 		return bi && !bj
 	})
 	path := filepath.Join(dir, IndexFile)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // CaseOracle judges one case at a time: a generated case in `txlab fuzz`, a
@@ -47,7 +47,7 @@ type Grouper interface {
 
 // Judgement is what one oracle made of one case.
 type Judgement struct {
-	Findings []report.Finding
+	Findings []verdict.Finding
 	// Notes are lines for the reader (e.g. statements IsoRel could not
 	// instrument).
 	Notes []string
@@ -111,7 +111,7 @@ type RoundResult struct {
 	Failed        int
 	Unknown       int
 	ErrorsByClass map[string]int
-	Findings      []report.Finding
+	Findings      []verdict.Finding
 }
 
 // Outcome is one case run through the pipeline.
@@ -121,7 +121,7 @@ type Outcome struct {
 	Result *executor.Result
 	// Judged names the oracles that judged the case, in order.
 	Judged   []string
-	Findings []report.Finding
+	Findings []verdict.Finding
 	Notes    []string
 	// Own are the oracles' own executions other than Result (IsoRel's
 	// instrumented run), for a user who asks to see the rewritten statements.

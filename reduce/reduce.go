@@ -20,10 +20,10 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Key is what a reduced case must keep of the finding: the same oracle,
@@ -33,7 +33,7 @@ import (
 // shrink).
 type Key struct {
 	Oracle, Kind, Isolation string
-	Verdict                 report.Verdict
+	Verdict                 verdict.Verdict
 	Rule                    string
 	Kinds                   []string
 }
@@ -58,7 +58,7 @@ func ParseKey(sig string) (Key, error) {
 		return Key{}, bad
 	}
 	k.Oracle, k.Kind = f[0], f[1]
-	k.Isolation, k.Verdict = f[len(f)-2], report.Verdict(f[len(f)-1])
+	k.Isolation, k.Verdict = f[len(f)-2], verdict.Verdict(f[len(f)-1])
 	if kinds := strings.Join(f[2:len(f)-2], " "); kinds != "" {
 		k.Kinds = strings.Split(kinds, "+")
 	}
@@ -67,7 +67,7 @@ func ParseKey(sig string) (Key, error) {
 
 // KeyOf is the key of a finding a Writer returned (it carries its
 // signature). The verdict is the one before any suppression.
-func KeyOf(f report.Finding) (Key, error) {
+func KeyOf(f verdict.Finding) (Key, error) {
 	if f.Signature == "" {
 		return Key{}, fmt.Errorf("finding %s %s has no signature", f.Oracle, f.Kind)
 	}
@@ -83,7 +83,7 @@ func (k Key) String() string {
 }
 
 // Matches reports whether finding f keeps the key.
-func (k Key) Matches(f report.Finding) bool {
+func (k Key) Matches(f verdict.Finding) bool {
 	if f.Oracle != k.Oracle || f.Kind != k.Kind || f.Isolation != k.Isolation || f.Rule != k.Rule {
 		return false
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 func TestParseKeyMatches(t *testing.T) {
@@ -20,12 +20,12 @@ func TestParseKeyMatches(t *testing.T) {
 	if got := key.String(); got != "wss tx-wss DELETE+REPLACE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]" {
 		t.Errorf("String() = %q", got)
 	}
-	finding := func(sig string) report.Finding {
+	finding := func(sig string) verdict.Finding {
 		k, err := ParseKey(sig)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return report.Finding{Oracle: k.Oracle, Kind: k.Kind, Isolation: k.Isolation, Verdict: k.Verdict, Rule: k.Rule, Signature: sig}
+		return verdict.Finding{Oracle: k.Oracle, Kind: k.Kind, Isolation: k.Isolation, Verdict: k.Verdict, Rule: k.Rule, Signature: sig}
 	}
 	for _, tt := range []struct {
 		sig  string
@@ -49,7 +49,7 @@ func TestParseKeyMatches(t *testing.T) {
 	// A known finding keeps its signature (with the verdict before
 	// suppression): it still matches.
 	known := finding("wss tx-wss UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]")
-	known.Verdict = report.Known
+	known.Verdict = verdict.Known
 	if !key.Matches(known) {
 		t.Error("a suppressed finding no longer matches its own key")
 	}
@@ -58,7 +58,7 @@ func TestParseKeyMatches(t *testing.T) {
 	if err != nil || len(k.Kinds) != 2 || k.Kinds[0] != "SELECT FOR UPDATE" || k.Isolation != "read-committed" || k.Rule != "mariadb-rc-statement-view" {
 		t.Errorf("kinds with spaces: %+v, %v", k, err)
 	}
-	if k, err := ParseKey("wss tx-wss UPDATE read-committed allowed"); err != nil || k.Rule != "" || k.Verdict != report.Allowed {
+	if k, err := ParseKey("wss tx-wss UPDATE read-committed allowed"); err != nil || k.Rule != "" || k.Verdict != verdict.Allowed {
 		t.Errorf("no rule: %+v, %v", k, err)
 	}
 	for _, bad := range []string{"", "wss tx-wss UPDATE", "wss tx-wss UPDATE read-committed bug mdev]"} {

@@ -15,9 +15,9 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Options control a replay.
@@ -51,7 +51,7 @@ type CaseResult struct {
 	Events          []executor.Event  `json:"events"`
 	FinalState      target.State      `json:"final_state"`
 	Oracles         []string          `json:"oracles"`
-	Findings        []report.Finding  `json:"findings"`
+	Findings        []verdict.Finding `json:"findings"`
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
 	// JudgeTimeout names the oracle whose judging the case's bound
@@ -92,7 +92,7 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		Events:       nonNil(res.Events),
 		FinalState:   res.Final,
 		Oracles:      append([]string{}, o.Judged...),
-		Findings:     append([]report.Finding{}, o.Findings...),
+		Findings:     append([]verdict.Finding{}, o.Findings...),
 		Notes:        append(res.Notes, o.Notes...),
 		Hang:         res.Hang,
 		JudgeTimeout: o.JudgeTimeout,
@@ -166,7 +166,7 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 		default:
 			return st, err
 		}
-		st.Bugs += report.CountBugs(cr.Findings)
+		st.Bugs += verdict.CountBugs(cr.Findings)
 		if cr.Hang {
 			st.Hangs++
 		}

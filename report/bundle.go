@@ -1,3 +1,6 @@
+// Package report writes what the oracles found: the finding bundles under
+// --out (one per new signature, repeats counted) and the suppression files
+// that turn known problems' findings into verdict known.
 package report
 
 import (
@@ -17,6 +20,7 @@ import (
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // DefaultDir is where finding bundles go when --out is not given.
@@ -26,7 +30,7 @@ const DefaultDir = "txlab-reports"
 // turns it into a directory: case.txn, report.txt, report.json and any
 // extra files (IsoRel adds graph.dot).
 type Bundle struct {
-	Finding Finding
+	Finding verdict.Finding
 	// Case is the replayable case (initial state and the involved
 	// transactions); it is written as case.txn.
 	Case *testcase.Case
@@ -73,9 +77,9 @@ func ScheduleJSON(r *executor.Result) ([]byte, error) {
 
 // Report is report.json.
 type Report struct {
-	Finding   Finding  `json:"finding"`
-	Signature string   `json:"signature"`
-	StmtKinds []string `json:"stmt_kinds,omitempty"`
+	Finding   verdict.Finding `json:"finding"`
+	Signature string          `json:"signature"`
+	StmtKinds []string        `json:"stmt_kinds,omitempty"`
 	// Target is the DBMS and version the finding was made on, DB the
 	// target as the command line named it; Found when.
 	Target  string          `json:"target,omitempty"`
@@ -132,10 +136,10 @@ var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.jso
 
 // SignatureCount is one line of the summary.
 type SignatureCount struct {
-	Signature string  `json:"signature"`
-	Verdict   Verdict `json:"verdict"`
-	Rule      string  `json:"rule,omitempty"`
-	Count     int     `json:"count"`
+	Signature string          `json:"signature"`
+	Verdict   verdict.Verdict `json:"verdict"`
+	Rule      string          `json:"rule,omitempty"`
+	Count     int             `json:"count"`
 	// Dir is the bundle written for the first finding with this signature
 	// ("" for a known finding whose bundle was not kept).
 	Dir string `json:"dir"`
@@ -169,7 +173,7 @@ type Writer struct {
 // bundle directory and returns its path with dup false; for a known one it
 // only counts it and returns the first bundle's path with dup true. The
 // finding's Dir is set on the returned copy either way.
-func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
+func (w *Writer) Write(b Bundle) (f verdict.Finding, dup bool, err error) {
 	for name := range b.Extra {
 		if name != filepath.Base(name) || name == "." || name == ".." || reserved[name] {
 			return b.Finding, false, fmt.Errorf("bundle file name %q is not allowed", name)
@@ -183,15 +187,15 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 	sig := b.Signature()
 	b.Finding.Signature = sig
 	if by := w.Suppress.Match(sig, b.Finding.Rule); by != "" {
-		b.Finding.Verdict, b.Finding.KnownAs = Known, by
+		b.Finding.Verdict, b.Finding.KnownAs = verdict.Known, by
 	}
 	if sc, ok := w.seen[sig]; ok {
 		sc.Count++
 		b.Finding.Dir = sc.Dir
 		return b.Finding, true, nil
 	}
-	if b.Finding.Verdict == Known && !w.KeepKnown {
-		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: Known, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
+	if b.Finding.Verdict == verdict.Known && !w.KeepKnown {
+		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: verdict.Known, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
 		w.keys = append(w.keys, sig)
 		return b.Finding, false, nil
 	}
@@ -218,7 +222,7 @@ func (w *Writer) Write(b Bundle) (f Finding, dup bool, err error) {
 
 // freeDir picks a directory name that does not exist yet, so that several
 // runs can share one --out directory without overwriting each other.
-func (w *Writer) freeDir(root string, f Finding) (string, error) {
+func (w *Writer) freeDir(root string, f verdict.Finding) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("report directory: %w", err)
 	}
@@ -331,11 +335,11 @@ func (w *Writer) Summary() []SignatureCount {
 // known findings last.
 func (w *Writer) WriteSummary(out io.Writer) {
 	sum := w.Summary()
-	rank := func(v Verdict) int {
+	rank := func(v verdict.Verdict) int {
 		switch v {
-		case Bug:
+		case verdict.Bug:
 			return 0
-		case Known:
+		case verdict.Known:
 			return 2
 		}
 		return 1
@@ -347,7 +351,7 @@ func (w *Writer) WriteSummary(out io.Writer) {
 	}
 	for _, s := range sum {
 		where := "→ " + s.Dir
-		if s.Verdict == Known {
+		if s.Verdict == verdict.Known {
 			where = "known: " + s.KnownAs
 			if s.Dir != "" {
 				where += " → " + s.Dir

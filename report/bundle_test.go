@@ -9,20 +9,21 @@ import (
 
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
-func bundle(t *testing.T, kind string, verdict report.Verdict, kinds ...string) report.Bundle {
-	return ruled(t, kind, verdict, "r", kinds...)
+func bundle(t *testing.T, kind string, v verdict.Verdict, kinds ...string) report.Bundle {
+	return ruled(t, kind, v, "r", kinds...)
 }
 
-func ruled(t *testing.T, kind string, verdict report.Verdict, rule string, kinds ...string) report.Bundle {
+func ruled(t *testing.T, kind string, v verdict.Verdict, rule string, kinds ...string) report.Bundle {
 	t.Helper()
 	c, err := testcase.ParseFile(filepath.Join("testdata", "case.txn"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return report.Bundle{
-		Finding:   report.Finding{Oracle: "wss", Kind: kind, Verdict: verdict, Rule: rule, Isolation: "read-committed"},
+		Finding:   verdict.Finding{Oracle: "wss", Kind: kind, Verdict: v, Rule: rule, Isolation: "read-committed"},
 		Case:      c,
 		StmtKinds: kinds,
 		Text:      "plain text",
@@ -40,12 +41,12 @@ func TestWriterDedup(t *testing.T) {
 		b       report.Bundle
 		wantDup bool
 	}{
-		{bundle(t, "tx-wss", report.Bug, "UPDATE", "INSERT"), false},
-		{bundle(t, "tx-wss", report.Bug, "INSERT", "UPDATE", "UPDATE"), true}, // same kinds, other order
-		{bundle(t, "stmt-wss", report.Bug, "INSERT", "UPDATE"), false},
-		{bundle(t, "tx-wss", report.Allowed, "INSERT", "UPDATE"), false},
-		{bundle(t, "tx-wss", report.Bug, "DELETE"), false},
-		{ruled(t, "tx-wss", report.Bug, "other-rule", "INSERT", "UPDATE"), false}, // another rule: not hidden
+		{bundle(t, "tx-wss", verdict.Bug, "UPDATE", "INSERT"), false},
+		{bundle(t, "tx-wss", verdict.Bug, "INSERT", "UPDATE", "UPDATE"), true}, // same kinds, other order
+		{bundle(t, "stmt-wss", verdict.Bug, "INSERT", "UPDATE"), false},
+		{bundle(t, "tx-wss", verdict.Allowed, "INSERT", "UPDATE"), false},
+		{bundle(t, "tx-wss", verdict.Bug, "DELETE"), false},
+		{ruled(t, "tx-wss", verdict.Bug, "other-rule", "INSERT", "UPDATE"), false}, // another rule: not hidden
 	}
 	var first string
 	for i, s := range steps {
@@ -76,8 +77,8 @@ func TestWriterDedup(t *testing.T) {
 		t.Errorf("case.txn does not parse: %v", err)
 	}
 	var js struct {
-		Finding   report.Finding `json:"finding"`
-		Signature string         `json:"signature"`
+		Finding   verdict.Finding `json:"finding"`
+		Signature string          `json:"signature"`
 	}
 	data, _ := os.ReadFile(filepath.Join(first, "report.json"))
 	if err := json.Unmarshal(data, &js); err != nil {
@@ -98,7 +99,7 @@ func TestWriterDedup(t *testing.T) {
 
 	// A second writer on the same directory continues the numbering.
 	w2 := &report.Writer{Dir: dir}
-	f, _, err := w2.Write(bundle(t, "tx-wss", report.Bug, "UPDATE"))
+	f, _, err := w2.Write(bundle(t, "tx-wss", verdict.Bug, "UPDATE"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestWriterDedup(t *testing.T) {
 
 func TestWriterRejectsPathInExtra(t *testing.T) {
 	w := &report.Writer{Dir: t.TempDir()}
-	b := bundle(t, "tx-wss", report.Bug)
+	b := bundle(t, "tx-wss", verdict.Bug)
 	b.Extra = map[string][]byte{"../evil": nil}
 	if _, _, err := w.Write(b); err == nil {
 		t.Error("an extra file name with a path was accepted")
@@ -124,11 +125,11 @@ func TestWriterRejectsPathInExtra(t *testing.T) {
 // a good case gets no warning. Known reports the signature afterwards.
 func TestWriterChecksCaseReadsBack(t *testing.T) {
 	w := &report.Writer{Dir: t.TempDir()}
-	good := bundle(t, "tx-wss", report.Bug, "UPDATE")
+	good := bundle(t, "tx-wss", verdict.Bug, "UPDATE")
 	if w.Known(&good) {
 		t.Fatal("Known before the first write")
 	}
-	bad := bundle(t, "stmt-wss", report.Bug, "UPDATE")
+	bad := bundle(t, "stmt-wss", verdict.Bug, "UPDATE")
 	c := *bad.Case
 	c.Comments = append(c.Comments, "isolation: sometimes") // reads back as a bad header
 	bad.Case = &c
@@ -180,7 +181,7 @@ func TestWriterRecordsTarget(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &report.Writer{Dir: t.TempDir(), Target: "postgres 18.4", DB: tt.db}
-			b := bundle(t, "tx-wss", report.Bug, "UPDATE")
+			b := bundle(t, "tx-wss", verdict.Bug, "UPDATE")
 			b.Text = tt.text
 			f, _, err := w.Write(b)
 			if err != nil {

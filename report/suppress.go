@@ -8,11 +8,6 @@ import (
 	"strings"
 )
 
-// Known is the verdict of a finding a suppression file matched: a problem
-// the user already knows about. It is counted and printed, gets no bundle by
-// default, and does not make a run fail.
-const Known Verdict = "known"
-
 // Suppressions are the entries of one or more suppression files
 // (`--suppress FILE`). The format, one entry per line:
 //

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/verdict"
 )
 
 // corpusRules stands in for the known-bug corpus: MDEV-30835's case names
@@ -85,24 +86,24 @@ func TestWriterKnown(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		dir := t.TempDir()
 		w := &report.Writer{Dir: dir, Suppress: supp, KeepKnown: keep}
-		f, _, err := w.Write(bundle(t, "tx-wss", report.Bug, "UPDATE", "INSERT"))
+		f, _, err := w.Write(bundle(t, "tx-wss", verdict.Bug, "UPDATE", "INSERT"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Verdict != report.Known || f.KnownAs != "wss tx-wss INSERT+UPDATE read-committed bug [r]" || f.Signature != f.KnownAs {
+		if f.Verdict != verdict.Known || f.KnownAs != "wss tx-wss INSERT+UPDATE read-committed bug [r]" || f.Signature != f.KnownAs {
 			t.Errorf("keep %v: suppressed finding %+v", keep, f)
 		}
 		if (f.Dir != "") != keep {
 			t.Errorf("keep %v: bundle dir %q", keep, f.Dir)
 		}
-		if _, _, err := w.Write(bundle(t, "tx-wss", report.Bug, "INSERT", "UPDATE")); err != nil {
+		if _, _, err := w.Write(bundle(t, "tx-wss", verdict.Bug, "INSERT", "UPDATE")); err != nil {
 			t.Fatal(err)
 		}
-		g, _, err := w.Write(bundle(t, "stmt-wss", report.Bug, "UPDATE"))
+		g, _, err := w.Write(bundle(t, "stmt-wss", verdict.Bug, "UPDATE"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Verdict != report.Bug || g.Dir == "" || g.KnownAs != "" {
+		if g.Verdict != verdict.Bug || g.Dir == "" || g.KnownAs != "" {
 			t.Errorf("keep %v: unmatched finding %+v", keep, g)
 		}
 		entries, _ := os.ReadDir(dir)
@@ -110,7 +111,7 @@ func TestWriterKnown(t *testing.T) {
 			t.Errorf("keep %v: %d bundles, want %d", keep, len(entries), want)
 		}
 		sum := w.Summary()
-		if len(sum) != 2 || sum[0].Verdict != report.Known || sum[0].Count != 2 || sum[0].KnownAs == "" {
+		if len(sum) != 2 || sum[0].Verdict != verdict.Known || sum[0].Count != 2 || sum[0].KnownAs == "" {
 			t.Errorf("keep %v: summary %+v", keep, sum)
 		}
 		var out strings.Builder

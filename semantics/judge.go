@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Model is what --model names for every oracle: the textbook definition of
@@ -58,7 +58,7 @@ const textbookSource = "Adya, Weak Consistency (1999): PL-1, PL-2, PL-2.99, PL-S
 // SingleStatementAtomic is the rule of MT's lightweight-transaction mode: a
 // single-statement insert or compare-and-set is atomic on every DBMS, so the
 // operations must be linearizable.
-var SingleStatementAtomic = Rule{
+var SingleStatementAtomic = verdict.Rule{
 	Name:   "single-statement-cas-linearizable",
 	Text:   "a single-statement insert or compare-and-set is atomic at every level: the operations must be linearizable",
 	Source: "SQL standard (statement atomicity); MTC paper §5",
@@ -84,8 +84,8 @@ type Judge struct {
 
 // Decision is a verdict with the rule that decided it.
 type Decision struct {
-	Verdict report.Verdict
-	Rule    Rule
+	Verdict verdict.Verdict
+	Rule    verdict.Rule
 }
 
 // Promise is what the judge holds the run to: the model's promise when
@@ -107,18 +107,18 @@ func (j Judge) Decide(classes ...Anomaly) (d Decision, ok bool) {
 		if !found {
 			continue
 		}
-		d.Verdict = report.Bug
+		d.Verdict = verdict.Bug
 		switch {
 		case slices.Contains(always, a):
-			d.Rule = Rule{Name: "every-level-forbids-" + string(a),
+			d.Rule = verdict.Rule{Name: "every-level-forbids-" + string(a),
 				Text:   fmt.Sprintf("no isolation level permits %s", a),
 				Source: textbookSource}
 		case j.Model != "":
-			d.Rule = Rule{Name: fmt.Sprintf("model-%s-forbids-%s", j.Model, a),
+			d.Rule = verdict.Rule{Name: fmt.Sprintf("model-%s-forbids-%s", j.Model, a),
 				Text:   fmt.Sprintf("the model %s (the textbook definition) forbids %s", j.Model, a),
 				Source: textbookSource}
 		default:
-			d.Rule = Rule{Name: fmt.Sprintf("%s-%s-forbids-%s", j.DBMS, j.Level, a),
+			d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-forbids-%s", j.DBMS, j.Level, a),
 				Text:   fmt.Sprintf("%s %s%s forbids %s", j.DBMS, j.Level, j.withSettings(), a),
 				Source: docs[j.DBMS]}
 		}
@@ -134,14 +134,14 @@ func (j Judge) Decide(classes ...Anomaly) (d Decision, ok bool) {
 			continue
 		}
 		if j.Strict {
-			d.Verdict = report.Bug
-			d.Rule = Rule{Name: fmt.Sprintf("strict-%s-forbids-%s", j.Level, a),
+			d.Verdict = verdict.Bug
+			d.Rule = verdict.Rule{Name: fmt.Sprintf("strict-%s-forbids-%s", j.Level, a),
 				Text:   fmt.Sprintf("--strict: the textbook definition of %s forbids %s", j.Level, a),
 				Source: textbookSource}
 			return d, true
 		}
-		d.Verdict = report.Allowed
-		d.Rule = Rule{Name: fmt.Sprintf("%s-%s-permits-%s", j.DBMS, j.Level, classes[0]),
+		d.Verdict = verdict.Allowed
+		d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-permits-%s", j.DBMS, j.Level, classes[0]),
 			Text: fmt.Sprintf("%s is outside the textbook %s, but %s %s%s permits it: it forbids only %s",
 				classes[0], j.Level, j.DBMS, j.Level, j.withSettings(), orNothing(p.Forbidden)),
 			Source: docs[j.DBMS]}

@@ -17,16 +17,8 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
-
-// Rule is a documented behaviour that makes a finding allowed rather than a
-// bug. Name is stable (it appears in reports and signatures); Text is one
-// line of plain English; Source says where it is documented.
-type Rule struct {
-	Name   string `json:"name"`
-	Text   string `json:"text"`
-	Source string `json:"source,omitempty"`
-}
 
 // MechanismKind says how an oracle can test whether a mechanism explains
 // what it saw. Each kind has one test, implemented by the oracle that uses it.
@@ -58,7 +50,7 @@ const (
 // first-commit-first serial order.
 type Mechanism struct {
 	Kind MechanismKind `json:"kind"`
-	Rule Rule          `json:"rule"`
+	Rule verdict.Rule  `json:"rule"`
 	// Writers lists the statement kinds (first keyword, upper case) of the
 	// concurrent writer whose effect the mechanism may hide.
 	Writers []string `json:"writers,omitempty"`
@@ -83,11 +75,11 @@ type Promise struct {
 	Serializable bool `json:"serializable"`
 	// AnySerialOrder is the rule that makes a result reproduced by some other
 	// serial order allowed (only set when Serializable).
-	AnySerialOrder *Rule `json:"any_serial_order,omitempty"`
+	AnySerialOrder *verdict.Rule `json:"any_serial_order,omitempty"`
 	// ReadsAnyOrder is set when a serializable level may order a reader
 	// before a writer that committed first (PostgreSQL SSI, WriteCheck
 	// footnote 4): reads must match some serial order, not the commit order.
-	ReadsAnyOrder *Rule `json:"reads_any_order,omitempty"`
+	ReadsAnyOrder *verdict.Rule `json:"reads_any_order,omitempty"`
 	// WSS lists the documented mechanisms that explain a write-specific
 	// serializability difference at this level.
 	WSS []Mechanism `json:"wss,omitempty"`
@@ -110,24 +102,24 @@ type row struct {
 }
 
 var (
-	anySerialOrder = Rule{
+	anySerialOrder = verdict.Rule{
 		Name:   "serializable-any-order",
 		Text:   "serializable promises equivalence to some serial order, not necessarily the commit order",
 		Source: "SQL standard; Adya PL-3",
 	}
-	pgSSIReads = Rule{
+	pgSSIReads = verdict.Rule{
 		Name:   "postgres-ssi-read-order",
 		Text:   "PostgreSQL serializable (SSI) may order a reader before a writer that committed first",
 		Source: "PostgreSQL docs 13.2.3; WriteCheck footnote 4",
 	}
-	sqliteWALReads = Rule{
+	sqliteWALReads = verdict.Rule{
 		Name:   "sqlite-wal-read-snapshot",
 		Text:   "SQLite in WAL mode: a transaction reads the snapshot of its first read, so it is ordered before writers that commit after that read",
 		Source: "SQLite docs: Isolation In SQLite, WAL mode",
 	}
 	innodbRCGaps = Mechanism{
 		Kind: SnapshotPredicate,
-		Rule: Rule{
+		Rule: verdict.Rule{
 			Name:   "innodb-rc-no-gap-locks",
 			Text:   "at read committed InnoDB takes no gap locks: a row a concurrent transaction inserts (or moves) into a range after a write scanned it is neither blocked nor seen by that write",
 			Source: "MariaDB/MySQL docs: InnoDB transaction isolation levels, READ COMMITTED",
@@ -138,7 +130,7 @@ var (
 	}
 	innodbSemiConsistent = Mechanism{
 		Kind: SemiConsistentRead,
-		Rule: Rule{
+		Rule: verdict.Rule{
 			Name:   "innodb-semi-consistent-read",
 			Text:   "at read committed an InnoDB UPDATE that meets a row locked by another transaction evaluates its WHERE on the latest committed version and skips the row without waiting if that version does not match",
 			Source: "MySQL/MariaDB docs: InnoDB transaction isolation levels (READ COMMITTED, semi-consistent read); MDEV-26687 (by design); WriteCheck §6.4.1 Listing 5",
@@ -147,7 +139,7 @@ var (
 	}
 	pgRCSnapshot = Mechanism{
 		Kind: SnapshotPredicate,
-		Rule: Rule{
+		Rule: verdict.Rule{
 			Name:   "postgres-rc-statement-snapshot",
 			Text:   "a write's predicate is evaluated on a snapshot that does not include a concurrent uncommitted insert (or a row a concurrent update moved into its range)",
 			Source: "PostgreSQL docs 13.2.1 (read committed)",
@@ -157,7 +149,7 @@ var (
 	}
 	pgRRSnapshot = Mechanism{
 		Kind: SnapshotPredicate,
-		Rule: Rule{
+		Rule: verdict.Rule{
 			Name:   "postgres-rr-transaction-snapshot",
 			Text:   "a write's predicate is evaluated on the transaction's snapshot, which does not include a concurrent uncommitted insert",
 			Source: "PostgreSQL docs 13.2.2 (repeatable read)",

@@ -22,6 +22,7 @@ import (
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 func newFuzzCmd(g *globalFlags) *cobra.Command {
@@ -121,7 +122,7 @@ saying what failed).`,
 				return &exitError{code: 2, err: err}
 			}
 			closeOracles = orc.close
-			var reduceBundle func(context.Context, target.Target, report.Finding) (bool, error)
+			var reduceBundle func(context.Context, target.Target, verdict.Finding) (bool, error)
 			if doReduce && len(cases) > 0 {
 				scratch, err := orc.buildScratch(cmd.Context())
 				if err != nil {
@@ -168,7 +169,7 @@ saying what failed).`,
 				}
 				return &exitError{code: 2, err: runErr}
 			}
-			if n := report.CountBugs(sum.Findings); n > 0 {
+			if n := verdict.CountBugs(sum.Findings); n > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}
 			}
 			return nil
@@ -220,8 +221,8 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 // finding), that the campaign's end cuts short or that cannot be reduced
 // for any reason of its own is left as found (said with -v); only a failed
 // run (a lost connection) or write (a full disk) is an error.
-func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, report.Finding) (bool, error) {
-	return func(ctx context.Context, t target.Target, f report.Finding) (bool, error) {
+func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, verdict.Finding) (bool, error) {
+	return func(ctx context.Context, t target.Target, f verdict.Finding) (bool, error) {
 		var res *reduce.Result
 		key, err := reduce.KeyOf(f)
 		if err == nil {

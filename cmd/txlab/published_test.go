@@ -12,7 +12,7 @@ import (
 	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
-	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/verdict"
 )
 
 // TestPublishedCases is how a user first tries txlab: the cases other
@@ -49,7 +49,7 @@ func TestPublishedCases(t *testing.T) {
 				name := strings.TrimSuffix(filepath.Base(cr.Case), ".txn")
 				var rules []string
 				for _, fd := range cr.Findings {
-					if fd.Verdict == report.Bug {
+					if fd.Verdict == verdict.Bug {
 						rules = append(rules, fd.Rule)
 					}
 				}

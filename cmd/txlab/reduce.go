@@ -15,9 +15,9 @@ import (
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 func newReduceCmd(g *globalFlags) *cobra.Command {
@@ -211,7 +211,7 @@ func firstFinding(ctx context.Context, t target.Target, c *testcase.Case, oracle
 	if len(o.Findings) == 0 {
 		return reduce.Key{}, &exitError{code: 2, err: fmt.Errorf("%s gives no finding on %s: nothing to keep", c.Name, t.Info().DBMS)}
 	}
-	i := slices.IndexFunc(o.Findings, func(f report.Finding) bool { return f.Verdict == report.Bug })
+	i := slices.IndexFunc(o.Findings, func(f verdict.Finding) bool { return f.Verdict == verdict.Bug })
 	if i < 0 {
 		i = 0
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // TestReducePadded is issue 15's acceptance case: published listings padded
@@ -123,7 +124,7 @@ func TestReduceBundle(t *testing.T) {
 		t.Errorf("schedule.json has %d events, schedule.orig.json %d", len(now.Events), len(then.Events))
 	}
 	code, stdout, _ = txlab(t, "run", "--db", "mariadb", "--oracle", "troc", "--json", "--out", t.TempDir(), filepath.Join(dirs[0], "case.txn"))
-	if code != 1 || report.CountBugs(decodeCases(t, stdout)[0].Findings) == 0 {
+	if code != 1 || verdict.CountBugs(decodeCases(t, stdout)[0].Findings) == 0 {
 		t.Errorf("the reduced bundle case does not replay its bug: exit %d", code)
 	}
 

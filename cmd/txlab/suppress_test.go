@@ -9,7 +9,7 @@ import (
 
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
-	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/verdict"
 )
 
 // TestSuppress: the corpus's MDEV-30835 case gives bug findings on MariaDB
@@ -26,7 +26,7 @@ func TestSuppress(t *testing.T) {
 	var sigs []string
 	for _, cr := range decodeCases(t, stdout) {
 		for _, f := range cr.Findings {
-			if f.Verdict == report.Bug {
+			if f.Verdict == verdict.Bug {
 				sigs = append(sigs, f.Signature)
 			}
 		}

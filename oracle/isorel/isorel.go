@@ -27,6 +27,7 @@ import (
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Name is the oracle's name in findings and on the command line.
@@ -182,7 +183,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	// committed transactions breaks the promise whatever each statement
 	// saw, which the model's per-statement views cannot vouch for (WSS
 	// does the same).
-	var decide func(*report.Finding) error
+	var decide func(*verdict.Finding) error
 	if o.Checker != nil && !semantics.Lookup(t.Info().DBMS, level, o.Settings).Serializable {
 		decide = (&settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}).decide
 	}
@@ -214,8 +215,8 @@ type settle struct {
 	unfaithful string
 }
 
-func (s *settle) decide(f *report.Finding) error {
-	if f.Verdict != report.Bug {
+func (s *settle) decide(f *verdict.Finding) error {
+	if f.Verdict != verdict.Bug {
 		return nil
 	}
 	if s.conf == nil {
@@ -280,15 +281,15 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 // judge checks h and writes the bundles; caseOf gives the replayable case
 // of a finding (nil when there is none) and a sentence for report.txt on
 // how to replay it; it is called once per new signature.
-func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*report.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]report.Finding, error) {
+func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*verdict.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]verdict.Finding, error) {
 	res, err := infer.CheckContext(ctx, h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
 		return nil, fmt.Errorf("isorel: %w", err)
 	}
-	var out []report.Finding
+	var out []verdict.Finding
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		rf := report.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule.Name, Isolation: string(level), Summary: firstLine(f.Text)}
+		rf := verdict.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule.Name, Isolation: string(level), Summary: firstLine(f.Text)}
 		for _, id := range f.Txns {
 			rf.Transactions = append(rf.Transactions, int(id))
 		}
@@ -324,7 +325,7 @@ func firstLine(s string) string {
 }
 
 // bundle is the finding's report directory.
-func bundle(rf report.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string) (report.Bundle, error) {
+func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string) (report.Bundle, error) {
 	involved := map[int64]bool{}
 	for _, id := range f.Txns {
 		involved[id] = true

@@ -22,6 +22,7 @@ import (
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // expectation is one line of testdata/expect.txt.
@@ -192,12 +193,12 @@ func TestModelSettles(t *testing.T) {
 		name        string
 		model       map[string]string
 		givePlain   bool
-		verdict     report.Verdict
+		verdict     verdict.Verdict
 		rule, words string
 	}{
-		{"truthful model, own plain run", truth, false, report.Allowed, "documented-views", "every statement followed"},
-		{"truthful model, shared plain run", truth, true, report.Allowed, "documented-views", "every statement followed"},
-		{"model told ON", claimed, false, report.Bug, "", "step 6: UPDATE acct SET bal = 120"},
+		{"truthful model, own plain run", truth, false, verdict.Allowed, "documented-views", "every statement followed"},
+		{"truthful model, shared plain run", truth, true, verdict.Allowed, "documented-views", "every statement followed"},
+		{"model told ON", claimed, false, verdict.Bug, "", "step 6: UPDATE acct SET bal = 120"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checker := &model.Checker{Settings: tc.model}
@@ -221,7 +222,7 @@ func TestModelSettles(t *testing.T) {
 			if f.Kind != "lost-update" || f.Verdict != tc.verdict || !strings.Contains(f.Rule, tc.rule) || !strings.Contains(f.Summary, tc.words) {
 				t.Errorf("finding %s %s [%s]: %s\nwant verdict %s, rule containing %q, summary containing %q", f.Kind, f.Verdict, f.Rule, f.Summary, tc.verdict, tc.rule, tc.words)
 			}
-			if tc.verdict == report.Bug && strings.Contains(f.Rule, "permits") {
+			if tc.verdict == verdict.Bug && strings.Contains(f.Rule, "permits") {
 				t.Errorf("a bug keeps the table's rule %s", f.Rule)
 			}
 			text, err := os.ReadFile(filepath.Join(f.Dir, "report.txt"))

@@ -19,6 +19,7 @@ import (
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Name is the oracle's name on the command line.
@@ -88,7 +89,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 
 // bundle turns a deviation into a finding bundle.
 func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation, res *executor.Result) report.Bundle {
-	f := report.Finding{Oracle: Name, Kind: d.Kind, Verdict: d.Verdict, Rule: d.Rule.Name, Isolation: string(level), Summary: d.Text}
+	f := verdict.Finding{Oracle: Name, Kind: d.Kind, Verdict: d.Verdict, Rule: d.Rule.Name, Isolation: string(level), Summary: d.Text}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Troc: %s (%s %s, %s)\n\n", d.Kind, info.DBMS, info.Version, level)
 	fmt.Fprintf(&b, "verdict: %s\nrule: %s — %s\nsource: %s\n\n", d.Verdict, d.Rule.Name, d.Rule.Text, d.Rule.Source)

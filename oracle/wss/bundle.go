@@ -7,9 +7,9 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Bundles turns the outcome's violations into finding bundles for
@@ -79,7 +79,7 @@ type details struct {
 	Txns        []*Txn           `json:"transactions"`
 	FCRFS       []int            `json:"fcrfs"`
 	Violation   *Violation       `json:"violation"`
-	Rule        *semantics.Rule  `json:"rule,omitempty"`
+	Rule        *verdict.Rule    `json:"rule,omitempty"`
 	Schedule    []executor.Event `json:"schedule"`
 	ActualFinal target.State     `json:"actual_final"`
 	SerialFinal target.State     `json:"serial_final"`
@@ -100,14 +100,14 @@ func (o *Outcome) details(v *Violation) details {
 }
 
 // rule finds the text of a rule name among the oracle's and the level's.
-func (o *Outcome) rule(name string) *semantics.Rule {
-	for _, r := range []semantics.Rule{RuleFCRFS, RuleNoSerialOrder} {
+func (o *Outcome) rule(name string) *verdict.Rule {
+	for _, r := range []verdict.Rule{RuleFCRFS, RuleNoSerialOrder} {
 		if r.Name == name {
 			return &r
 		}
 	}
 	p := o.Promise
-	for _, r := range []*semantics.Rule{p.AnySerialOrder, p.ReadsAnyOrder} {
+	for _, r := range []*verdict.Rule{p.AnySerialOrder, p.ReadsAnyOrder} {
 		if r != nil && r.Name == name {
 			return r
 		}

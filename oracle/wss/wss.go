@@ -21,11 +21,11 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Name is the oracle name findings carry.
@@ -40,25 +40,25 @@ const (
 
 // Rules of bug verdicts (allowed verdicts carry the semantics table's rules).
 var (
-	RuleFCRFS = semantics.Rule{
+	RuleFCRFS = verdict.Rule{
 		Name: "wss-fcrfs",
 		Text: "the result differs from the first-commit-first serial order and no documented mechanism of this DBMS and level explains it",
 	}
-	RuleNoSerialOrder = semantics.Rule{
+	RuleNoSerialOrder = verdict.Rule{
 		Name: "wss-no-serial-order",
 		Text: "serializable: no serial order of the committed transactions reproduces the result",
 	}
 	// RuleOrdersNotSearched makes a difference at serializable suspect
 	// when there were too many committed transactions to try every serial
 	// order (Options.MaxOrders): an untried order may reproduce the run.
-	RuleOrdersNotSearched = semantics.Rule{
+	RuleOrdersNotSearched = verdict.Rule{
 		Name: "wss-serial-orders-not-searched",
 		Text: "serializable: the first-commit-first serial order does not reproduce the result, and there were too many committed transactions to try every other order",
 	}
 	// RuleOutsideModel makes a difference suspect, never a bug, when the
 	// case does what serial re-runs cannot reproduce or WSS's transaction
 	// model does not cover (see outsideModel).
-	RuleOutsideModel = semantics.Rule{
+	RuleOutsideModel = verdict.Rule{
 		Name: "wss-case-outside-model",
 		Text: "the case uses values a re-run does not reproduce (time, random numbers, server state) or statements outside WSS's transaction model (DDL and other implicit commits, savepoints, XA, session settings, AUTO_INCREMENT): a difference from the serial re-runs is not evidence of an isolation bug",
 	}
@@ -100,7 +100,7 @@ type Run struct {
 
 // Violation is one finding with what supports it.
 type Violation struct {
-	Finding report.Finding `json:"finding"`
+	Finding verdict.Finding `json:"finding"`
 	// Serial is the run the actual one was compared with.
 	Serial *Run `json:"serial"`
 	Diff   Diff `json:"diff"`
@@ -128,7 +128,7 @@ type Outcome struct {
 	// did not get that far).
 	TxSerial, StmtSerial *Run
 	Violations           []*Violation
-	Findings             []report.Finding
+	Findings             []verdict.Finding
 	// Runs counts every executor.Run, the concurrent one included.
 	Runs int
 	// Skipped says why the check did not run to the end ("" if it did).
@@ -612,7 +612,7 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 		return err
 	}
 	p := k.o.Promise
-	f := report.Finding{Oracle: Name, Kind: kind, Isolation: string(k.o.Level)}
+	f := verdict.Finding{Oracle: Name, Kind: kind, Isolation: string(k.o.Level)}
 	for _, t := range k.o.Order {
 		if t.State == Committed {
 			f.Transactions = append(f.Transactions, t.ID)
@@ -623,22 +623,22 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 		if reads && p.ReadsAnyOrder != nil {
 			return nil // compared against every serial order: no violation
 		}
-		f.Verdict, f.Rule = report.Allowed, p.AnySerialOrder.Name
+		f.Verdict, f.Rule = verdict.Allowed, p.AnySerialOrder.Name
 	case p.Serializable && v.OrdersSkipped:
 		// Only the FCRFS order was tried: another may reproduce the run.
 		f.Verdict, f.Rule = model.Suspect, RuleOrdersNotSearched.Name
 	case p.Serializable:
-		f.Verdict, f.Rule = report.Bug, RuleNoSerialOrder.Name
+		f.Verdict, f.Rule = verdict.Bug, RuleNoSerialOrder.Name
 	default:
 		m, r, err := k.explain(d)
 		if err != nil {
 			return err
 		}
 		if m != nil {
-			f.Verdict, f.Rule = report.Allowed, m.Rule.Name
+			f.Verdict, f.Rule = verdict.Allowed, m.Rule.Name
 			v.Explained = r
 		} else {
-			f.Verdict, f.Rule = report.Bug, RuleFCRFS.Name
+			f.Verdict, f.Rule = verdict.Bug, RuleFCRFS.Name
 		}
 	}
 	f.Summary = k.summary(kind, v)
@@ -647,7 +647,7 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 			return err
 		}
 	}
-	if reason := outsideModel(k.c); reason != "" && f.Verdict == report.Bug {
+	if reason := outsideModel(k.c); reason != "" && f.Verdict == verdict.Bug {
 		f.Verdict, f.Rule = model.Suspect, RuleOutsideModel.Name
 		f.Summary += "; not judged a bug: " + reason
 	}
@@ -703,7 +703,7 @@ func plural(n int) string {
 }
 
 // byModel lets the model of documented semantics decide a difference.
-func (k *checker) byModel(f *report.Finding) error {
+func (k *checker) byModel(f *verdict.Finding) error {
 	conf, err := k.opt.Model.Check(k.ctx, k.t, k.c, k.o.Actual)
 	if err != nil {
 		return err

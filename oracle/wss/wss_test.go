@@ -16,6 +16,7 @@ import (
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 type expectation struct {
@@ -138,7 +139,7 @@ func TestBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if report.CountBugs(o2.Findings) != 2 {
+	if verdict.CountBugs(o2.Findings) != 2 {
 		t.Errorf("replayed case.txn: findings %v", got(o2))
 	}
 	if s := w.Summary(); len(s) != 1 || s[0].Count != 2 {
@@ -169,7 +170,7 @@ func checkGroups(t *testing.T, tg target.Target, level target.Level, n int) {
 				if testing.Verbose() {
 					t.Logf("group %d: %s\n%s", i+1, c, o.Text(v))
 				}
-				if v.Finding.Verdict == report.Bug {
+				if v.Finding.Verdict == verdict.Bug {
 					bugs++
 					t.Errorf("group %d: bug reported on a correct DBMS:\n%s\n%s", i+1, c, o.Text(v))
 				}

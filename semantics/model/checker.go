@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Conformance is what the model makes of one execution.
@@ -35,7 +35,7 @@ func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted ==
 // summary; an execution that conforms turns a bug into allowed, since the
 // documented views produce the anomaly; one the model could not judge to
 // the end turns a bug into suspect.
-func (c *Conformance) Decide(f *report.Finding) {
+func (c *Conformance) Decide(f *verdict.Finding) {
 	switch {
 	case c.Deviation != nil:
 		d := c.Deviation
@@ -45,12 +45,12 @@ func (c *Conformance) Decide(f *report.Finding) {
 			f.Summary += fmt.Sprintf(" (step %d: %s)", d.Stmt.Step+1, d.Stmt.SQL)
 		}
 	case c.Conforms():
-		if f.Verdict == report.Bug {
-			f.Verdict, f.Rule = report.Allowed, c.Rules.DocumentedViews().Name
+		if f.Verdict == verdict.Bug {
+			f.Verdict, f.Rule = verdict.Allowed, c.Rules.DocumentedViews().Name
 		}
 		f.Summary += "; the model: every statement followed the view its DBMS documents"
 	default:
-		if f.Verdict == report.Bug {
+		if f.Verdict == verdict.Bug {
 			f.Verdict = Suspect
 		}
 		f.Summary += "; the model cannot decide: " + c.Halted

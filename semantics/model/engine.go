@@ -9,11 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Evaluator runs SQL on private copies of the case's tables: temporary
@@ -67,8 +66,8 @@ type Deviation struct {
 	// Kind: incorrect-result, incorrect-affected, incorrect-blocking,
 	// missing-error, incorrect-final-state.
 	Kind    string
-	Verdict report.Verdict
-	Rule    semantics.Rule
+	Verdict verdict.Verdict
+	Rule    verdict.Rule
 	Stmt    *Stmt // nil for the final state
 	// StmtKind is the deviating statement's kind (SELECT, UPDATE, …).
 	StmtKind string
@@ -489,7 +488,7 @@ func (e *Engine) commitConflict(t *Txn, st *Stmt) *Deviation {
 				if o == t || o.ID == 0 || v.NoOp && r.NoOpNoVersion || o.CommitAt < snap || o.CommitAt >= st.End {
 					continue
 				}
-				d := &Deviation{Kind: "missing-error", Verdict: report.Bug, Rule: r.StatementView(), Stmt: st, StmtKind: "COMMIT", Table: name,
+				d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.StatementView(), Stmt: st, StmtKind: "COMMIT", Table: name,
 					Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction wrote a row of %s that transaction T%d changed and committed after its snapshot; %s documents a %s error at commit",
 						st.Conn, name, o.ID, r.name(), r.CommitConflict)}
 				e.halt("stopped at the first deviation")
@@ -615,7 +614,7 @@ func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 		}
 		act := got[name]
 		if !sameBag(want, act) {
-			d := &Deviation{Kind: "incorrect-final-state", Verdict: report.Bug, Rule: e.rules.StatementView(), Table: name,
+			d := &Deviation{Kind: "incorrect-final-state", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Table: name,
 				Want: want, Got: act, StmtKind: "FINAL",
 				Text: "the final state of " + name + " is not the one the statements' documented views produce"}
 			if e.unsure {
@@ -628,7 +627,7 @@ func (e *Engine) Final(ctx context.Context, got target.State) *Deviation {
 }
 
 // Suspect is the verdict of an outcome the model cannot decide.
-const Suspect = report.Suspect
+const Suspect = verdict.Suspect
 
 // bag is a multiset of rows.
 type bag map[string]int

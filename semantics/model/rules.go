@@ -16,9 +16,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Kind is what a statement does, as far as the model cares.
@@ -91,8 +90,8 @@ const (
 // variation's verdict and rule: allowed for documented behaviour, bug for a
 // defect the vendor confirmed.
 type Variation struct {
-	Rule    semantics.Rule
-	Verdict report.Verdict
+	Rule    verdict.Rule
+	Verdict verdict.Verdict
 }
 
 // Rules is the model of one DBMS family at one isolation level under the
@@ -226,12 +225,12 @@ type Rules struct {
 // rule names a rule of this DBMS and level: "<dbms>-<level>-<what>", or
 // "<dbms>-<mode>-<level>-<what>" for a transaction mode other than the
 // DBMS's default (TiDB's optimistic transactions).
-func (r Rules) rule(what, text string) semantics.Rule {
+func (r Rules) rule(what, text string) verdict.Rule {
 	dbms := r.DBMS
 	if r.Mode != "" && r.Mode != TiDBPessimistic {
 		dbms += "-" + r.Mode
 	}
-	return semantics.Rule{
+	return verdict.Rule{
 		Name:   dbms + "-" + strings.ToLower(r.Level.Abbrev()) + "-" + what,
 		Text:   text,
 		Source: strings.Join(r.Sources, "; "),
@@ -248,13 +247,13 @@ func (r Rules) name() string {
 
 // StatementView is the rule of a statement outside the view its DBMS
 // documents.
-func (r Rules) StatementView() semantics.Rule {
+func (r Rules) StatementView() verdict.Rule {
 	return r.rule("statement-view", fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level))
 }
 
 // DocumentedViews is the rule of a difference (from a serial order, a
 // textbook level) that the documented view of every statement produces.
-func (r Rules) DocumentedViews() semantics.Rule {
+func (r Rules) DocumentedViews() verdict.Rule {
 	return r.rule("documented-views", fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level))
 }
 
@@ -277,51 +276,51 @@ const (
 
 var (
 	mdev30835 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "mdev-30835-update-skips-uncommitted-insert",
 			Text:   "an UPDATE at read committed did not wait for a matching row another transaction inserted and had not committed",
 			Source: "MDEV-30835, confirmed by MariaDB as a critical bug (WriteCheck, PVLDB 18(8), Fig. 5)",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	mysql110347 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "innodb-semi-consistent-skips-uncommitted-insert",
 			Text:   "an UPDATE's semi-consistent read skips a row with no committed version (an uncommitted insert) without waiting",
 			Source: "MySQL Bug #110347, closed Not a Bug",
 		},
-		Verdict: report.Allowed,
+		Verdict: verdict.Allowed,
 	}
 	mdev26643 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "mdev-26643-update-skips-locked-row",
 			Text:   "an UPDATE that waited skipped a row the lock holder changed to match, judging it by the version before the change (semi-consistent read)",
 			Source: "MDEV-26643 (confirmed critical; fixed only with innodb_snapshot_isolation=ON); Troc, ICSE 2023, Fig. 1",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	mysql104833 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "mysql-104833-update-skips-locked-row",
 			Text:   "an UPDATE that waited skipped a row the lock holder changed to match, judging it by the version before the change (semi-consistent read)",
 			Source: "MySQL Bug #104833 (Verified, serious); Troc, ICSE 2023, Fig. 1",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	mdev39263 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "mdev-39263-snapshot-isolation-conflict-missed-after-wait",
 			Text:   "with innodb_snapshot_isolation=ON, an UPDATE that waited for a row's lock while its holder changed the row and committed overwrote the row instead of failing with error 1020 (a lost update)",
 			Source: "MDEV-39263 (MariaDB/server pull request 4936, merged 2026-04: ER_CHECKREAD was not returned when the record's last modifier committed during the lock acquisition)",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	// innodbIndexMove is a suspect, not allowed: the mechanism follows from
 	// documented facts, but MariaDB fixed its primary-key form at
 	// repeatable read as a bug (MDEV-27992), and nothing says what it makes
 	// of this form at read committed.
 	innodbIndexMove = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "innodb-rc-index-record-moved-during-wait",
 			Text:   "a locking statement that waited for a row whose holder changed a column of a secondary index missed the row: the change delete-marked the row's index record and inserted a new one, which can land behind the statement's index scan, and without gap locks nothing stops that; MariaDB fixed the primary-key form at repeatable read as a bug (MDEV-27992), and whether it holds this form a bug is not known",
 			Source: "MySQL 8.0 manual 17.3 InnoDB Multi-Versioning (Multi-Versioning and Secondary Indexes: an update of a secondary index column delete-marks the old index record and inserts a new one); MariaDB docs, InnoDB transaction isolation levels (READ COMMITTED takes no gap locks); MDEV-27992",
@@ -329,20 +328,20 @@ var (
 		Verdict: Suspect,
 	}
 	mdev26642 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "mdev-26642-noop-update-view",
 			Text:   "after an UPDATE that left a row unchanged, the transaction's reads still show its snapshot's version of the row, not the version its UPDATE matched",
 			Source: "MDEV-26642 (and MDEV-26671 for a row another transaction added), confirmed critical; fixed only with innodb_snapshot_isolation=ON (10.6.18, 10.11.8)",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	mysqlNoOp = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "innodb-noop-update-writes-no-version",
 			Text:   "an UPDATE that sets columns to the values they have changes nothing, so later consistent reads keep the snapshot's version",
 			Source: "MySQL 8.0 manual 15.2.17 UPDATE (\"MySQL notices this and does not update it\")",
 		},
-		Verdict: report.Allowed,
+		Verdict: verdict.Allowed,
 	}
 )
 

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // stmtInfo is what the model reads from a statement's AST.
@@ -291,7 +290,7 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 						opts = append(opts, option{v: old, vary: vary})
 					}
 				}
-				if v := e.rules.UncommittedInsert; v != nil && e.rules.UncommittedInsertAnyWrite && v.Verdict == report.Allowed &&
+				if v := e.rules.UncommittedInsert; v != nil && e.rules.UncommittedInsertAnyWrite && v.Verdict == verdict.Allowed &&
 					l.Prev == nil && committed(r, st.Start) == nil && opts[0].v != nil {
 					// The holder inserted the row: a statement that waited
 					// for another row may not have seen it either.
@@ -647,7 +646,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 			return nil, nil
 		}
 		if decided {
-			return e.resultDev(st, s, report.Bug, "", want, nil), nil
+			return e.resultDev(st, s, verdict.Bug, "", want, nil), nil
 		}
 	}
 	if !exact || sel.Limit != nil {
@@ -655,7 +654,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		d := e.resultDev(st, s, Suspect, "", want, nil)
 		return d, nil
 	}
-	return e.resultDev(st, s, report.Bug, "", want, nil), nil
+	return e.resultDev(st, s, verdict.Bug, "", want, nil), nil
 }
 
 // trySubqueryVariation re-runs a SELECT with the versions a variation
@@ -698,7 +697,7 @@ func (e *Engine) trySubqueryVariation(ctx context.Context, st *Stmt, s *stmtInfo
 	return nil, nil
 }
 
-func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string, want, may []target.Row) *Deviation {
+func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v verdict.Verdict, rule string, want, may []target.Row) *Deviation {
 	d := &Deviation{Kind: "incorrect-result", Verdict: v, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 		Want: want, May: may, Got: st.Rows}
 	if rule != "" {
@@ -709,7 +708,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v report.Verdict, rule string,
 	return d
 }
 
-func (e *Engine) ruleNamed(name string) semantics.Rule {
+func (e *Engine) ruleNamed(name string) verdict.Rule {
 	r := e.rules
 	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot} {
 		if v != nil && v.Rule.Name == name {
@@ -758,7 +757,7 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 	if okVary, varies := conforms(choices, st.Rows, true); okVary && len(varies) > 0 {
 		return e.resultDev(st, s, varies[0].Verdict, varies[0].Rule.Name, want, may), nil
 	}
-	return e.resultDev(st, s, report.Bug, "", want, may), nil
+	return e.resultDev(st, s, verdict.Bug, "", want, may), nil
 }
 
 // lockRows records the row locks a locking SELECT took.
@@ -864,12 +863,12 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 		if !matched[lt.test.ID] {
 			continue
 		}
-		d := &Deviation{Kind: "incorrect-blocking", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
+		d := &Deviation{Kind: "incorrect-blocking", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: lt.row.Table,
 			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (its version %v)",
 				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), lt.test.Values)}
 		if lt.vary != nil {
-			if lt.vary.Verdict != report.Bug {
+			if lt.vary.Verdict != verdict.Bug {
 				continue // skipping it is documented
 			}
 			d.Rule = lt.vary.Rule

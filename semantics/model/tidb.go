@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // TiDB's transaction modes (the values of its tidb_txn_mode variable and
@@ -36,35 +35,35 @@ var (
 	// for even when it finds nothing, and then does wait: waiting stays
 	// permitted).
 	tidbUncommittedInsert = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "tidb-current-read-skips-uncommitted-insert",
 			Text:   "a pessimistic UPDATE, DELETE or SELECT FOR UPDATE reads the latest committed data and locks the rows it finds: a row another transaction inserted and has not committed is neither seen nor waited for",
 			Source: srcTiDBPess + "; the Point Get note there (at repeatable read a Point Get locks a key it does not find)",
 		},
-		Verdict: report.Allowed,
+		Verdict: verdict.Allowed,
 	}
 	// tidbAutocommitOptimistic: autocommit statements run optimistically
 	// first, and an optimistic statement takes no lock while it runs and
 	// writes (and so meets others' locks at commit) only the rows it
 	// changes.
 	tidbAutocommitOptimistic = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "tidb-autocommit-optimistic-first",
 			Text:   "an autocommit statement first runs as an optimistic transaction: it takes no locks while it runs, so an autocommit UPDATE waits only for a locked row it changes and an autocommit SELECT FOR UPDATE waits for none",
 			Source: srcTiDBPess + "; " + srcTiDBOpt,
 		},
-		Verdict: report.Allowed,
+		Verdict: verdict.Allowed,
 	}
 	// tidb57170: unistore, the embedded storage of a tidb-server without
 	// TiKV (txlab's throwaway TiDB), reads a key's latest committed
 	// version in a reverse scan, whatever the read timestamp.
 	tidb57170 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "tidb-57170-unistore-reverse-scan",
 			Text:   "a SELECT that may scan an index backwards (ORDER BY … DESC, MAX) read rows' latest committed versions instead of its snapshot's: unistore, the embedded storage this TiDB runs on, ignores the read timestamp in a reverse scan",
 			Source: "pingcap/tidb#57170 (\"unistore:\", open, type/bug, filed by a TiDB maintainer: MAX() in a repeatable-read transaction sees a row committed after its start, on the mock store); pingcap/tidb#30361 (open, type/bug: ORDER BY … DESC in a transaction on a tidb-server with its default store)",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	// tidb45677: TiDB evaluates an uncorrelated subquery while it plans
 	// the statement, at the transaction's start_ts, so in a pessimistic
@@ -73,12 +72,12 @@ var (
 	// latest committed data (a correlated subquery, joined at execution,
 	// reads the latest).
 	tidb45677 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "tidb-45677-dml-subquery-snapshot",
 			Text:   "a subquery of a pessimistic UPDATE, DELETE or SELECT FOR UPDATE read the transaction's snapshot, not the latest committed data the statement reads (an uncorrelated subquery is evaluated while the statement is planned, at the transaction's start_ts)",
 			Source: "pingcap/tidb#45677 (\"Update with sub query uses snapshot read in RR isolation level\", open, type/bug); TiDB docs, Pessimistic Transaction Mode (UPDATE, DELETE, INSERT and SELECT FOR UPDATE read the latest committed data)",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 	// tidb28212 is TiDB's form of MDEV-26642: an UPDATE that matched a
 	// row (in its latest committed version, a current read) but changed
@@ -86,12 +85,12 @@ var (
 	// the transaction's later snapshot reads still show the version of
 	// its start.
 	tidb28212 = Variation{
-		Rule: semantics.Rule{
+		Rule: verdict.Rule{
 			Name:   "tidb-28212-noop-update-view",
 			Text:   "after an UPDATE that matched a row and left its values as they were, the transaction's reads still show its snapshot's version of the row, not the latest committed version its UPDATE matched",
 			Source: "pingcap/tidb#28212 (open, labelled type/bug; Troc, ICSE 2023, lists it verified); the same shape as pingcap/tidb#64888 (v8.5.4, open, type/bug) and #21447",
 		},
-		Verdict: report.Bug,
+		Verdict: verdict.Bug,
 	}
 )
 

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // runWrite models an INSERT, UPDATE or DELETE: which rows it must wait
@@ -177,7 +177,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			e.halt("cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
 			return nil, nil
 		}
-		d := &Deviation{Kind: "incorrect-affected", Verdict: report.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
+		d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: s.table,
 			Text: fmt.Sprintf("connection %d's %s affected %d rows; on its documented view it affects %d",
 				st.Conn, s.kind, st.Affected, res.Affected)}
@@ -402,7 +402,7 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 	if !hit {
 		return nil
 	}
-	verdict, rule := report.Bug, e.rules.StatementView()
+	verdict, rule := verdict.Bug, e.rules.StatementView()
 	if v := e.rules.ConflictAfterWait; v != nil && duringWait {
 		verdict, rule = v.Verdict, v.Rule
 	}

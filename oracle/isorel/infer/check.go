@@ -8,9 +8,9 @@ import (
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Options says what a history is judged against.
@@ -41,10 +41,10 @@ type Finding struct {
 	Class string `json:"class"`
 	// Adya is the Adya/Elle class of the cycle (equal to Class when not
 	// refined).
-	Adya    string         `json:"adya"`
-	Verdict report.Verdict `json:"verdict"`
+	Adya    string          `json:"adya"`
+	Verdict verdict.Verdict `json:"verdict"`
 	// Rule decided the verdict.
-	Rule semantics.Rule `json:"rule"`
+	Rule verdict.Rule `json:"rule"`
 	// Txns are the transactions involved, in cycle order.
 	Txns []int64 `json:"transactions"`
 	// Cycle is the witness (empty for G1a, G1b, version-fork: their evidence

@@ -18,6 +18,7 @@ import (
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Name is the oracle's name in findings and on the command line.
@@ -124,13 +125,13 @@ func (o *Oracle) judge(dbms string, level target.Level, lwt bool) *judge {
 }
 
 // finding judges one anomaly; ok is false when it is no finding at all.
-func (j *judge) finding(a mt.Anomaly) (report.Finding, bool) {
-	f := report.Finding{Oracle: Name, Kind: string(a.Name), Summary: a.Explanation}
+func (j *judge) finding(a mt.Anomaly) (verdict.Finding, bool) {
+	f := verdict.Finding{Oracle: Name, Kind: string(a.Name), Summary: a.Explanation}
 	for _, t := range a.Txns {
 		f.Transactions = append(f.Transactions, int(t.ID))
 	}
 	if j.lwt {
-		f.Verdict, f.Rule = report.Bug, semantics.SingleStatementAtomic.Name
+		f.Verdict, f.Rule = verdict.Bug, semantics.SingleStatementAtomic.Name
 		return f, true
 	}
 	classes := []semantics.Anomaly{a.Name}
@@ -143,7 +144,7 @@ func (j *judge) finding(a mt.Anomaly) (report.Finding, bool) {
 }
 
 // bundle builds the finding's report directory contents.
-func bundle(f report.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec oracle.RoundSpec) (report.Bundle, error) {
+func bundle(f verdict.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec oracle.RoundSpec) (report.Bundle, error) {
 	var full, excerpt bytes.Buffer
 	if err := history.Write(&full, h); err != nil {
 		return report.Bundle{}, err

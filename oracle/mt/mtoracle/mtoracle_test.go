@@ -18,11 +18,12 @@ import (
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/target/connect/connecttest"
+	"github.com/txlab/txlab/verdict"
 )
 
 // run runs rounds of the MT oracle on tg at level and returns the
 // findings and the bundle writer.
-func run(t *testing.T, tg target.Target, level target.Level, model semantics.Model, rounds, txns int) ([]report.Finding, *report.Writer) {
+func run(t *testing.T, tg target.Target, level target.Level, model semantics.Model, rounds, txns int) ([]verdict.Finding, *report.Writer) {
 	t.Helper()
 	ctx := context.Background()
 	settings, err := semantics.ServerSettings(ctx, tg, nil)
@@ -43,7 +44,7 @@ func run(t *testing.T, tg target.Target, level target.Level, model semantics.Mod
 	return s.Findings, w
 }
 
-func find(fs []report.Finding, kind string) *report.Finding {
+func find(fs []verdict.Finding, kind string) *verdict.Finding {
 	for i := range fs {
 		if fs[i].Kind == kind {
 			return &fs[i]
@@ -62,10 +63,10 @@ func TestMariaDBLostUpdate(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no lost-update at MariaDB repeatable read; findings %+v", fs)
 	}
-	if f.Verdict != report.Allowed || f.Rule != "mariadb-repeatable-read-permits-lost-update" {
+	if f.Verdict != verdict.Allowed || f.Rule != "mariadb-repeatable-read-permits-lost-update" {
 		t.Errorf("lost-update judged %s [%s], want allowed by mariadb-repeatable-read-permits-lost-update", f.Verdict, f.Rule)
 	}
-	if report.CountBugs(fs) != 0 {
+	if verdict.CountBugs(fs) != 0 {
 		t.Errorf("bugs at MariaDB repeatable read: %+v", fs)
 	}
 	exit, text, _ := mt.CheckFile(filepath.Join(f.Dir, "history.jsonl"), "snapshot")
@@ -91,7 +92,7 @@ func TestMariaDBLostUpdate(t *testing.T) {
 	// is not expected.
 	fs, _ = run(t, si, target.RepeatableRead, "", 1, 3000)
 	for _, f := range fs {
-		if f.Kind != "lost-update" || f.Verdict != report.Bug {
+		if f.Kind != "lost-update" || f.Verdict != verdict.Bug {
 			t.Errorf("innodb_snapshot_isolation=ON: finding %+v, want none (or a lost-update bug, MDEV-39263)", f)
 		}
 	}
@@ -105,7 +106,7 @@ func TestPostgres(t *testing.T) {
 		t.Errorf("postgres serializable: findings %+v, want none", fs)
 	}
 	fs, _ := run(t, tg, target.ReadCommitted, semantics.Model(target.Serializable), 1, 2000)
-	if report.CountBugs(fs) == 0 {
+	if verdict.CountBugs(fs) == 0 {
 		t.Fatalf("postgres read committed as serializable: no bug; findings %+v", fs)
 	}
 	if !strings.HasPrefix(fs[0].Rule, "model-serializable-forbids-") {
