@@ -96,6 +96,8 @@ postgresql://, cockroach://.`,
 	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to FILE, for go tool pprof (e.g. --cpuprofile cpu.out)")
 	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write an allocation profile of the command to FILE when it ends (e.g. --memprofile mem.out)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	root.Version = buildIdentity().String()
+	root.SetVersionTemplate("txlab {{.Version}}\n")
 	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newInstallCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}

@@ -27,17 +27,16 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
   txlab version --json --db sqlite`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
+			id := buildIdentity()
 			out := struct {
-				Version string         `json:"version"`
-				Go      string         `json:"go"`
-				OS      string         `json:"os"`
-				Arch    string         `json:"arch"`
-				Target  *targetVersion `json:"target,omitempty"`
-			}{Version: v, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+				Version  string         `json:"version"`
+				Revision string         `json:"revision,omitempty"`
+				Modified bool           `json:"modified,omitempty"`
+				Go       string         `json:"go"`
+				OS       string         `json:"os"`
+				Arch     string         `json:"arch"`
+				Target   *targetVersion `json:"target,omitempty"`
+			}{Version: id.version, Revision: id.revision, Modified: id.modified, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 			if cmd.Flags().Changed("db") {
 				t, err := g.open(cmd)
 				if err != nil {
@@ -52,11 +51,56 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "txlab %s (%s %s/%s)\n", out.Version, out.Go, out.OS, out.Arch)
+			fmt.Fprintf(cmd.OutOrStdout(), "txlab %s (%s %s/%s)\n", id, out.Go, out.OS, out.Arch)
 			if out.Target != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "target %s %s\n", out.Target.DBMS, out.Target.Version)
 			}
 			return nil
 		},
 	}
+}
+
+// identity is what a build knows of itself: the module version (a tagged
+// release under `go install …@vX`, else "dev" or -ldflags' value) and the
+// VCS revision `go build` stamps in a checkout.
+type identity struct {
+	version  string
+	revision string
+	modified bool
+}
+
+func buildIdentity() identity {
+	id := identity{version: version}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return id
+	}
+	if id.version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		id.version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			id.revision = s.Value
+		case "vcs.modified":
+			id.modified = s.Value == "true"
+		}
+	}
+	return id
+}
+
+// String is the identity on one line: "v1.2.3", "dev (revision 0b69b1a2c3d4)"
+// or "dev (revision 0b69b1a2c3d4, modified)".
+func (id identity) String() string {
+	if id.revision == "" {
+		return id.version
+	}
+	rev := id.revision
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if id.modified {
+		return fmt.Sprintf("%s (revision %s, modified)", id.version, rev)
+	}
+	return fmt.Sprintf("%s (revision %s)", id.version, rev)
 }
