@@ -135,3 +135,28 @@ func Rules(id string) (rules []string, known bool, err error) {
 	}
 	return rules, known, nil
 }
+
+// Text returns the case file of e as it is in the corpus, comments
+// included: what `txlab bugs show` prints, replayable with `txlab run`
+// without a clone of the repository.
+func Text(e Entry) ([]byte, error) {
+	return files.ReadFile(strings.TrimPrefix(e.File, "bugs/"))
+}
+
+// Find returns the corpus entries of id: a bug id (case-insensitive; one
+// bug may have a case per DBMS) or a case file's name, with or without
+// bugs/ and .txn.
+func Find(id string) ([]Entry, error) {
+	all, err := List("")
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(id, "bugs/"), ".txn")
+	var out []Entry
+	for _, e := range all {
+		if strings.EqualFold(e.Bug, id) || e.File == "bugs/"+name+".txn" {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -20,10 +20,11 @@ import (
 func newBugsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bugs",
-		Short: "The corpus of known bugs (bugs/*.txn): list them",
+		Short: "The corpus of known bugs (bugs/*.txn): list, show and test them",
 		Long: `The corpus of known bugs: one case file per bug and DBMS in bugs/, each with the
-known-bug headers (bug, link, affects, fixed, levels, oracle, symptom). Replay one with
-txlab run --db DBMS bugs/FILE.txn.`,
+known-bug headers (bug, link, affects, fixed, levels, oracle, symptom). The files are
+built into txlab: txlab bugs show BUG prints one (--out DIR writes it), and
+txlab run --db DBMS DIR/FILE.txn replays it (in a clone: bugs/FILE.txn).`,
 	}
 	var dbms string
 	list := &cobra.Command{
@@ -60,7 +61,7 @@ txlab run --db DBMS bugs/FILE.txn.`,
 		},
 	}
 	list.Flags().StringVar(&dbms, "dbms", "", "only the bugs of this DBMS: "+strings.Join(bugs.DBMSs, ", ")+" (e.g. --dbms mariadb)")
-	cmd.AddCommand(list, newBugsTestCmd(g))
+	cmd.AddCommand(list, newBugsTestCmd(g), newBugsShowCmd())
 	return cmd
 }
 
