@@ -16,8 +16,11 @@ import (
 
 // Summary is what a campaign did. Its JSON form is `txlab fuzz --json`.
 type Summary struct {
-	Target  string `json:"target"`
-	Seed    uint64 `json:"seed"`
+	Target string `json:"target"`
+	// Seed is a string in JSON: a seed above 2^53 does not survive JSON
+	// tools that read numbers as doubles (jq, JavaScript), and a rounded
+	// seed silently repeats other cases.
+	Seed    uint64 `json:"seed,string"`
 	Workers int    `json:"workers"`
 	// Oracles names the oracles that judged the run (empty: cases only ran).
 	Oracles []string `json:"oracles"`
