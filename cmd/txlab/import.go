@@ -41,20 +41,16 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 				}
 			}
 			first := true
+			failed := 0
 			for _, path := range args {
-				f, err := os.Open(path)
+				// A file that cannot be read or converted is said on its
+				// own line and the others still convert, as in txlab run;
+				// the exit status then says something failed.
+				cases, err := importFile(from, path, setup, cmd.ErrOrStderr())
 				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				cases, err := convert.Parse(from, path, f)
-				f.Close()
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				for _, c := range cases {
-					if err := addDumpSetup(c, from, path, setup, cmd.ErrOrStderr()); err != nil {
-						return &exitError{code: 2, err: err}
-					}
+					failed++
+					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s: %v\n", path, err)
+					continue
 				}
 				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 				for i, c := range cases {
@@ -77,6 +73,9 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 					fmt.Fprintln(cmd.ErrOrStderr(), "wrote", dst)
 				}
 			}
+			if failed > 0 {
+				return &exitError{code: 2, err: fmt.Errorf("%d of %s not converted", failed, plural(len(args), "file"))}
+			}
 			return nil
 		},
 	}
@@ -84,6 +83,25 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 	cmd.Flags().StringVar(&out, "out", "", "write one case file per case into DIR instead of stdout (e.g. --out imported/)")
 	cmd.Flags().StringVar(&setup, "setup", "", "a mysqldump file whose tables and rows become the setup of every case that has none; for\nReplBug, data/sql/BUG_mysql_bk.sql beside the modules is found by itself (e.g. --setup db.sql)")
 	return cmd
+}
+
+// importFile converts the cases of one file and gives them their setup.
+func importFile(from, path, setup string, warn io.Writer) ([]*testcase.Case, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := convert.Parse(from, path, f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if err := addDumpSetup(c, from, path, setup, warn); err != nil {
+			return nil, err
+		}
+	}
+	return cases, nil
 }
 
 // addDumpSetup gives a case without setup the tables and rows of a database
