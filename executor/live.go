@@ -159,7 +159,12 @@ func (l *Live) Conns() []ConnState {
 // order, with the connections' levels. Leading statements that ran in
 // autocommit without blocking or failing, before any transaction began,
 // become its setup, as a case file would hold them.
-func (l *Live) Case() *testcase.Case {
+func (l *Live) Case() *testcase.Case { return l.CaseWithout(nil) }
+
+// CaseWithout is Case without the steps drop names (indexes of the steps
+// submitted, Event.Step): the shell leaves out statements that failed as
+// invalid, which a person mistyped.
+func (l *Live) CaseWithout(drop map[int]bool) *testcase.Case {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	src := l.r.c
@@ -167,17 +172,24 @@ func (l *Live) Case() *testcase.Case {
 	c.ConnIsolation = maps.Clone(src.ConnIsolation)
 	setup := 0
 	for i, st := range src.Steps {
+		if drop[i] {
+			continue
+		}
 		if !setupKind(st.SQL) || !l.ranPlainly(i) {
 			break
 		}
 		setup = i + 1
 	}
-	for _, st := range src.Steps[:setup] {
-		c.Setup = append(c.Setup, st.SQL)
+	for i, st := range src.Steps[:setup] {
+		if !drop[i] {
+			c.Setup = append(c.Setup, st.SQL)
+		}
 	}
-	c.Steps = slices.Clone(src.Steps[setup:])
-	for i := range c.Steps {
-		c.Steps[i].Line = 0
+	for i, st := range src.Steps[setup:] {
+		if !drop[setup+i] {
+			st.Line = 0
+			c.Steps = append(c.Steps, st)
+		}
 	}
 	return c
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,6 +50,11 @@ type Shell struct {
 	last int        // the connection a bare statement goes to
 	buf  strings.Builder
 	conn int // the connection of the statement being typed
+	// invalid are the steps the DBMS rejected as invalid (Event.Step →
+	// the statement as shown); \save leaves them out. Poll's goroutine
+	// adds to it too, hence invMu.
+	invMu   sync.Mutex
+	invalid map[int]string
 }
 
 // New starts a session: txlab's tables are emptied, as before a case.
@@ -245,8 +251,26 @@ func (s *Shell) command(ctx context.Context, line string) error {
 			s.printf("usage: \\save FILE\n")
 			return nil
 		}
-		c := s.live.Case()
-		if err := atomicfile.WriteFile(f[1], []byte(c.String()), 0o644); err != nil {
+		// A statement the DBMS rejected as invalid was mistyped: the case
+		// leaves it out (and says so), so that the file replays what the
+		// session meant.
+		s.invMu.Lock()
+		invalid := maps.Clone(s.invalid)
+		s.invMu.Unlock()
+		drop := map[int]bool{}
+		for i := range invalid {
+			drop[i] = true
+		}
+		c := s.live.CaseWithout(drop)
+		for _, i := range slices.Sorted(maps.Keys(invalid)) {
+			s.printf("left out %s (the DBMS rejected it as invalid)\n", invalid[i])
+		}
+		text := c.String()
+		if _, err := testcase.ParseString(f[1], text); err != nil {
+			// Never write a file txlab run rejects.
+			return &SaveError{Err: fmt.Errorf("the session does not make a valid case file (%v); nothing written", err)}
+		}
+		if err := atomicfile.WriteFile(f[1], []byte(text), 0o644); err != nil {
 			return &SaveError{Err: err}
 		}
 		s.printf("saved %d setup statement%s and %d step%s to %s (replay: txlab run --db %s %s)\n",
@@ -259,6 +283,14 @@ func (s *Shell) command(ctx context.Context, line string) error {
 
 func (s *Shell) print(evs []executor.Event) {
 	for _, ev := range evs {
+		if ev.Error != nil && ev.Error.Class == target.ClassSyntax && ev.Step >= 0 && !ev.Added {
+			s.invMu.Lock()
+			if s.invalid == nil {
+				s.invalid = map[int]string{}
+			}
+			s.invalid[ev.Step] = fmt.Sprintf("%d> %s;", ev.Conn, oneLine(ev.SQL))
+			s.invMu.Unlock()
+		}
 		s.printf("%d> %s;  %s\n", ev.Conn, oneLine(ev.SQL), executor.Outcome(ev))
 	}
 }

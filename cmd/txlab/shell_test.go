@@ -102,6 +102,30 @@ func TestShellCommands(t *testing.T) {
 	}
 }
 
+// TestShellSaveMistyped: \save leaves out statements the DBMS rejected as
+// invalid (a mistyped one, a stray "2>" on a continuation line), says so,
+// and the file it writes is one txlab run accepts and replays.
+func TestShellSaveMistyped(t *testing.T) {
+	saved := filepath.Join(t.TempDir(), "s.txn")
+	script := "CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\n1> BEGIN;\n1> SELECT * FORM\nt;\n1> UPDATE t SET a = 2\n-- a comment\nWHERE a = 1;\n2> SELECT 1\n2> ;\n1> COMMIT;\n\\save " + saved + "\n"
+	var out, errb bytes.Buffer
+	if code := runIO(context.Background(), []string{"shell"}, strings.NewReader(script), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"left out 1> SELECT * FORM t;", "left out 2> SELECT 1 2>;", "and 3 steps to"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+	code, stdout, stderr := txlab(t, "run", "--oracle", "none", saved)
+	if code != 0 {
+		t.Fatalf("run of the saved case: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "(2)") || strings.Contains(stdout, "FORM") {
+		t.Errorf("the saved case did not replay the UPDATE alone:\n%s", stdout)
+	}
+}
+
 // TestShellTerminal drives txlab shell in a real terminal (tmux): the
 // prompt, line editing's echo, BLOCKED at once and RESUMED after the
 // COMMIT, as a person sees them.
