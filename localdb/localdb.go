@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -465,7 +466,38 @@ func (e *startError) Error() string {
 	if e.log == "" {
 		return e.err.Error() + " (log is empty)"
 	}
+	// The cause first, in one short line, when the log names it (a bad
+	// --set): the rest of the log is start-up chatter.
+	if cause := logCause(e.log); cause != "" {
+		return cause + " (" + e.err.Error() + ")"
+	}
 	return e.err.Error() + "\n--- last lines of the server log ---\n" + e.log
+}
+
+// logCause is the server's own words for why it stopped: the messages of
+// the log's error lines (MariaDB's [ERROR], PostgreSQL's FATAL/ERROR/PANIC,
+// TiDB's [FATAL]/[ERROR]), without timestamps and MariaDB's final
+// "Aborting", at most about 200 characters; "" when there are none.
+func logCause(log string) string {
+	var msgs []string
+	for _, line := range strings.Split(log, "\n") {
+		for _, mark := range []string{"[ERROR] ", "[FATAL] ", "FATAL:  ", "PANIC:  ", "ERROR:  "} {
+			_, msg, ok := strings.Cut(line, mark)
+			msg = strings.TrimSpace(msg)
+			if !ok || msg == "" || msg == "Aborting" {
+				continue
+			}
+			if !slices.Contains(msgs, msg) {
+				msgs = append(msgs, msg)
+			}
+			break
+		}
+	}
+	cause := strings.Join(msgs, "; ")
+	if len(cause) > 200 {
+		cause = cause[:197] + "..."
+	}
+	return cause
 }
 
 func (e *startError) Unwrap() error { return e.err }
