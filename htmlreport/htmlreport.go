@@ -20,8 +20,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/report"
@@ -63,9 +65,37 @@ type Bundle struct {
 	Graph     template.HTML // txlab's own drawing of graph.dot, inline
 	Dot       string        // graph.dot, when it cannot be drawn
 	Troc      *trocRows
-	Styles    template.CSS
-	CSP       string
+	// Known is the corpus bug whose rule the finding names, with its
+	// tracker link: a known defect reads as the bug report it is.
+	Known  *knownBug
+	Styles template.CSS
+	CSP    string
 }
+
+// knownBug is a corpus bug a finding's rule names.
+type knownBug struct{ ID, Link string }
+
+// knownByRule maps the rule names of the corpus's cases to their bug.
+var knownByRule = sync.OnceValue(func() map[string]knownBug {
+	out := map[string]knownBug{}
+	entries, err := bugs.List("")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if e.Kind != "bug" || e.Link == "" {
+			continue
+		}
+		for _, r := range strings.Split(e.Rule, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				if _, dup := out[r]; !dup {
+					out[r] = knownBug{ID: e.Bug, Link: e.Link}
+				}
+			}
+		}
+	}
+	return out
+})
 
 // trocRows are the rows of a Troc incorrect-result finding.
 type trocRows struct {
@@ -203,6 +233,9 @@ func readBundle(dir string) (*Bundle, error) {
 		} else {
 			b.Dot = dot
 		}
+	}
+	if k, ok := knownByRule()[b.Report.Finding.Rule]; ok && b.Report.Finding.Verdict != verdict.Allowed {
+		b.Known = &k
 	}
 	if b.Report.Finding.Oracle == "troc" && len(b.Report.Details) > 0 {
 		var d struct {

@@ -53,17 +53,24 @@ func TestWrite(t *testing.T) {
 		t.Error("index.html refers to the network")
 	}
 	page := read(t, filepath.Join(dir, "0003-wss-tx-wss-bug", report.PageFile))
-	// 28 events: one mark each; the blocked statements get spans.
-	if n := strings.Count(page, `class="mark `); n != 28 {
-		t.Errorf("timeline has %d marks, want 28 (one per event)", n)
+	// 28 events: one row each, the statement's text and outcome visible;
+	// a blocked statement says what released it, and the rows it waits
+	// through are shaded.
+	if n := strings.Count(page, `<td class="ev `); n != 28 {
+		t.Errorf("timeline has %d statement cells, want 28 (one per event)", n)
 	}
-	if n := strings.Count(page, `class="blocked-span"`); n < 2 {
-		t.Errorf("timeline has %d blocked spans", n)
+	if n := strings.Count(page, `<td class="waiting">`); n < 2 {
+		t.Errorf("timeline has %d waiting cells", n)
 	}
-	for _, want := range []string{`class="mark commit"`, `class="mark error"`, `class="mark abort"`, "conn 3"} {
+	for _, want := range []string{`<td class="ev commit">`, `<td class="ev error">`, `<td class="ev abort">`, `<th>connection 3</th>`,
+		`<div class="outcome">BLOCKED</div>`, `<div class="wait">waits for a lock; resumes (#`, `&#39;s COMMIT (#`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the WSS page's timeline lacks %q", want)
 		}
+	}
+	// A known defect's rule links to its tracker.
+	if !strings.Contains(page, `known bug <a href="https://jira.mariadb.org/browse/MDEV-30835">MDEV-30835</a>`) {
+		t.Error("the WSS page does not link its rule's known bug MDEV-30835")
 	}
 	// report.json's db: the exact target the finding was made on.
 	if !strings.Contains(page, "<code>--db mariadb --set innodb_snapshot_isolation=ON</code>") {
@@ -118,7 +125,7 @@ func TestChromium(t *testing.T) {
 		}
 	}
 	page := filepath.Join(dir, "0003-wss-tx-wss-bug", report.PageFile)
-	if dom := headless(t, bin, "--dump-dom", page); !strings.Contains(dom, `<svg class="timeline"`) {
+	if dom := headless(t, bin, "--dump-dom", page); !strings.Contains(dom, `<table class="timeline"`) {
 		t.Error("rendered finding page has no timeline")
 	}
 	for _, p := range []string{index, page} {

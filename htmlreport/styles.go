@@ -17,18 +17,22 @@ tr.hidden { display: none; }
 pre { background: #f6f8fa; padding: 8px 12px; overflow-x: auto; font-size: 13px; }
 .side { display: flex; gap: 1.5em; flex-wrap: wrap; }
 .side > div { flex: 1; min-width: 20em; }
-svg.timeline { background: #fcfcfd; border: 1px solid #e1e5ea; }
-svg.timeline .lane { stroke: #c9d1d9; stroke-width: 1; }
-svg.timeline .lane-label, svg.timeline .tick { font: 11px monospace; fill: #57606a; }
-svg.timeline .blocked-span { fill: #f6c343; fill-opacity: 0.35; }
-svg.timeline .mark.ok { fill: #5b8def; }
-svg.timeline .mark.resumed { fill: #2f6fd6; stroke: #f0a500; stroke-width: 2; }
-svg.timeline .mark.blocked { fill: #f0a500; }
-svg.timeline .mark.skipped { fill: #fff; stroke: #8c959f; stroke-width: 1.5; }
-svg.timeline .mark.commit { fill: #1f9d55; }
-svg.timeline .mark.abort rect { fill: #e8833a; } svg.timeline .mark.error rect { fill: #d1242f; }
-svg.timeline .mark path { stroke: #fff; stroke-width: 2; }
-img.graph { max-width: 100%; }
+table.timeline { width: 100%; table-layout: fixed; font-size: 13px; }
+table.timeline th.n, table.timeline td.n { width: 2.5em; color: #57606a; }
+table.timeline td { border-left: 1px solid #eef1f4; word-wrap: break-word; overflow-wrap: anywhere; }
+table.timeline code { white-space: pre-wrap; }
+table.timeline .outcome { color: #57606a; font-size: 12px; }
+table.timeline .wait { color: #8a5a00; font-size: 12px; }
+table.timeline .sym { display: inline-block; width: 1.2em; font-weight: 700; }
+table.timeline td.ok .sym { color: #5b8def; }
+table.timeline td.blocked { background: #fdf1d3; } table.timeline td.blocked .sym { color: #b07800; }
+table.timeline td.waiting { background: #fdf6e3; color: #b07800; font-size: 12px; font-style: italic; }
+table.timeline td.resumed { background: #fdf6e3; } table.timeline td.resumed .sym { color: #2f6fd6; }
+table.timeline td.commit .sym { color: #1f9d55; } table.timeline td.commit code { color: #1f7a45; font-weight: 600; }
+table.timeline td.abort .sym, table.timeline td.abort code { color: #c0621c; }
+table.timeline td.error { background: #fdecea; } table.timeline td.error .sym, table.timeline td.error .outcome { color: #b3261e; }
+table.timeline td.skipped { color: #8c959f; }
+img.graph, svg.graph { max-width: 100%; height: auto; }
 svg.graph .node rect { fill: #f6f8fa; stroke: #57606a; }
 svg.graph .node text { font: 12px monospace; fill: #1d232a; } svg.graph .node text.txn { font-weight: 700; }
 svg.graph .edge { fill: none; stroke: #444; stroke-width: 1.4; }

@@ -10,19 +10,12 @@ import (
 	"github.com/txlab/txlab/testcase"
 )
 
-// Geometry of the timeline, in pixels.
-const (
-	laneHeight = 34
-	stepWidth  = 30
-	leftMargin = 70
-	topMargin  = 22
-	markSize   = 16
-)
-
-// timeline draws events (in the order the DBMS completed them) as SVG: a
-// lane per connection, a column per event; a shaded span from a statement's
-// BLOCKED to its RESUMED; commits, rollbacks and errors marked by class and
-// shape; each mark's tooltip is the statement and its outcome.
+// timeline draws events (in the order the DBMS completed them) as a grid a
+// person reads without hovering: a column per connection, a row per event,
+// each statement's text and outcome in its connection's column. A
+// statement that waited shows, where it blocked, what released it (the
+// COMMIT or ROLLBACK just before it resumed); the rows in between shade its
+// column. Commits, rollbacks and errors are marked by class and symbol.
 func timeline(evs []executor.Event) string {
 	var conns []int
 	for _, ev := range evs {
@@ -31,58 +24,95 @@ func timeline(evs []executor.Event) string {
 		}
 	}
 	slices.Sort(conns)
-	lane := map[int]int{}
-	for i, c := range conns {
-		lane[c] = i
-	}
-	width := leftMargin + stepWidth*len(evs) + stepWidth
-	height := topMargin + laneHeight*len(conns) + 8
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="timeline of the actual schedule">`, width, height, width, height)
-	y := func(c int) int { return topMargin + lane[c]*laneHeight + laneHeight/2 }
-	x := func(i int) int { return leftMargin + i*stepWidth + stepWidth/2 }
-	for _, c := range conns {
-		fmt.Fprintf(&b, `<text class="lane-label" x="6" y="%d">conn %d</text>`, y(c)+4, c)
-		fmt.Fprintf(&b, `<line class="lane" x1="%d" y1="%d" x2="%d" y2="%d"/>`, leftMargin, y(c), width-stepWidth/2, y(c))
-	}
-	for i := range evs {
-		if i%5 == 0 {
-			fmt.Fprintf(&b, `<text class="tick" x="%d" y="12">%d</text>`, x(i)-3, i+1)
-		}
-	}
-	// Blocked spans first, under the marks.
+	// waiting[i][conn]: conn is blocked while event i completes.
+	waiting := make([]map[int]bool, len(evs))
+	released := map[int]string{} // blocked event → what released it
 	for i, ev := range evs {
 		if ev.Status != executor.StatusBlocked {
 			continue
 		}
-		end := len(evs) - 1
+		end := len(evs)
 		for j := i + 1; j < len(evs); j++ {
 			if evs[j].Conn == ev.Conn && evs[j].Resumed {
 				end = j
 				break
 			}
 		}
-		fmt.Fprintf(&b, `<rect class="blocked-span" x="%d" y="%d" width="%d" height="%d"><title>%s</title></rect>`,
-			x(i), y(ev.Conn)-laneHeight/2+3, x(end)-x(i), laneHeight-6, html.EscapeString(fmt.Sprintf("conn %d waits: %s", ev.Conn, oneLine(ev.SQL))))
+		for j := i + 1; j < end; j++ {
+			if waiting[j] == nil {
+				waiting[j] = map[int]bool{}
+			}
+			waiting[j][ev.Conn] = true
+		}
+		released[i] = releaseOf(evs, i, end)
 	}
+	var b strings.Builder
+	b.WriteString(`<table class="timeline"><thead><tr><th class="n">#</th>`)
+	for _, c := range conns {
+		fmt.Fprintf(&b, `<th>connection %d</th>`, c)
+	}
+	b.WriteString(`</tr></thead><tbody>`)
 	for i, ev := range evs {
-		class := markClass(ev)
-		tip := html.EscapeString(fmt.Sprintf("#%d conn %d: %s — %s", i+1, ev.Conn, oneLine(ev.SQL), executor.Outcome(ev)))
-		cx, cy := x(i), y(ev.Conn)
-		switch class {
-		case "commit":
-			fmt.Fprintf(&b, `<polygon class="mark commit" points="%d,%d %d,%d %d,%d %d,%d"><title>%s</title></polygon>`,
-				cx, cy-markSize/2, cx+markSize/2, cy, cx, cy+markSize/2, cx-markSize/2, cy, tip)
-		case "abort", "error":
-			h := markSize / 2
-			fmt.Fprintf(&b, `<g class="mark %s"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d"/><path d="M%d %d L%d %d M%d %d L%d %d"/></g>`,
-				class, tip, cx-h, cy-h, markSize, markSize, cx-h+3, cy-h+3, cx+h-3, cy+h-3, cx+h-3, cy-h+3, cx-h+3, cy+h-3)
-		default:
-			fmt.Fprintf(&b, `<circle class="mark %s" cx="%d" cy="%d" r="%d"><title>%s</title></circle>`, class, cx, cy, markSize/2-1, tip)
+		fmt.Fprintf(&b, `<tr><td class="n">%d</td>`, i+1)
+		for _, c := range conns {
+			switch {
+			case c == ev.Conn:
+				class := markClass(ev)
+				fmt.Fprintf(&b, `<td class="ev %s"><span class="sym">%s</span> <code>%s</code><div class="outcome">%s</div>`,
+					class, symbol(class), html.EscapeString(oneLine(ev.SQL)), html.EscapeString(executor.Outcome(ev)))
+				if r, ok := released[i]; ok {
+					fmt.Fprintf(&b, `<div class="wait">%s</div>`, html.EscapeString(r))
+				}
+				b.WriteString(`</td>`)
+			case waiting[i][c]:
+				b.WriteString(`<td class="waiting">waiting</td>`)
+			default:
+				b.WriteString(`<td></td>`)
+			}
+		}
+		b.WriteString(`</tr>`)
+	}
+	b.WriteString(`</tbody></table>`)
+	return b.String()
+}
+
+// releaseOf says what ended the wait of blocked event i, which resumed at
+// event end (len(evs): never): the last COMMIT or ROLLBACK of another
+// connection before it, if any.
+func releaseOf(evs []executor.Event, i, end int) string {
+	if end == len(evs) {
+		return "waits until the end of the case: never resumed"
+	}
+	for j := end - 1; j > i; j-- {
+		ev := evs[j]
+		if ev.Conn == evs[i].Conn || ev.Status != executor.StatusOK {
+			continue
+		}
+		switch testcase.ControlOf(ev.SQL) {
+		case testcase.Commit, testcase.Rollback:
+			return fmt.Sprintf("waits for a lock; resumes (#%d) after connection %d's %s (#%d)", end+1, ev.Conn, oneLine(ev.SQL), j+1)
 		}
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	return fmt.Sprintf("waits for a lock; resumes at #%d", end+1)
+}
+
+// symbol marks an event's class for a reader who does not see colour.
+func symbol(class string) string {
+	switch class {
+	case "commit":
+		return "✔"
+	case "abort":
+		return "↶"
+	case "error":
+		return "✖"
+	case "blocked":
+		return "‖"
+	case "resumed":
+		return "▶"
+	case "skipped":
+		return "–"
+	}
+	return "•"
 }
 
 // markClass is an event's CSS class: commit, abort (a ROLLBACK, the
@@ -110,8 +140,8 @@ func markClass(ev executor.Event) string {
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	if len(s) > 300 {
+		s = s[:297] + "..."
 	}
 	return s
 }
