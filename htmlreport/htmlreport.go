@@ -65,11 +65,25 @@ type Bundle struct {
 	Graph     template.HTML // txlab's own drawing of graph.dot, inline
 	Dot       string        // graph.dot, when it cannot be drawn
 	Troc      *trocRows
+	// Blocking is what a statement should have done beside what it did,
+	// for a Troc incorrect-blocking finding.
+	Blocking *blocking
+	// Focus is the statement the finding is about (a Troc finding's
+	// step, 1-based; 0 none) and FocusConn its connection: the timeline
+	// marks it.
+	Focus, FocusConn int
 	// Known is the corpus bug whose rule the finding names, with its
 	// tracker link: a known defect reads as the bug report it is.
 	Known  *knownBug
 	Styles template.CSS
 	CSP    string
+}
+
+// blocking sets a statement's expected wait beside its actual one.
+type blocking struct {
+	Conn             int
+	SQL              string
+	Expected, Actual string
 }
 
 // knownBug is a corpus bug a finding's rule names.
@@ -241,12 +255,46 @@ func readBundle(dir string) (*Bundle, error) {
 		var d struct {
 			Want, May, Got []target.Row
 			SQL            string `json:"sql"`
+			Conn           int    `json:"conn"`
+			Step           *int   `json:"step"`
 		}
-		if json.Unmarshal(b.Report.Details, &d) == nil && (len(d.Want)+len(d.May)+len(d.Got) > 0 || d.SQL != "") {
-			b.Troc = &trocRows{Want: d.Want, May: d.May, Got: d.Got, SQL: d.SQL}
+		if json.Unmarshal(b.Report.Details, &d) == nil {
+			if len(d.Want)+len(d.May)+len(d.Got) > 0 {
+				b.Troc = &trocRows{Want: d.Want, May: d.May, Got: d.Got, SQL: d.SQL}
+			}
+			if d.Step != nil && b.SchedOf == "case.txn" {
+				b.Focus, b.FocusConn = *d.Step, d.Conn
+			}
+			if b.Report.Finding.Kind == "incorrect-blocking" && d.Step != nil {
+				b.Blocking = blockingOf(b, *d.Step, d.Conn, d.SQL)
+			}
 		}
 	}
 	return b, nil
+}
+
+// blockingOf is the expected and the actual wait of the statement at step
+// (1-based, as the finding counts) of the bundle's schedule (nil when the
+// schedule is of another case).
+func blockingOf(b *Bundle, step, conn int, sql string) *blocking {
+	if b.Sched == nil || b.SchedOf != "case.txn" {
+		return nil
+	}
+	for _, ev := range b.Sched.Events {
+		if ev.Step != step-1 || ev.Conn != conn || ev.Added || ev.Implicit {
+			continue
+		}
+		bl := &blocking{Conn: conn, SQL: sql, Actual: executor.Outcome(ev)}
+		if ev.Status == executor.StatusBlocked {
+			bl.Actual = "it waited for a lock (BLOCKED)"
+			bl.Expected = "it runs without waiting: on the view its DBMS documents, no other transaction holds a lock it needs"
+		} else {
+			bl.Actual = "it ran without waiting: " + bl.Actual
+			bl.Expected = "it waits (BLOCKED) until another transaction releases a lock it needs: " + b.Report.Finding.Summary
+		}
+		return bl
+	}
+	return nil
 }
 
 // countSteps counts the steps of a case file's text (0 when it does not
@@ -265,5 +313,5 @@ func (b *Bundle) Timeline() template.HTML {
 	if b.Sched == nil || len(b.Sched.Events) == 0 {
 		return ""
 	}
-	return template.HTML(timeline(b.Sched.Events))
+	return template.HTML(timeline(b.Sched.Events, b.Focus-1, b.FocusConn))
 }

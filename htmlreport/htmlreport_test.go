@@ -68,6 +68,21 @@ func TestWrite(t *testing.T) {
 			t.Errorf("the WSS page's timeline lacks %q", want)
 		}
 	}
+	// A blocking finding sets what should have happened beside what did,
+	// and shows no empty row boxes.
+	blk := read(t, filepath.Join(dir, "0004-troc-incorrect-blocking-bug", report.PageFile))
+	for _, want := range []string{`id="blocking"`, "what should have happened", "it waits (BLOCKED) until another transaction releases a lock it needs",
+		"it ran without waiting: ok, 2 rows affected", "UPDATE t2 SET c2 = UPPER(c2)"} {
+		if !strings.Contains(blk, want) {
+			t.Errorf("the Troc blocking page lacks %q", want)
+		}
+	}
+	if !strings.Contains(blk, `<td class="ev ok focus">`) || strings.Index(blk, `id="blocking"`) > strings.Index(blk, `id="timeline"`) {
+		t.Error("the Troc blocking page does not outline its statement, or shows the schedule before what went wrong")
+	}
+	if strings.Contains(blk, `id="rows"`) {
+		t.Error("the Troc blocking page shows empty row boxes")
+	}
 	// A known defect's rule links to its tracker.
 	if !strings.Contains(page, `known bug <a href="https://jira.mariadb.org/browse/MDEV-30835">MDEV-30835</a>`) {
 		t.Error("the WSS page does not link its rule's known bug MDEV-30835")
@@ -119,7 +134,7 @@ func TestChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := headless(t, bin, "--dump-dom", index)
-	for _, want := range []string{"4 of 4 shown", `class="finding"`, "mdev-26642-noop-update-view"} {
+	for _, want := range []string{"5 of 5 shown", `class="finding"`, "mdev-26642-noop-update-view"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered index lacks %q", want)
 		}

@@ -32,6 +32,7 @@ table.timeline td.commit .sym { color: #1f9d55; } table.timeline td.commit code 
 table.timeline td.abort .sym, table.timeline td.abort code { color: #c0621c; }
 table.timeline td.error { background: #fdecea; } table.timeline td.error .sym, table.timeline td.error .outcome { color: #b3261e; }
 table.timeline td.skipped { color: #8c959f; }
+table.timeline td.focus { outline: 3px solid #b3261e; outline-offset: -3px; }
 img.graph, svg.graph { max-width: 100%; height: auto; }
 svg.graph .node rect { fill: #f6f8fa; stroke: #57606a; }
 svg.graph .node text { font: 12px monospace; fill: #1d232a; } svg.graph .node text.txn { font-weight: 700; }

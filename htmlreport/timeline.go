@@ -15,8 +15,10 @@ import (
 // each statement's text and outcome in its connection's column. A
 // statement that waited shows, where it blocked, what released it (the
 // COMMIT or ROLLBACK just before it resumed); the rows in between shade its
-// column. Commits, rollbacks and errors are marked by class and symbol.
-func timeline(evs []executor.Event) string {
+// column. Commits, rollbacks and errors are marked by class and symbol. The
+// statement a finding is about (focus, 0-based step, on connection
+// focusConn; -1 none) is outlined where it completed.
+func timeline(evs []executor.Event, focus, focusConn int) string {
 	var conns []int
 	for _, ev := range evs {
 		if !slices.Contains(conns, ev.Conn) {
@@ -58,6 +60,9 @@ func timeline(evs []executor.Event) string {
 			switch {
 			case c == ev.Conn:
 				class := markClass(ev)
+				if ev.Step == focus && ev.Conn == focusConn && !ev.Added && ev.Status != executor.StatusBlocked {
+					class += " focus"
+				}
 				fmt.Fprintf(&b, `<td class="ev %s"><span class="sym">%s</span> <code>%s</code><div class="outcome">%s</div>`,
 					class, symbol(class), html.EscapeString(oneLine(ev.SQL)), html.EscapeString(executor.Outcome(ev)))
 				if r, ok := released[i]; ok {
