@@ -290,7 +290,7 @@ func blockingOf(b *Bundle, step, conn int, sql string) *blocking {
 			bl.Expected = "it runs without waiting: on the view its DBMS documents, no other transaction holds a lock it needs"
 		} else {
 			bl.Actual = "it ran without waiting: " + bl.Actual
-			bl.Expected = "it waits (BLOCKED) until another transaction releases a lock it needs: " + b.Report.Finding.Summary
+			bl.Expected = "it waits (BLOCKED) until another transaction releases a lock it needs"
 		}
 		return bl
 	}
@@ -305,6 +305,35 @@ func countSteps(text string) int {
 		return 0
 	}
 	return len(c.Steps)
+}
+
+// BugReport is a block to paste into a DBMS's bug tracker: what ran where,
+// what was expected and what happened, and the minimal case that replays it.
+func (b *Bundle) BugReport() string {
+	f := b.Report.Finding
+	var w strings.Builder
+	fmt.Fprintf(&w, "%s at %s", f.Kind, f.Isolation)
+	if b.Known != nil {
+		fmt.Fprintf(&w, " (looks like %s, %s)", b.Known.ID, b.Known.Link)
+	}
+	w.WriteString("\n\n")
+	if db := b.Report.DB; db != nil {
+		fmt.Fprintf(&w, "Server: %s %s\n", db.DBMS, db.Version)
+		for _, set := range db.Settings {
+			fmt.Fprintf(&w, "Setting: %s\n", set)
+		}
+	} else if b.Report.Target != "" {
+		fmt.Fprintf(&w, "Server: %s\n", b.Report.Target)
+	}
+	fmt.Fprintf(&w, "Isolation level: %s\n\n", f.Isolation)
+	if bl := b.Blocking; bl != nil {
+		fmt.Fprintf(&w, "Expected: %s\nActual: %s\n", bl.Expected, bl.Actual)
+	}
+	fmt.Fprintf(&w, "Why it is wrong: %s\n", f.Summary)
+	w.WriteString("\nSteps to reproduce: run the statements below in order, each on the connection its N> prefix names\n(statements without a prefix are the setup, run first in autocommit):\n\n")
+	w.WriteString(strings.TrimSpace(b.Case))
+	w.WriteString("\n\nFound with txlab (" + f.Oracle + " oracle, rule " + f.Rule + ").\n")
+	return w.String()
 }
 
 // Timeline is the schedule drawn as inline SVG: one lane per connection,

@@ -83,6 +83,13 @@ func TestWrite(t *testing.T) {
 	if strings.Contains(blk, `id="rows"`) {
 		t.Error("the Troc blocking page shows empty row boxes")
 	}
+	// A bug report block to paste: server, level, expected vs actual, the case.
+	for _, want := range []string{`id="bug-report"`, "Server: mariadb 10.11.19-MariaDB-0", "Isolation level: read-committed",
+		"Expected: it waits (BLOCKED)", "Actual: it ran without waiting", "3&gt; UPDATE t2 SET c2 = UPPER(c2) WHERE c2 &gt; &#39;add&#39;;", "looks like MDEV-30835"} {
+		if !strings.Contains(blk, want) {
+			t.Errorf("the bug report block lacks %q", want)
+		}
+	}
 	// A known defect's rule links to its tracker.
 	if !strings.Contains(page, `known bug <a href="https://jira.mariadb.org/browse/MDEV-30835">MDEV-30835</a>`) {
 		t.Error("the WSS page does not link its rule's known bug MDEV-30835")
