@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -125,9 +127,15 @@ type index struct {
 	Known     []report.SignatureCount
 	Oracles   []string
 	Verdicts  []string
-	Styles    template.CSS
-	Script    template.JS
-	CSP       string
+	// Targets are the servers the findings were made on; Totals the
+	// findings by oracle and verdict (summary.json's counts, else one per
+	// bundle), TotalVerdicts the verdicts in the order the table shows.
+	Targets       []string
+	Totals        map[string]map[string]int
+	TotalVerdicts []string
+	Styles        template.CSS
+	Script        template.JS
+	CSP           string
 }
 
 // Write renders dir's bundles: dir/index.html and a report.html in each
@@ -185,6 +193,7 @@ func Write(dir string) (string, error) {
 	}
 	sort.Strings(idx.Oracles)
 	sort.Strings(idx.Verdicts)
+	idx.totals(known)
 	// Bugs first, then in the order they were found.
 	sort.SliceStable(idx.Bundles, func(i, j int) bool {
 		bi, bj := idx.Bundles[i].Report.Finding.Verdict == verdict.Bug, idx.Bundles[j].Report.Finding.Verdict == verdict.Bug
@@ -192,6 +201,38 @@ func Write(dir string) (string, error) {
 	})
 	path := filepath.Join(dir, IndexFile)
 	return path, writeTemplate(path, "index.html", idx)
+}
+
+// totals fills the index's targets and its findings by oracle and verdict.
+func (idx *index) totals(known []report.SignatureCount) {
+	idx.Totals = map[string]map[string]int{}
+	add := func(oracle, v string, n int) {
+		if idx.Totals[oracle] == nil {
+			idx.Totals[oracle] = map[string]int{}
+		}
+		idx.Totals[oracle][v] += n
+	}
+	for _, b := range idx.Bundles {
+		add(b.Report.Finding.Oracle, string(b.Report.Finding.Verdict), b.Count)
+		if t := b.Report.Target; t != "" && !slices.Contains(idx.Targets, t) {
+			idx.Targets = append(idx.Targets, t)
+		}
+	}
+	for _, k := range known {
+		oracle, _, _ := strings.Cut(k.Signature, " ")
+		add(oracle, string(verdict.Known), k.Count)
+	}
+	for _, v := range []verdict.Verdict{verdict.Bug, verdict.Suspect, verdict.Allowed, verdict.Known} {
+		for _, byVerdict := range idx.Totals {
+			if byVerdict[string(v)] > 0 && !slices.Contains(idx.TotalVerdicts, string(v)) {
+				idx.TotalVerdicts = append(idx.TotalVerdicts, string(v))
+			}
+		}
+	}
+	slices.Sort(idx.Targets)
+	if len(idx.Totals) > 0 {
+		idx.Oracles = slices.Sorted(maps.Keys(idx.Totals))
+	}
 }
 
 func writePage(path string, b *Bundle) error {

@@ -44,6 +44,11 @@ func TestWrite(t *testing.T) {
 		`MDEV-26643</td><td>7`, // the known finding
 		`5 <span class="muted">(reduced from 20)</span>`,
 		`mariadb 10.11.19-MariaDB-0`, // html/template writes + as &#43;
+		// Totals by oracle and verdict: summary.json's counts (troc 4+1+1,
+		// the known WSS findings 7), and the server.
+		`<tr><td>troc</td><td>6</td><td>0</td><td>0</td></tr>`,
+		`<tr><td>wss</td><td>1</td><td>0</td><td>7</td></tr>`,
+		`<p>Found on <strong>mariadb 10.11.19-MariaDB-0`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("index.html lacks %q", want)
