@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/txlab/txlab/testcase"
 )
@@ -160,3 +161,32 @@ func Find(id string) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// ByRule returns the known bug whose corpus cases name rule in their rule
+// header (documented behaviours excluded): a finding with that rule is
+// that bug.
+func ByRule(rule string) (Entry, bool) {
+	e, ok := byRule()[rule]
+	return e, ok
+}
+
+var byRule = sync.OnceValue(func() map[string]Entry {
+	out := map[string]Entry{}
+	entries, err := List("")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if e.Kind != "bug" {
+			continue
+		}
+		for _, r := range strings.Split(e.Rule, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				if _, dup := out[r]; !dup {
+					out[r] = e
+				}
+			}
+		}
+	}
+	return out
+})

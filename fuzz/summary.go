@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
@@ -333,6 +334,10 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, ": %s", s.findingsLine())
 	}
 	fmt.Fprintln(w)
+	if id, n, bugs := s.DominantKnownBug(); id != "" {
+		fmt.Fprintf(w, "  hint          %d of %d bug findings are %s, a known bug (txlab bugs show %s); a --suppress file\n", n, bugs, id, id)
+		fmt.Fprintf(w, "                with the line %s counts them as known, so that new ones stand out\n", id)
+	}
 	switch {
 	case s.Error != "":
 		fmt.Fprintln(w, "  (stopped by an error)")
@@ -340,6 +345,30 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "  (interrupted)")
 	}
 	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
+}
+
+// DominantKnownBug names the known bug (the corpus's bug whose rule the
+// findings name) behind at least half of the campaign's bug findings, with
+// how many that is and the bug findings in all; "" when there is none.
+// That campaign's bugs are mostly one already reported: suppressing it
+// lets a new one stand out.
+func (s *Summary) DominantKnownBug() (id string, n, total int) {
+	by := map[string]int{}
+	for _, f := range s.Findings {
+		if f.Verdict != verdict.Bug {
+			continue
+		}
+		total++
+		if e, ok := bugs.ByRule(f.Rule); ok {
+			by[e.Bug]++
+		}
+	}
+	for bug, c := range by {
+		if 2*c >= total && (c > n || c == n && bug < id) {
+			id, n = bug, c
+		}
+	}
+	return id, n, total
 }
 
 func plural(n int) string {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/verdict"
 )
 
 // TestSeedJSON: a seed above 2^53 comes out as a string that reads back
@@ -20,5 +22,26 @@ func TestSeedJSON(t *testing.T) {
 	var back Summary
 	if err := json.Unmarshal(b, &back); err != nil || back.Seed != s.Seed {
 		t.Fatalf("read back %d (%v), want %d", back.Seed, err, s.Seed)
+	}
+}
+
+// TestDominantKnownBug: a campaign whose bugs are mostly one known bug
+// names it (and the summary says how to suppress it); a mix does not.
+func TestDominantKnownBug(t *testing.T) {
+	known := verdict.Finding{Oracle: "troc", Verdict: verdict.Bug, Rule: "mdev-30835-update-skips-uncommitted-insert"}
+	other := verdict.Finding{Oracle: "wss", Verdict: verdict.Bug, Rule: "wss-fcrfs"}
+	allowed := verdict.Finding{Oracle: "wss", Verdict: verdict.Allowed, Rule: "innodb-rc-no-gap-locks"}
+	s := &Summary{Findings: []verdict.Finding{known, known, other, allowed, allowed, allowed}}
+	if id, n, total := s.DominantKnownBug(); id != "MDEV-30835" || n != 2 || total != 3 {
+		t.Errorf("DominantKnownBug = %q %d of %d, want MDEV-30835 2 of 3", id, n, total)
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	if !strings.Contains(b.String(), "2 of 3 bug findings are MDEV-30835") || !strings.Contains(b.String(), "with the line MDEV-30835") {
+		t.Errorf("the summary gives no --suppress hint:\n%s", b.String())
+	}
+	s.Findings = []verdict.Finding{known, other, other}
+	if id, _, _ := s.DominantKnownBug(); id != "" {
+		t.Errorf("a campaign of mostly new findings got the hint %q", id)
 	}
 }

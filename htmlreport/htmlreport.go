@@ -22,7 +22,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/txlab/txlab/bugs"
@@ -90,28 +89,6 @@ type blocking struct {
 
 // knownBug is a corpus bug a finding's rule names.
 type knownBug struct{ ID, Link string }
-
-// knownByRule maps the rule names of the corpus's cases to their bug.
-var knownByRule = sync.OnceValue(func() map[string]knownBug {
-	out := map[string]knownBug{}
-	entries, err := bugs.List("")
-	if err != nil {
-		return out
-	}
-	for _, e := range entries {
-		if e.Kind != "bug" || e.Link == "" {
-			continue
-		}
-		for _, r := range strings.Split(e.Rule, ",") {
-			if r = strings.TrimSpace(r); r != "" {
-				if _, dup := out[r]; !dup {
-					out[r] = knownBug{ID: e.Bug, Link: e.Link}
-				}
-			}
-		}
-	}
-	return out
-})
 
 // trocRows are the rows of a Troc incorrect-result finding.
 type trocRows struct {
@@ -289,8 +266,8 @@ func readBundle(dir string) (*Bundle, error) {
 			b.Dot = dot
 		}
 	}
-	if k, ok := knownByRule()[b.Report.Finding.Rule]; ok && b.Report.Finding.Verdict != verdict.Allowed {
-		b.Known = &k
+	if e, ok := bugs.ByRule(b.Report.Finding.Rule); ok && e.Link != "" && b.Report.Finding.Verdict != verdict.Allowed {
+		b.Known = &knownBug{ID: e.Bug, Link: e.Link}
 	}
 	if b.Report.Finding.Oracle == "troc" && len(b.Report.Details) > 0 {
 		var d struct {
