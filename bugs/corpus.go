@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -116,27 +118,6 @@ func ForTarget(dbms string) ([]Entry, error) {
 	return out, nil
 }
 
-// Rules returns the rules txlab's verdicts name bug id by (the rule headers
-// of its cases; case-insensitive id), and whether the corpus knows the id.
-func Rules(id string) (rules []string, known bool, err error) {
-	entries, err := List("")
-	if err != nil {
-		return nil, false, err
-	}
-	for _, e := range entries {
-		if !strings.EqualFold(e.Bug, id) {
-			continue
-		}
-		known = true
-		for _, r := range strings.Split(e.Rule, ",") {
-			if r = strings.TrimSpace(r); r != "" && !slices.Contains(rules, r) {
-				rules = append(rules, r)
-			}
-		}
-	}
-	return rules, known, nil
-}
-
 // Text returns the case file of e as it is in the corpus, comments
 // included: what `txlab bugs show` prints, replayable with `txlab run`
 // without a clone of the repository.
@@ -190,3 +171,75 @@ var byRule = sync.OnceValue(func() map[string]Entry {
 	}
 	return out
 })
+
+// Slug is the prefix of the rules txlab names after bug id: lower case,
+// spaces and # as "-" ("MySQL #104833" → "mysql-104833").
+func Slug(id string) string {
+	s := strings.ToLower(strings.TrimSpace(id))
+	s = strings.NewReplacer(" #", "-", "#", "-", " ", "-").Replace(s)
+	return s
+}
+
+// Suppression is what --suppress needs of bug id: for each of its cases,
+// the generic rules its findings carry (a rule named after another bug is
+// that bug's: listed apart), its oracles, levels and statement kinds.
+func Suppression(id string) (report.KnownBug, error) {
+	all, err := List("")
+	if err != nil {
+		return report.KnownBug{}, err
+	}
+	var kb report.KnownBug
+	for _, e := range all {
+		if !strings.EqualFold(e.Bug, id) {
+			continue
+		}
+		kb.Known = true
+		c := report.BugCase{File: e.File}
+		for _, r := range strings.Split(e.Rule, ",") {
+			r = strings.TrimSpace(r)
+			lr := strings.ToLower(r)
+			if r == "" || strings.HasPrefix(lr, Slug(e.Bug)+"-") {
+				continue // its own: matched by the id's prefix
+			}
+			if owner := ownerOf(all, lr); owner != "" {
+				if c.Borrowed == nil {
+					c.Borrowed = map[string]string{}
+				}
+				c.Borrowed[r] = owner
+				continue
+			}
+			c.Rules = append(c.Rules, r)
+		}
+		for _, o := range strings.Split(e.Oracle, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.Oracles = append(c.Oracles, o)
+			}
+		}
+		levels := strings.Split(e.Levels, ",")
+		if e.Levels == "" && e.Case.Isolation != "" {
+			levels = []string{string(e.Case.Isolation)}
+		}
+		for _, l := range levels {
+			if lv, err := target.ParseLevel(strings.TrimSpace(l)); err == nil {
+				c.Levels = append(c.Levels, string(lv))
+			}
+		}
+		for _, st := range e.Case.Steps {
+			if f := strings.Fields(st.SQL); len(f) > 0 && !slices.Contains(c.Kinds, strings.ToUpper(f[0])) {
+				c.Kinds = append(c.Kinds, strings.ToUpper(f[0]))
+			}
+		}
+		kb.Cases = append(kb.Cases, c)
+	}
+	return kb, nil
+}
+
+// ownerOf is the corpus bug a rule is named after, or "".
+func ownerOf(all []Entry, lrule string) string {
+	for _, e := range all {
+		if strings.HasPrefix(lrule, Slug(e.Bug)+"-") {
+			return e.Bug
+		}
+	}
+	return ""
+}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -17,27 +19,55 @@ import (
 //	wss tx-wss * read-committed bug [mdev-26643-*]
 //
 // A line of one or two words without * is a known-bug id (`txlab bugs
-// list`; "MySQL #105670" is two words). It matches a finding whose rule the corpus lists
-// for that bug (its rule header) or whose rule starts with the id in lower
-// case followed by "-" (txlab names the rules of known bugs that way). Any
-// other line is a finding signature, as report.json and the run summary
-// print it (five words or more), or a pattern where * matches any run of
-// characters, spaces included. The verdict in a
-// signature is the one the finding had before suppression (usually bug).
+// list`; "MySQL #105670" is two words). It matches only findings of its own
+// defect: a finding whose rule starts with the id in lower case followed by
+// "-" (txlab names the rules of known bugs that way), or one whose rule is a
+// generic rule its corpus case names (WSS's wss-no-serial-order) and whose
+// oracle, level and statement kinds fit that case. A rule named after
+// another bug (MDEV-26671's case names MDEV-26642's rule) is that bug's,
+// and the id does not match it: reading the file says so. Any other line is
+// a finding signature, as report.json and the run summary print it (five
+// words or more), or a pattern where * matches any run of characters,
+// spaces included. The verdict in a signature is the one the finding had
+// before suppression (usually bug).
 type Suppressions struct {
 	entries []suppression
 }
 
 type suppression struct {
-	text  string   // the line as written: what the finding's known_as says
-	id    string   // lower-case bug id, or "" for a signature pattern
-	rules []string // the corpus's rules for id
-	glob  string   // signature pattern
+	text  string    // the line as written: what the finding's known_as says
+	id    string    // lower-case bug id, or "" for a signature pattern
+	slug  string    // id with # and spaces as "-": how rules are named
+	cases []BugCase // the corpus's cases of id
+	glob  string    // signature pattern
 }
 
-// BugRules resolves a known-bug id to the rules the corpus gives it; known
-// is false for an id the corpus does not hold.
-type BugRules func(id string) (rules []string, known bool, err error)
+// KnownBug is what the known-bug corpus says of an id, for suppression.
+type KnownBug struct {
+	// Known is false for an id the corpus does not hold.
+	Known bool
+	Cases []BugCase
+}
+
+// BugCase is one corpus case of a bug: the generic rules its findings
+// carry and what a finding must fit to be this case's. Empty lists allow
+// anything.
+type BugCase struct {
+	File string
+	// Rules are the case's rules named after no bug (its own rules match by
+	// the id's prefix anyway); Borrowed maps a rule named after another
+	// bug to that bug's id.
+	Rules    []string
+	Borrowed map[string]string
+	// Oracles, Levels (as signatures name them: read-committed, …) and
+	// Kinds (the first keywords of the case's statements: INSERT, UPDATE, …).
+	Oracles []string
+	Levels  []string
+	Kinds   []string
+}
+
+// BugRules resolves a known-bug id to what the corpus says of it.
+type BugRules func(id string) (KnownBug, error)
 
 // ReadSuppressions reads suppression files. An id the corpus does not hold
 // is accepted (it matches rules named after it) and reported in warnings.
@@ -84,15 +114,22 @@ func (s *Suppressions) read(name string, r io.Reader, resolve BugRules) (warning
 			s.entries = append(s.entries, suppression{text: line, glob: line})
 		case n <= 2:
 			e := suppression{text: line, id: strings.ToLower(strings.ReplaceAll(line, " ", ""))}
+			e.slug = strings.ReplaceAll(e.id, "#", "-")
 			if resolve != nil {
-				rules, known, err := resolve(line)
+				kb, err := resolve(line)
 				if err != nil {
 					return nil, fmt.Errorf("%s:%d: %w", name, ln, err)
 				}
-				if !known {
-					warnings = append(warnings, fmt.Sprintf("%s:%d: %s is not in the known-bug corpus (txlab bugs list); it matches only rules named %s-…", name, ln, line, e.id))
+				if !kb.Known {
+					warnings = append(warnings, fmt.Sprintf("%s:%d: %s is not in the known-bug corpus (txlab bugs list); it matches only rules named %s-…", name, ln, line, e.slug))
 				}
-				e.rules = rules
+				for _, c := range kb.Cases {
+					for _, r := range slices.Sorted(maps.Keys(c.Borrowed)) {
+						warnings = append(warnings, fmt.Sprintf("%s:%d: %s's case %s is found under %s's rule %s; this line does not match those findings (add %s to count them as known)",
+							name, ln, line, c.File, c.Borrowed[r], r, c.Borrowed[r]))
+					}
+				}
+				e.cases = kb.Cases
 			}
 			s.entries = append(s.entries, e)
 		default:
@@ -130,16 +167,94 @@ func (s *Suppressions) Match(sig, rule string) string {
 		if lrule == "" {
 			continue
 		}
-		if strings.HasPrefix(lrule, e.id+"-") {
+		if strings.HasPrefix(lrule, e.id+"-") || strings.HasPrefix(lrule, e.slug+"-") {
 			return e.text
 		}
-		for _, r := range e.rules {
-			if strings.EqualFold(r, rule) {
+		for _, c := range e.cases {
+			if c.fits(sig, rule) {
 				return e.text
 			}
 		}
 	}
 	return ""
+}
+
+// fits reports whether a finding with signature sig and rule is one of the
+// case's: a generic rule of the case, and the finding's oracle, level and
+// statement kinds within the case's.
+func (c BugCase) fits(sig, rule string) bool {
+	if !slices.ContainsFunc(c.Rules, func(r string) bool { return strings.EqualFold(r, rule) }) {
+		return false
+	}
+	oracle, kinds, level, ok := parseSignature(sig)
+	if !ok {
+		return false
+	}
+	if len(c.Oracles) > 0 && !slices.Contains(c.Oracles, oracle) {
+		return false
+	}
+	if len(c.Levels) > 0 && !slices.Contains(c.Levels, level) {
+		return false
+	}
+	if len(c.Kinds) == 0 {
+		return true
+	}
+	for _, k := range kinds {
+		first, _, _ := strings.Cut(k, " ")
+		switch first {
+		case "UPSERT": // the model's name for INSERT … ON CONFLICT/ON DUPLICATE KEY UPDATE and REPLACE
+			if !slices.Contains(c.Kinds, "INSERT") && !slices.Contains(c.Kinds, "REPLACE") {
+				return false
+			}
+		default:
+			if !slices.Contains(c.Kinds, first) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// parseSignature splits a finding signature ("oracle kind KINDS level
+// verdict [rule]"; statement kinds joined by + and possibly holding spaces,
+// as "SELECT FOR UPDATE").
+func parseSignature(sig string) (oracle string, kinds []string, level string, ok bool) {
+	f := strings.Fields(sig)
+	if n := len(f); n > 0 && strings.HasPrefix(f[n-1], "[") {
+		f = f[:n-1]
+	}
+	if len(f) < 4 {
+		return "", nil, "", false
+	}
+	oracle, level = f[0], f[len(f)-2]
+	if stmts := strings.Join(f[2:len(f)-2], " "); stmts != "" {
+		kinds = strings.Split(stmts, "+")
+	}
+	return oracle, kinds, level, true
+}
+
+// Counts are the entries, in file order, with how many findings each
+// matched according to a writer's summary.
+func (s *Suppressions) Counts(sum []SignatureCount) []EntryCount {
+	if s == nil {
+		return nil
+	}
+	out := make([]EntryCount, len(s.entries))
+	for i, e := range s.entries {
+		out[i].Entry = e.text
+		for _, c := range sum {
+			if c.KnownAs == e.text {
+				out[i].Findings += c.Count
+			}
+		}
+	}
+	return out
+}
+
+// EntryCount is one suppression entry and the findings it matched.
+type EntryCount struct {
+	Entry    string `json:"entry"`
+	Findings int    `json:"findings"`
 }
 
 // globMatch reports whether s matches pattern, where * matches any run of

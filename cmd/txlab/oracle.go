@@ -80,7 +80,7 @@ func (o *oracleFlags) validate() error {
 	}
 	o.sel = sel
 	if len(o.suppress) > 0 {
-		supp, warnings, err := report.ReadSuppressions(o.suppress, bugs.Rules)
+		supp, warnings, err := report.ReadSuppressions(o.suppress, bugs.Suppression)
 		if err != nil {
 			return err
 		}
