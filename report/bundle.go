@@ -359,6 +359,11 @@ func (w *Writer) WriteSummary(out io.Writer) {
 		}
 		fmt.Fprintf(out, "%5d× %s %s\n", s.Count, s.Signature, where)
 	}
+	// What each --suppress entry matched: an entry that matched nothing,
+	// or far more than expected, is worth a look.
+	for _, c := range w.Suppress.Counts(sum) {
+		fmt.Fprintf(out, "--suppress %s: %d finding%s\n", c.Entry, c.Findings, map[bool]string{true: "", false: "s"}[c.Findings == 1])
+	}
 }
 
 // SaveSummary writes the signature counts to SummaryFile in the writer's

@@ -88,7 +88,7 @@ func TestSuppressionErrors(t *testing.T) {
 // writes no bundle (unless KeepKnown) and is counted; an unmatched finding of
 // the same write stays a bug with its bundle.
 func TestWriterKnown(t *testing.T) {
-	supp, _, err := report.ParseSuppressions("known.txt", strings.NewReader("wss tx-wss INSERT+UPDATE read-committed bug [r]\n"), nil)
+	supp, _, err := report.ParseSuppressions("known.txt", strings.NewReader("wss tx-wss INSERT+UPDATE read-committed bug [r]\nMDEV-1\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,12 @@ func TestWriterKnown(t *testing.T) {
 		var out strings.Builder
 		w.WriteSummary(&out)
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) != 2 || !strings.Contains(lines[1], "known: wss tx-wss") || !strings.Contains(lines[0], "bug") {
+		if len(lines) != 4 || !strings.Contains(lines[1], "known: wss tx-wss") || !strings.Contains(lines[0], "bug") {
 			t.Errorf("keep %v: summary text, bugs first and known last:\n%s", keep, out.String())
+		}
+		// Then what each --suppress entry matched.
+		if len(lines) == 4 && (lines[2] != "--suppress wss tx-wss INSERT+UPDATE read-committed bug [r]: 2 findings" || lines[3] != "--suppress MDEV-1: 0 findings") {
+			t.Errorf("keep %v: the entries' counts:\n%s", keep, out.String())
 		}
 	}
 }
