@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +54,12 @@ type Options struct {
 	PlainProgress bool
 	// Log receives one line per notable event (verbose mode); nil = none.
 	Log io.Writer
+	// Shard, when its Of is above 1, runs only the rounds i with
+	// i mod Of = Index: one of Of disjoint parts of the campaign, for many
+	// machines. Under a case limit every shard counts the others' rounds
+	// against it too, so the shards together run exactly the cases of the
+	// unsharded campaign.
+	Shard Shard
 	// SaveDir, when set, receives the case file of a case whose run ended
 	// the campaign with an error, so that it can be replayed.
 	SaveDir string
@@ -140,13 +147,48 @@ func (l *loop) overdue() bool {
 	return !l.until.IsZero() && !time.Now().Before(l.until)
 }
 
+// Shard is one of Of disjoint parts of a campaign (Index from 0).
+type Shard struct{ Index, Of int }
+
+// ParseShard reads "I/N" (I from 1 to N, as people count shards; Kubernetes'
+// JOB_COMPLETION_INDEX counts from 0, so I = index+1).
+func ParseShard(s string) (Shard, error) {
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != strings.TrimSpace(s) || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: want I/N with 1 ≤ I ≤ N (e.g. 2/8)", s)
+	}
+	return Shard{Index: i - 1, Of: n}, nil
+}
+
+// String is "I/N", or "" for the whole campaign.
+func (sh Shard) String() string {
+	if sh.Of <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.Index+1, sh.Of)
+}
+
+// mine reports whether round i belongs to the shard.
+func (sh Shard) mine(i int) bool { return sh.Of <= 1 || i%sh.Of == sh.Index }
+
 // nextRound takes the next round and, under a case budget, its share of
 // it: the rounds are handed out in order and each takes its cases (or, for
 // a workload, itself) from the budget at once, so with --cases N the same
 // seed runs the same cases whatever the number of workers and however fast
-// each is. ok is false when the budget is spent.
+// each is. ok is false when the budget is spent. A shard skips the other
+// shards' rounds, under a budget taking their cases from it as they would.
 func (l *loop) nextRound() (spec oracle.RoundSpec, group []*testcase.Case, ok bool) {
 	l.claimMu.Lock()
+	for !l.opt.Shard.mine(l.next) && l.budget != 0 {
+		switch {
+		case l.budget < 0:
+		case l.opt.Workload != nil:
+			l.budget--
+		default:
+			l.budget -= min(int64(len(l.group(gen.CaseSeed(l.opt.Seed, l.next)))), l.budget)
+		}
+		l.next++
+	}
 	if l.budget == 0 {
 		l.claimMu.Unlock()
 		return spec, nil, false

@@ -23,6 +23,8 @@ type Summary struct {
 	// seed silently repeats other cases.
 	Seed    uint64 `json:"seed,string"`
 	Workers int    `json:"workers"`
+	// Shard is "I/N" when the campaign was one of N shards (--shard).
+	Shard string `json:"shard,omitempty"`
 	// Oracles names the oracles that judged the run (empty: cases only ran).
 	Oracles []string `json:"oracles"`
 	// ByOracle counts each oracle's work and findings.
@@ -79,6 +81,7 @@ func newSummary(info target.Info, opt Options, workers int) *Summary {
 	s := &Summary{
 		Target:        fmt.Sprintf("%s %s", info.DBMS, info.Version),
 		Seed:          opt.Seed,
+		Shard:         opt.Shard.String(),
 		Workers:       workers,
 		Oracles:       []string{},
 		ByOracle:      map[string]*OracleCounts{},
@@ -281,6 +284,9 @@ func (s *Summary) errorsLine() string {
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "txlab fuzz on %s, seed %d", s.Target, s.Seed)
+	if s.Shard != "" {
+		fmt.Fprintf(w, ", shard %s", s.Shard)
+	}
 	if s.Workers > 1 {
 		fmt.Fprintf(w, ", %d workers", s.Workers)
 	}
@@ -343,6 +349,10 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "  (stopped by an error)")
 	case s.Interrupted:
 		fmt.Fprintln(w, "  (interrupted)")
+	}
+	if s.Shard != "" {
+		fmt.Fprintf(w, "repeat with --seed %d --shard %s\n", s.Seed, s.Shard)
+		return
 	}
 	fmt.Fprintf(w, "repeat with --seed %d\n", s.Seed)
 }

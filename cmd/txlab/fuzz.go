@@ -30,6 +30,7 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		duration  time.Duration
 		limit     int
 		seed      uint64
+		shardSpec string
 		isolation string
 		workers   int
 		doReduce  bool
@@ -59,6 +60,16 @@ saying what failed).`,
 			// --duration counts from here: starting a throwaway server and
 			// the workers' schemas is part of the campaign.
 			began := time.Now()
+			var shard fuzz.Shard
+			if shardSpec != "" {
+				if shard, err = fuzz.ParseShard(shardSpec); err != nil {
+					return usageErr(fmt.Errorf("--shard: %w", err))
+				}
+				if !cmd.Flags().Changed("seed") {
+					// Shards of different seeds are not parts of one campaign.
+					return usageErr(fmt.Errorf("--shard %s needs --seed: every shard of a campaign runs with the same seed", shardSpec))
+				}
+			}
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64() >> 1
 			}
@@ -135,7 +146,7 @@ saying what failed).`,
 				Oracles: cases, Workload: work,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
-				SaveDir: orc.out, Reduce: reduceBundle,
+				SaveDir: orc.out, Reduce: reduceBundle, Shard: shard,
 			})
 			if sum == nil {
 				return &exitError{code: 2, err: runErr}
@@ -179,6 +190,7 @@ saying what failed).`,
 	f.DurationVar(&duration, "duration", 60*time.Second, "how long to run, starting the workers (and a throwaway server) included; 0 = until interrupted\nor --cases is reached (e.g. --duration 5m)")
 	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
+	f.StringVar(&shardSpec, "shard", "", "run only the I-th of N disjoint parts of the seed's campaign (needs --seed); with --cases the N\nshards together run exactly the cases of the whole campaign; merge their --out directories with\ntxlab report --out DIR DIR... (e.g. --shard 3/8)")
 	orc.register(cmd, true)
 	orc.registerSuppress(cmd)
 	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file), at most\n4 per core; default: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
