@@ -6,24 +6,46 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/htmlreport"
+	"github.com/txlab/txlab/report"
 )
 
 func newReportCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "report DIR",
-		Short: "Write a static HTML report over a directory of finding bundles",
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report [--out DIR] DIR...",
+		Short: "Write a static HTML report over a directory of finding bundles, or merge several",
 		Long: `report writes DIR/index.html, a table of the finding bundles in DIR (oracle, kind,
-verdict, rule, DBMS, level, count, first seen, statements) with filters, and a
-report.html in each bundle: the case, a timeline of the actual schedule (one lane per
-connection, blocked spans shaded, commits and rollbacks marked), the dependency graph
-where there is one, and for Troc findings the rows expected beside the rows returned.
-The pages need no server and load nothing from the network. fuzz writes the report
-by itself at the end of a run.`,
+verdict, rule, DBMS, level, count, first seen, statements) with the totals by oracle
+and verdict and filters, and a report.html in each bundle: what went wrong (rows
+expected beside rows returned, or the wait that should have happened), the actual
+schedule (a column per connection, each statement with its outcome), the dependency
+graph where there is one, a bug report to paste and the case. The pages need no
+server and load nothing from the network. fuzz writes the report by itself at the
+end of a run.
+
+With --out, the bundle directories of several campaigns (the shards of fuzz --shard,
+or runs on several machines) are merged into DIR first: one bundle per signature,
+every signature's findings summed. DIR must be new or empty.`,
 		Example: `  txlab report txlab-reports
-  txlab report /tmp/findings && xdg-open /tmp/findings/index.html`,
-		Args: cobra.ExactArgs(1),
+  txlab report /tmp/findings && xdg-open /tmp/findings/index.html
+  txlab report --out merged shard-1 shard-2 shard-3`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := htmlreport.Write(args[0])
+			dir := args[0]
+			if out != "" {
+				n, missing, err := report.Merge(out, args)
+				if err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("merge: %w", err)}
+				}
+				for _, m := range missing {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s does not exist: a campaign that found nothing writes no directory\n", m)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "merged %d director%s into %s: %d bundle%s\n", len(args), map[bool]string{true: "y", false: "ies"}[len(args) == 1], out, n, map[bool]string{true: "", false: "s"}[n == 1])
+				dir = out
+			} else if len(args) > 1 {
+				return usageErr(fmt.Errorf("several directories (%d) need --out DIR to merge them into", len(args)))
+			}
+			path, err := htmlreport.Write(dir)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -31,4 +53,6 @@ by itself at the end of a run.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&out, "out", "", "merge the directories into this new directory and report over it (e.g. --out merged)")
+	return cmd
 }

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/verdict"
+)
+
+// Merge gathers the bundle directories of several campaigns (the --out of
+// each shard, each machine) into dst: one bundle per signature, the first
+// found in srcs' order, and every signature's findings summed in dst's
+// summary.json (a source without summary.json counts one per bundle).
+// dst must not exist yet or be empty: merging never overwrites a finding.
+// Only regular files of a bundle are copied (a link is not followed). A
+// source that does not exist is a campaign that found nothing (it writes
+// no directory then): it is skipped and named in missing.
+func Merge(dst string, srcs []string) (bundles int, missing []string, err error) {
+	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
+		return 0, nil, fmt.Errorf("%s is not empty: merge into a new directory", dst)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, nil, err
+	}
+	absDst, _ := filepath.Abs(dst)
+	for _, src := range srcs {
+		if abs, _ := filepath.Abs(src); abs == absDst {
+			return 0, nil, fmt.Errorf("%s is among the directories to merge", dst)
+		}
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return 0, nil, err
+	}
+	var out []SignatureCount
+	index := map[string]int{} // signature (known: "known " + signature) → out
+	add := func(s SignatureCount) {
+		key := s.Signature
+		if s.Dir == "" {
+			key = "known " + s.Signature
+		}
+		if i, ok := index[key]; ok {
+			out[i].Count += s.Count
+			return
+		}
+		index[key] = len(out)
+		out = append(out, s)
+	}
+	n := 0
+	for _, src := range srcs {
+		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, src)
+			continue
+		}
+		counts := map[string]int{} // bundle directory name → its count
+		var known []SignatureCount
+		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
+			var sum []SignatureCount
+			if err := json.Unmarshal(data, &sum); err != nil {
+				return n, missing, fmt.Errorf("%s: %w", filepath.Join(src, SummaryFile), err)
+			}
+			for _, s := range sum {
+				if s.Dir == "" {
+					known = append(known, s)
+					continue
+				}
+				counts[filepath.Base(s.Dir)] += s.Count
+			}
+		}
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			return n, missing, err
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			dir := filepath.Join(src, e.Name())
+			data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // not a bundle
+			}
+			if err != nil {
+				return n, missing, err
+			}
+			var r Report
+			if err := json.Unmarshal(data, &r); err != nil {
+				return n, missing, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+			}
+			count := max(counts[e.Name()], 1)
+			if _, seen := index[r.Signature]; seen {
+				add(SignatureCount{Signature: r.Signature, Count: count, Dir: "(merged)"})
+				continue
+			}
+			n++
+			to := filepath.Join(dst, fmt.Sprintf("%04d-%s-%s-%s", n, r.Finding.Oracle, r.Finding.Kind, r.Finding.Verdict))
+			if err := copyBundle(dir, to); err != nil {
+				return n, missing, err
+			}
+			add(SignatureCount{Signature: r.Signature, Verdict: r.Finding.Verdict, Rule: r.Finding.Rule, Count: count, Dir: to, KnownAs: r.Finding.KnownAs})
+		}
+		for _, k := range known {
+			add(k)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b SignatureCount) int { return rank(a.Verdict) - rank(b.Verdict) })
+	js, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return n, missing, err
+	}
+	return n, missing, atomicfile.WriteFile(filepath.Join(dst, SummaryFile), append(js, '\n'), 0o644)
+}
+
+// rank orders verdicts as the summaries list them: bugs first, known last.
+func rank(v verdict.Verdict) int {
+	switch v {
+	case verdict.Bug:
+		return 0
+	case verdict.Known:
+		return 2
+	}
+	return 1
+}
+
+// copyBundle copies a bundle's regular files into a new directory to,
+// with report.json's finding.dir naming the copy; report.json last, as a
+// writer writes it (it is what makes a directory a bundle).
+func copyBundle(from, to string) error {
+	if err := os.Mkdir(to, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || e.Name() == "report.json" || e.Name() == PageFile {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			return err
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(from, "report.json"))
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	if f, ok := doc["finding"].(map[string]any); ok {
+		f["dir"] = to
+	}
+	js, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(to, "report.json"), append(js, '\n'), 0o644)
+}

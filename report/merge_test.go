@@ -1,0 +1,88 @@
+package report_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/verdict"
+)
+
+// TestMerge: two shards' directories merge into one bundle per signature
+// with the findings summed, known findings included; a non-empty or
+// source destination is refused.
+func TestMerge(t *testing.T) {
+	shard := func(bs ...report.Bundle) string {
+		dir := t.TempDir()
+		supp, _, err := report.ParseSuppressions("k", strings.NewReader("wss tx-wss DELETE read-committed bug [r]\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &report.Writer{Dir: dir, Suppress: supp}
+		for _, b := range bs {
+			if _, _, err := w.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.SaveSummary(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a := shard(bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "tx-wss", verdict.Bug, "DELETE"))
+	b := shard(bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "stmt-wss", verdict.Allowed, "INSERT"), bundle(t, "tx-wss", verdict.Bug, "DELETE"))
+	dst := filepath.Join(t.TempDir(), "merged")
+	n, missing, err := report.Merge(dst, []string{a, b, filepath.Join(t.TempDir(), "none")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || len(missing) != 1 {
+		t.Errorf("%d bundles copied, missing %v; want 2 (one per signature), the one missing source", n, missing)
+	}
+	data, err := os.ReadFile(filepath.Join(dst, report.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum []report.SignatureCount
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, s := range sum {
+		got[string(s.Verdict)+" "+s.Signature] = s.Count
+		if s.Dir != "" {
+			if _, err := os.Stat(filepath.Join(s.Dir, "case.txn")); err != nil {
+				t.Errorf("%s: %v", s.Signature, err)
+			}
+			js, _ := os.ReadFile(filepath.Join(s.Dir, "report.json"))
+			if !strings.Contains(string(js), s.Dir) {
+				t.Errorf("%s/report.json does not name its new directory", s.Dir)
+			}
+		}
+	}
+	want := map[string]int{
+		"bug wss tx-wss UPDATE read-committed bug [r]":          3,
+		"allowed wss stmt-wss INSERT read-committed allowed [r]": 1,
+		"known wss tx-wss DELETE read-committed bug [r]":        2,
+	}
+	if len(got) != len(want) {
+		t.Errorf("merged summary %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %d findings, want %d (summary %v)", k, got[k], v, got)
+		}
+	}
+	if sum[0].Verdict != verdict.Bug {
+		t.Errorf("bugs are not listed first: %+v", sum)
+	}
+	if _, _, err := report.Merge(dst, []string{a}); err == nil {
+		t.Error("merging into a non-empty directory was accepted")
+	}
+	if _, _, err := report.Merge(a, []string{a, b}); err == nil {
+		t.Error("merging into one of the sources was accepted")
+	}
+}
