@@ -64,9 +64,9 @@ func TestMerge(t *testing.T) {
 		}
 	}
 	want := map[string]int{
-		"bug wss tx-wss UPDATE read-committed bug [r]":          3,
+		"bug wss tx-wss UPDATE read-committed bug [r]":           3,
 		"allowed wss stmt-wss INSERT read-committed allowed [r]": 1,
-		"known wss tx-wss DELETE read-committed bug [r]":        2,
+		"known wss tx-wss DELETE read-committed bug [r]":         2,
 	}
 	if len(got) != len(want) {
 		t.Errorf("merged summary %v, want %v", got, want)
