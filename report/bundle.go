@@ -86,6 +86,10 @@ type Report struct {
 	DB      *DB             `json:"db,omitempty"`
 	Found   time.Time       `json:"found"`
 	Details json.RawMessage `json:"details,omitempty"`
+	// Replay is the command that reproduces the finding: txlab run with
+	// the target, its settings, the level, the oracle and its judging
+	// flags, on the bundle directory.
+	Replay string `json:"replay,omitempty"`
 }
 
 // DB is the exact target a finding was made on: the --db spec as the command
@@ -160,6 +164,10 @@ type Writer struct {
 	Suppress *Suppressions
 	// KeepKnown writes bundles for known findings too.
 	KeepKnown bool
+	// Replay are the txlab run flags of the target and of judging that
+	// reproduce this writer's findings (--db, --set, --model, --strict);
+	// each bundle adds its level and oracle (ReplayFlags).
+	Replay []string
 
 	mu   sync.Mutex
 	seen map[string]*SignatureCount
@@ -209,7 +217,7 @@ func (w *Writer) Write(b Bundle) (f verdict.Finding, dup bool, err error) {
 		return b.Finding, false, err
 	}
 	b.Finding.Dir = dir
-	if err := writeBundle(dir, &b, w.Target, w.DB); err != nil {
+	if err := writeBundle(dir, &b, w.Target, w.DB, ReplayFlags(w.Replay, b.Finding)); err != nil {
 		// Half a bundle would pass for a finding whose case is missing;
 		// the directory is this writer's own, made just above.
 		os.RemoveAll(dir)
@@ -250,7 +258,30 @@ func (w *Writer) freeDir(root string, f verdict.Finding) (string, error) {
 	}
 }
 
-func writeBundle(dir string, b *Bundle, targetName string, db *DB) error {
+// ReplayFlags are the txlab run flags that reproduce finding f: the
+// writer's (target, judging) with f's level and oracle.
+func ReplayFlags(common []string, f verdict.Finding) []string {
+	flags := slices.Clone(common)
+	if f.Isolation != "" {
+		flags = append(flags, "--isolation", f.Isolation)
+	}
+	return append(flags, "--oracle", f.Oracle)
+}
+
+// ShellJoin quotes args for a POSIX shell where they need it.
+func ShellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []string) error {
 	files := map[string][]byte{}
 	text := b.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -266,7 +297,9 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB) error {
 		}
 	}
 	if b.Case != nil {
-		c := b.Case.String()
+		withReplay := *b.Case
+		withReplay.Replay = ShellJoin(replay)
+		c := withReplay.String()
 		// Said, not fatal: a comment shaped like a header ("-- key: value")
 		// once made every IsoRel case.txn unreadable, and nobody noticed.
 		if _, err := testcase.ParseString("case.txn", c); err != nil {
@@ -283,7 +316,8 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB) error {
 		details = nil
 	}
 	js, err := json.MarshalIndent(Report{Finding: b.Finding, Signature: b.Finding.Signature, StmtKinds: b.StmtKinds,
-		Target: targetName, DB: db, Found: time.Now().UTC().Truncate(time.Second), Details: details}, "", "  ")
+		Target: targetName, DB: db, Found: time.Now().UTC().Truncate(time.Second), Details: details,
+		Replay: "txlab run " + ShellJoin(append(replay, dir))}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report.json: %w", err)
 	}

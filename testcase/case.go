@@ -23,6 +23,11 @@ type Case struct {
 	// reduce`), and Finding the signature of the finding it kept.
 	ReducedFrom string
 	Finding     string
+	// Replay are the txlab run flags that reproduce the finding the case
+	// came with (a bundle's case.txn: target, settings, level, oracle and
+	// its judging flags); txlab run uses those its command line leaves
+	// unset, so that the file alone replays the finding.
+	Replay string `json:",omitempty"`
 	// Known describes the known bug the case reproduces (the corpus in
 	// bugs/); empty for other cases.
 	Known Known `json:",omitzero"`

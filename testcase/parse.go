@@ -37,9 +37,9 @@ const bom = "\ufeff"
 
 // headers are the known header keys (isolation.N aside); knownHeaders lists
 // them in the warning for an unknown key.
-var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "reduced-from", "finding", "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom", "status"}
+var headers = []string{"isolation", "dbms", "mode", "seed", "expect", "reduced-from", "finding", "replay", "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom", "status"}
 
-const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, reduced-from, finding, and for known bugs bug, link, affects, fixed, levels, oracle, rule, symptom, status"
+const knownHeaders = "isolation, isolation.N, dbms, mode, seed, expect, reduced-from, finding, replay, and for known bugs bug, link, affects, fixed, levels, oracle, rule, symptom, status"
 
 var (
 	// headerRE matches the text of a "-- key: value" line after the "--".
@@ -294,6 +294,8 @@ func (p *parser) header(ln int, key, val string) error {
 		c.ReducedFrom = val
 	case "finding":
 		c.Finding = val
+	case "replay":
+		c.Replay = val
 	case "bug", "link", "affects", "fixed", "levels", "oracle", "rule", "symptom", "status":
 		*c.Known.field(key) = val
 	default: // isolation.N

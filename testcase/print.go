@@ -27,6 +27,7 @@ func (c *Case) String() string {
 	header("expect", c.Expect)
 	header("reduced-from", c.ReducedFrom)
 	header("finding", c.Finding)
+	header("replay", c.Replay)
 	for _, key := range knownHeaderKeys {
 		header(key, *c.Known.field(key))
 	}

@@ -43,7 +43,7 @@ func (c *Case) Validate() error {
 	if c.Mode != "" && c.Mode != "pessimistic" && c.Mode != "optimistic" {
 		add(0, "unknown mode %q (want pessimistic or optimistic)", c.Mode)
 	}
-	for _, h := range []struct{ key, val string }{{"dbms", c.DBMS}, {"seed", c.Seed}, {"expect", c.Expect}, {"reduced-from", c.ReducedFrom}, {"finding", c.Finding}} {
+	for _, h := range []struct{ key, val string }{{"dbms", c.DBMS}, {"seed", c.Seed}, {"expect", c.Expect}, {"reduced-from", c.ReducedFrom}, {"finding", c.Finding}, {"replay", c.Replay}} {
 		if h.val != trim(h.val) || strings.Contains(h.val, "\n") {
 			add(0, "header %s: %q must be one line without surrounding white space", h.key, h.val)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
@@ -53,4 +54,22 @@ func shownSpec(spec string) string {
 // resolved to, with the throwaway server's settings.
 func (g *globalFlags) targetRecord(info target.Info) *report.DB {
 	return &report.DB{Spec: shownSpec(g.db), DBMS: info.DBMS, Version: info.Version, Settings: slices.Clone(g.settings)}
+}
+
+// replayFlags are the txlab run flags that reproduce a finding made with
+// these flags (the bundle's report.json replay and case.txn's replay
+// header): the target as given, the throwaway server's settings and the
+// judging flags; each bundle adds its level and oracle.
+func (g *globalFlags) replayFlags(c oracle.Common) []string {
+	flags := []string{"--db", shownSpec(g.db)}
+	for _, kv := range g.settings {
+		flags = append(flags, "--set", kv)
+	}
+	if c.Model != "" {
+		flags = append(flags, "--model", string(c.Model))
+	}
+	if c.Strict {
+		flags = append(flags, "--strict")
+	}
+	return flags
 }

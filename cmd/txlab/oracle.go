@@ -124,7 +124,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	}
 	info := t.Info()
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, Target: info.DBMS + " " + info.Version,
-		DB: g.targetRecord(info)}
+		DB: g.targetRecord(info), Replay: g.replayFlags(o.common)}
 	o.checker = &model.Checker{Settings: settings}
 	o.settings = settings
 	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer, Model: o.checker})

@@ -13,7 +13,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	var isolation string
 	var orc oracleFlags
 	cmd := &cobra.Command{
-		Use:   "run [flags] CASE...",
+		Use:   "run [flags] CASE|BUNDLE_DIR...",
 		Short: "Replay case files and print the actual schedule and final state",
 		Long: `run replays each case file on freshly created tables: setup statements in
 autocommit, then the submitted order, one session per connection. It prints the
@@ -24,13 +24,23 @@ none only runs). A case file that cannot be read, or whose setup fails, is
 reported on stderr and the other cases still run. Exit status: 0 ran and found
 no bug, 1 a finding with verdict bug, 2 usage or infrastructure error, a case
 that did not run or did not finish (HANG) or was not judged within --hang-timeout,
-or a server that stopped answering.`,
+or a server that stopped answering.
+
+A finding's bundle replays as it was found: txlab run BUNDLE_DIR runs its
+case.txn, whose replay header names the target, its settings, the level, the
+oracle and its judging flags (--model, --strict); flags given on the command
+line win. A URL or a path as --db is never taken from a file.`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
-  txlab run --db mariadb --oracle wss examples/design-read-committed.txn`,
+  txlab run --db mariadb --oracle wss examples/design-read-committed.txn
+  txlab run txlab-reports/0003-troc-incorrect-blocking-bug   # a bundle, with its target and flags`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			args = bundleCases(args)
+			if err := applyReplay(cmd, args); err != nil {
+				return usageErr(err)
+			}
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err
