@@ -350,7 +350,11 @@ func (b *Bundle) BugReport() string {
 	fmt.Fprintf(&w, "Why it is wrong: %s\n", f.Summary)
 	w.WriteString("\nSteps to reproduce: run the statements below in order, each on the connection its N> prefix names\n(statements without a prefix are the setup, run first in autocommit):\n\n")
 	w.WriteString(strings.TrimSpace(b.Case))
-	w.WriteString("\n\nFound with txlab (" + f.Oracle + " oracle, rule " + f.Rule + ").\n")
+	w.WriteString("\n\nFound with txlab (" + f.Oracle + " oracle, rule " + f.Rule + ")")
+	if b.Report.Replay != "" {
+		w.WriteString("; it replays with: " + b.Report.Replay)
+	}
+	w.WriteString(".\n")
 	return w.String()
 }
 
