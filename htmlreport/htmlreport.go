@@ -102,6 +102,9 @@ type index struct {
 	Generated string
 	Bundles   []*Bundle
 	Known     []report.SignatureCount
+	// Unbundled are findings counted without a bundle (allowed ones,
+	// unless --keep-allowed).
+	Unbundled []report.SignatureCount
 	Oracles   []string
 	Verdicts  []string
 	// Targets are the servers the findings were made on; Totals the
@@ -131,15 +134,22 @@ func Write(dir string) (string, error) {
 			return "", fmt.Errorf("%s: %w", report.SummaryFile, err)
 		}
 		for _, s := range sum {
-			if s.Dir == "" {
+			if s.Dir == "" { // counted without a bundle: known, or allowed
 				known = append(known, s)
 				continue
 			}
 			counts[filepath.Base(s.Dir)] = s.Count
 		}
 	}
-	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Known: known, Styles: styles,
+	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Styles: styles,
 		Script: filterScript, CSP: indexCSP}
+	for _, k := range known {
+		if k.Verdict == verdict.Known {
+			idx.Known = append(idx.Known, k)
+		} else {
+			idx.Unbundled = append(idx.Unbundled, k)
+		}
+	}
 	seen := map[string]bool{}
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -197,7 +207,7 @@ func (idx *index) totals(known []report.SignatureCount) {
 	}
 	for _, k := range known {
 		oracle, _, _ := strings.Cut(k.Signature, " ")
-		add(oracle, string(verdict.Known), k.Count)
+		add(oracle, string(k.Verdict), k.Count)
 	}
 	for _, v := range []verdict.Verdict{verdict.Bug, verdict.Suspect, verdict.Allowed, verdict.Known} {
 		for _, byVerdict := range idx.Totals {

@@ -164,6 +164,9 @@ type Writer struct {
 	Suppress *Suppressions
 	// KeepKnown writes bundles for known findings too.
 	KeepKnown bool
+	// KeepAllowed writes bundles for allowed findings (documented
+	// behaviour) too; without it they are only counted.
+	KeepAllowed bool
 	// Replay are the txlab run flags of the target and of judging that
 	// reproduce this writer's findings (--db, --set, --model, --strict);
 	// each bundle adds its level and oracle (ReplayFlags).
@@ -202,8 +205,8 @@ func (w *Writer) Write(b Bundle) (f verdict.Finding, dup bool, err error) {
 		b.Finding.Dir = sc.Dir
 		return b.Finding, true, nil
 	}
-	if b.Finding.Verdict == verdict.Known && !w.KeepKnown {
-		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: verdict.Known, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
+	if b.Finding.Verdict == verdict.Known && !w.KeepKnown || b.Finding.Verdict == verdict.Allowed && !w.KeepAllowed {
+		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
 		w.keys = append(w.keys, sig)
 		return b.Finding, false, nil
 	}
@@ -385,11 +388,14 @@ func (w *Writer) WriteSummary(out io.Writer) {
 	}
 	for _, s := range sum {
 		where := "→ " + s.Dir
-		if s.Verdict == verdict.Known {
+		switch {
+		case s.Verdict == verdict.Known:
 			where = "known: " + s.KnownAs
 			if s.Dir != "" {
 				where += " → " + s.Dir
 			}
+		case s.Dir == "":
+			where = "(no bundle: --keep-allowed writes one)"
 		}
 		fmt.Fprintf(out, "%5d× %s %s\n", s.Count, s.Signature, where)
 	}
@@ -418,8 +424,8 @@ func (w *Writer) SaveSummary() error {
 		json.Unmarshal(data, &all) // a damaged file is rewritten
 	}
 	key := func(s SignatureCount) string {
-		if s.Dir == "" {
-			return "known " + s.Signature
+		if s.Dir == "" { // counted without a bundle: known, or allowed
+			return "unbundled " + s.Signature
 		}
 		return s.Dir
 	}

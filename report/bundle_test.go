@@ -36,7 +36,7 @@ func ruled(t *testing.T, kind string, v verdict.Verdict, rule string, kinds ...s
 // checks the directories, their files and the summary counts.
 func TestWriterDedup(t *testing.T) {
 	dir := t.TempDir()
-	w := &report.Writer{Dir: dir}
+	w := &report.Writer{Dir: dir, KeepAllowed: true}
 	steps := []struct {
 		b       report.Bundle
 		wantDup bool
@@ -213,5 +213,29 @@ func TestWriterRecordsTarget(t *testing.T) {
 				t.Errorf("report.json does not name the spec %q:\n%s", tt.db.Spec, data)
 			}
 		})
+	}
+}
+
+// TestWriterAllowed: without KeepAllowed an allowed finding is counted and
+// gets no bundle; a bug beside it does.
+func TestWriterAllowed(t *testing.T) {
+	dir := t.TempDir()
+	w := &report.Writer{Dir: dir}
+	for range 2 {
+		f, _, err := w.Write(bundle(t, "tx-wss", verdict.Allowed, "UPDATE"))
+		if err != nil || f.Dir != "" || f.Verdict != verdict.Allowed {
+			t.Fatalf("allowed finding %+v, %v: want no bundle", f, err)
+		}
+	}
+	if f, _, err := w.Write(bundle(t, "tx-wss", verdict.Bug, "UPDATE")); err != nil || f.Dir == "" {
+		t.Fatalf("bug finding %+v, %v: want a bundle", f, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d directories, want the bug's only", len(entries))
+	}
+	sum := w.Summary()
+	if len(sum) != 2 || sum[0].Verdict != verdict.Allowed || sum[0].Count != 2 || sum[0].Dir != "" {
+		t.Errorf("summary %+v: want the allowed signature counted twice without a directory", sum)
 	}
 }

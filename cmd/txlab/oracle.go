@@ -31,14 +31,15 @@ type oracleFlags struct {
 	out   string
 	// suppress are the --suppress files; keepKnown writes bundles for
 	// the findings they match.
-	suppress  []string
-	keepKnown bool
-	supp      *report.Suppressions
-	cmd       *cobra.Command // for the warnings of validate
-	common    oracle.Common
-	bound     *oracle.Bound
-	sel       *oracle.Selection
-	writer    *report.Writer
+	suppress    []string
+	keepKnown   bool
+	keepAllowed bool
+	supp        *report.Suppressions
+	cmd         *cobra.Command // for the warnings of validate
+	common      oracle.Common
+	bound       *oracle.Bound
+	sel         *oracle.Selection
+	writer      *report.Writer
 	// built are what build made, for close.
 	built       []oracle.CaseOracle
 	checker     *model.Checker
@@ -64,6 +65,7 @@ func (o *oracleFlags) registerSuppress(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.suppress, "suppress", nil, "file of known problems, repeatable: one known-bug id (txlab bugs list) or finding signature\n(as report.json prints it; * matches anything) per line; a finding it matches gets verdict\nknown: printed and counted, no bundle, exit 0 (e.g. --suppress known.txt)")
 	f.BoolVar(&o.keepKnown, "keep-known", false, "write bundles for findings --suppress matched too (e.g. --keep-known)")
+	f.BoolVar(&o.keepAllowed, "keep-allowed", false, "write bundles for allowed findings (documented behaviour) too; without it they are only counted\n(e.g. --keep-allowed)")
 }
 
 // validate resolves --oracle and checks every oracle flag before any server
@@ -123,7 +125,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 		return nil, nil, err
 	}
 	info := t.Info()
-	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, Target: info.DBMS + " " + info.Version,
+	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
 		DB: g.targetRecord(info), Replay: g.replayFlags(o.common)}
 	o.checker = &model.Checker{Settings: settings}
 	o.settings = settings
