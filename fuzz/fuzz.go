@@ -437,7 +437,7 @@ func (l *loop) progress(n int) {
 		l.bar.Add(n)
 	case l.opt.Progress != nil && time.Since(l.lastPlain) >= plainEvery:
 		l.lastPlain = time.Now()
-		fmt.Fprintln(l.opt.Progress, line)
+		fmt.Fprintf(l.opt.Progress, "[%s] %s\n", time.Since(l.start).Round(time.Second), line)
 	}
 }
 

@@ -231,16 +231,41 @@ func (s *Summary) progressLine(el time.Duration, inFlight int) string {
 	if secs <= 0 {
 		secs = 1
 	}
-	var line string
+	// Short enough for an 80-column terminal beside the spinner, the count
+	// and the elapsed time: the details are in the summary at the end, and
+	// what does not fit is left out, least important first.
+	const width = 55
+	var parts []string
 	if s.Free {
-		line = fmt.Sprintf("rounds %d · transactions %d (%.0f/s) · committed %d · failed %d",
-			s.Cases, s.Transactions+inFlight, float64(s.Transactions+inFlight)/secs, s.Committed, s.Failed)
+		parts = append(parts, fmt.Sprintf("%d txns (%.0f/s)", s.Transactions+inFlight, float64(s.Transactions+inFlight)/secs))
 	} else {
-		line = fmt.Sprintf("cases %d (%.1f/s) · statements %d · blocked %d · errors: %s",
-			s.Cases, float64(s.Cases)/secs, s.Statements, s.Blocked, s.errorsLine())
+		parts = append(parts, fmt.Sprintf("%d cases (%.1f/s)", s.Cases, float64(s.Cases)/secs))
 	}
+	var extra []string // in the order they are left out, last first
 	if len(s.Oracles) > 0 {
-		line += " · findings " + s.findingsLine()
+		bugs, known := 0, 0
+		for _, c := range s.ByOracle {
+			bugs += c.Bugs
+			known += c.Known
+		}
+		parts = append(parts, fmt.Sprintf("%d bug%s", bugs, plural(bugs)))
+		if known > 0 {
+			extra = append(extra, fmt.Sprintf("%d known", known))
+		}
+		if other := len(s.Findings) - bugs - known; other > 0 {
+			extra = append(extra, fmt.Sprintf("%d other", other))
+		}
+	}
+	if s.Free {
+		extra = append(extra, fmt.Sprintf("%d failed", s.Failed), fmt.Sprintf("%d rounds", s.Cases))
+	} else {
+		extra = append(extra, fmt.Sprintf("%d blocked", s.Blocked))
+	}
+	line := strings.Join(parts, " · ")
+	for _, e := range extra {
+		if len([]rune(line))+3+len([]rune(e)) <= width {
+			line += " · " + e
+		}
 	}
 	return line
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/verdict"
 )
@@ -43,5 +44,27 @@ func TestDominantKnownBug(t *testing.T) {
 	s.Findings = []verdict.Finding{known, other, other}
 	if id, _, _ := s.DominantKnownBug(); id != "" {
 		t.Errorf("a campaign of mostly new findings got the hint %q", id)
+	}
+}
+
+// TestProgressLineFits: the live line stays short enough for an 80-column
+// terminal beside the spinner, the count and the elapsed time (about 25
+// columns), however large the counts grow.
+func TestProgressLineFits(t *testing.T) {
+	s := &Summary{Oracles: []string{"wss", "isorel", "troc"}, ByOracle: map[string]*OracleCounts{
+		"wss": {Bugs: 1234, Known: 99999}, "isorel": {}, "troc": {Bugs: 5}}, Cases: 12345678, Blocked: 98765432}
+	for range 123456 {
+		s.Findings = append(s.Findings, verdict.Finding{})
+	}
+	line := s.progressLine(10*time.Hour, 0)
+	if n := len([]rune(line)); n > 80-25 {
+		t.Errorf("progress line of %d columns: %q", n, line)
+	}
+	if !strings.Contains(line, "1239 bugs") || !strings.Contains(line, "99999 known") {
+		t.Errorf("progress line %q: want the bugs and known counts", line)
+	}
+	s.Free = true
+	if n := len([]rune(s.progressLine(10*time.Hour, 0))); n > 80-25 {
+		t.Errorf("free-running progress line of %d columns", n)
 	}
 }
