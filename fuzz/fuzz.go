@@ -102,6 +102,23 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	// A failing worker stops the others; Ctrl-C (ctx) stops everyone.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	// A heartbeat keeps the progress line moving while no case ends (a
+	// reduction, a slow case): plain progress at least every plainEvery.
+	beat := time.NewTicker(time.Second)
+	beatDone, beatStopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(beatStopped)
+		for {
+			select {
+			case <-beatDone:
+				return
+			case <-beat.C:
+				l.mu.Lock()
+				l.progress(0)
+				l.mu.Unlock()
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	errs := make([]error, len(targets))
 	for w, t := range targets {
@@ -118,6 +135,9 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 		}()
 	}
 	wg.Wait()
+	beat.Stop()
+	close(beatDone)
+	<-beatStopped
 	err := errors.Join(errs...)
 	l.s.finish(time.Since(l.start), err, ctx.Err() != nil)
 	if l.bar != nil {
@@ -140,6 +160,8 @@ type loop struct {
 	lastPlain time.Time
 	running   []int           // transactions of each worker's current workload round
 	reduced   map[string]bool // bundle directories handed to Options.Reduce
+	// reducing are the bundles being reduced now, with when each began.
+	reducing map[string]time.Time
 }
 
 // overdue reports whether the campaign's deadline has passed.
@@ -288,13 +310,19 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		todo := l.toReduce(out)
 		l.mu.Unlock()
 		for _, f := range todo {
+			// A reduction takes seconds to minutes: the progress line
+			// says why the count stands still (see heartbeat).
 			l.mu.Lock()
-			if l.bar != nil {
-				// A reduction takes seconds; say why the count stands still.
-				l.bar.Describe(l.s.progressLine(time.Since(l.start), 0) + " · reducing " + filepath.Base(f.Dir))
+			if l.reducing == nil {
+				l.reducing = map[string]time.Time{}
 			}
+			l.reducing[f.Dir] = time.Now()
+			l.progress(0)
 			l.mu.Unlock()
 			ok, err := l.opt.Reduce(ctx, t, f)
+			l.mu.Lock()
+			delete(l.reducing, f.Dir)
+			l.mu.Unlock()
 			if err != nil {
 				return fmt.Errorf("%s (seed %d): reducing %s: %w", tc.Name, spec.Seed, f.Dir, err)
 			}
@@ -431,6 +459,15 @@ func (l *loop) progress(n int) {
 		inFlight += n
 	}
 	line := l.s.progressLine(time.Since(l.start), inFlight)
+	if len(l.reducing) > 0 {
+		dir, since := "", time.Time{}
+		for d, t := range l.reducing {
+			if dir == "" || t.Before(since) {
+				dir, since = d, t
+			}
+		}
+		line += fmt.Sprintf(" · reducing %.4s… %s", filepath.Base(dir), time.Since(since).Round(time.Second))
+	}
 	switch {
 	case l.bar != nil:
 		l.bar.Describe(line)

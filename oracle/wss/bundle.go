@@ -200,6 +200,12 @@ func (o *Outcome) Text(v *Violation) string {
 			fmt.Fprintf(&b, "  %d> %s;\n", st.Conn, st.SQL)
 		}
 	}
+	if v.Stmt != nil {
+		// The same cause seen by the statement-level comparison.
+		b.WriteString("\n--- the statement-level comparison finds the same (")
+		b.WriteString(string(v.Stmt.Finding.Verdict) + ", " + v.Stmt.Finding.Rule + ") ---\n")
+		b.WriteString(o.Text(v.Stmt))
+	}
 	return b.String()
 }
 

@@ -113,6 +113,10 @@ type Violation struct {
 	Reproducing   []int `json:"reproducing,omitempty"`
 	// Explained is the run that showed a documented mechanism at work.
 	Explained *Run `json:"explained,omitempty"`
+	// Stmt is the statement-level violation of the same cause (verdict and
+	// rule) folded into this transaction-level one: one finding, one
+	// bundle, both comparisons in its report.
+	Stmt *Violation `json:"stmt,omitempty"`
 }
 
 // Outcome is everything one check produced.
@@ -220,10 +224,35 @@ func CheckExecution(ctx context.Context, t target.Target, c *testcase.Case, res 
 			}
 		}
 	}
+	o.Violations = foldSameCause(o.Violations)
 	for _, v := range o.Violations {
 		o.Findings = append(o.Findings, v.Finding)
 	}
 	return o, nil
+}
+
+// foldSameCause folds a statement-level violation into the
+// transaction-level one when both carry the same verdict and rule: they are
+// one cause seen by two comparisons, and a reader wants one finding.
+func foldSameCause(vs []*Violation) []*Violation {
+	var tx *Violation
+	for _, v := range vs {
+		if v.Finding.Kind == KindTx {
+			tx = v
+		}
+	}
+	if tx == nil {
+		return vs
+	}
+	out := vs[:0:0]
+	for _, v := range vs {
+		if v.Finding.Kind == KindStmt && v.Finding.Verdict == tx.Finding.Verdict && v.Finding.Rule == tx.Finding.Rule {
+			tx.Stmt = v
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func isCommitted(t *Txn) bool { return t.State == Committed }
