@@ -87,13 +87,22 @@ type Options struct {
 	TrustCase bool
 }
 
+// DefaultHangTimeout bounds a case when Options.HangTimeout is not set.
+const DefaultHangTimeout = 30 * time.Second
+
+// Hang is the case's bound: HangTimeout, or DefaultHangTimeout.
+func (o Options) Hang() time.Duration {
+	if o.HangTimeout > 0 {
+		return o.HangTimeout
+	}
+	return DefaultHangTimeout
+}
+
 func (o Options) withDefaults() Options {
 	if o.BlockTimeout <= 0 {
 		o.BlockTimeout = time.Second
 	}
-	if o.HangTimeout <= 0 {
-		o.HangTimeout = 30 * time.Second
-	}
+	o.HangTimeout = o.Hang()
 	if o.Poll <= 0 {
 		o.Poll = time.Millisecond
 	}

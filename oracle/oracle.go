@@ -151,10 +151,7 @@ type OwnRun struct {
 // server no longer answers, which is a *target.FrozenError.
 func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles []CaseOracle, opt executor.Options, show bool) (*Outcome, error) {
 	out := &Outcome{}
-	hang := opt.HangTimeout
-	if hang <= 0 {
-		hang = 30 * time.Second
-	}
+	hang := opt.Hang()
 	deadline := time.Now().Add(hang)
 	plain := show || len(oracles) == 0
 	for _, o := range oracles {

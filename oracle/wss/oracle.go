@@ -88,10 +88,16 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if err != nil {
 		return nil, err
 	}
-	if o.Writer == nil {
-		return &oracle.Judgement{Findings: out.Findings}, nil
+	var notes []string
+	if out.Skipped != "" {
+		// Said, not silent: the case waited out the hang bound and WSS
+		// could not compare it.
+		notes = append(notes, fmt.Sprintf("wss: not judged: %s within the hang bound (--hang-timeout %v)", out.Skipped, opt.Hang()))
 	}
-	j := &oracle.Judgement{}
+	if o.Writer == nil {
+		return &oracle.Judgement{Findings: out.Findings, Notes: notes}, nil
+	}
+	j := &oracle.Judgement{Notes: notes}
 	for _, b := range out.Bundles() {
 		f, _, err := o.Writer.Write(b)
 		if err != nil {
