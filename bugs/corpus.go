@@ -225,8 +225,8 @@ func Suppression(id string) (report.KnownBug, error) {
 			}
 		}
 		for _, st := range e.Case.Steps {
-			if f := strings.Fields(st.SQL); len(f) > 0 && !slices.Contains(c.Kinds, strings.ToUpper(f[0])) {
-				c.Kinds = append(c.Kinds, strings.ToUpper(f[0]))
+			if k := testcase.SignatureKind(st.SQL); k != "" && !slices.Contains(c.Kinds, k) {
+				c.Kinds = append(c.Kinds, k)
 			}
 		}
 		kb.Cases = append(kb.Cases, c)

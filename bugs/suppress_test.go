@@ -24,6 +24,8 @@ func TestSuppressionCannotOverReach(t *testing.T) {
 	}
 	for _, c := range []struct{ sig, rule, want string }{
 		{"wss tx-wss DELETE+INSERT serializable bug [wss-no-serial-order]", "wss-no-serial-order", "PG-SSI-ON-CONFLICT"},
+		{"wss tx-wss DELETE+INSERT+UPSERT serializable bug [wss-no-serial-order]", "wss-no-serial-order", "PG-SSI-ON-CONFLICT"},
+		{"wss tx-wss UPDATE+UPSERT serializable bug [wss-no-serial-order]", "wss-no-serial-order", ""},
 		// A new bug of the same oracle under the same generic rule.
 		{"wss tx-wss DELETE+UPDATE serializable bug [wss-no-serial-order]", "wss-no-serial-order", ""},
 		{"wss tx-wss INSERT repeatable-read bug [wss-no-serial-order]", "wss-no-serial-order", ""},

@@ -39,7 +39,8 @@ type Key struct {
 }
 
 // ParseKey reads a finding signature (report.json's "signature": oracle,
-// kind, statement kinds joined by +, isolation, verdict, [rule]). A
+// kind, statement kinds joined by + where the signature has them,
+// isolation, verdict, [rule]). A
 // statement kind may hold spaces (SELECT FOR UPDATE), so the fields after
 // the kinds are read from the end.
 func ParseKey(sig string) (Key, error) {
@@ -54,7 +55,7 @@ func ParseKey(sig string) (Key, error) {
 		k.Rule, s = s[i+2:len(s)-1], s[:i]
 	}
 	f := strings.Split(s, " ")
-	if len(f) < 5 {
+	if len(f) < 4 { // the statement kinds may be left out (report.Bundle.Signature)
 		return Key{}, bad
 	}
 	k.Oracle, k.Kind = f[0], f[1]
@@ -75,7 +76,11 @@ func KeyOf(f verdict.Finding) (Key, error) {
 }
 
 func (k Key) String() string {
-	s := strings.Join([]string{k.Oracle, k.Kind, strings.Join(k.Kinds, "+"), k.Isolation, string(k.Verdict)}, " ")
+	f := []string{k.Oracle, k.Kind}
+	if len(k.Kinds) > 0 {
+		f = append(f, strings.Join(k.Kinds, "+"))
+	}
+	s := strings.Join(append(f, k.Isolation, string(k.Verdict)), " ")
 	if k.Rule != "" {
 		s += " [" + k.Rule + "]"
 	}

@@ -53,6 +53,15 @@ func TestParseKeyMatches(t *testing.T) {
 	if !key.Matches(known) {
 		t.Error("a suppressed finding no longer matches its own key")
 	}
+	// A signature without statement kinds (its rule names the cause) keys
+	// findings of any kinds.
+	whole, err := ParseKey("wss tx-wss read-committed bug [mdev-30835-update-skips-uncommitted-insert]")
+	if err != nil || len(whole.Kinds) != 0 || whole.Isolation != "read-committed" || whole.Verdict != verdict.Bug || whole.String() != "wss tx-wss read-committed bug [mdev-30835-update-skips-uncommitted-insert]" {
+		t.Errorf("a signature without kinds: %+v, %v", whole, err)
+	}
+	if !whole.Matches(finding("wss tx-wss read-committed bug [mdev-30835-update-skips-uncommitted-insert]")) {
+		t.Error("a kind-less key does not match its own finding")
+	}
 	// Statement kinds with spaces, and no rule.
 	k, err := ParseKey("troc incorrect-result SELECT FOR UPDATE+DELETE read-committed bug [mariadb-rc-statement-view]")
 	if err != nil || len(k.Kinds) != 2 || k.Kinds[0] != "SELECT FOR UPDATE" || k.Isolation != "read-committed" || k.Rule != "mariadb-rc-statement-view" {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -38,6 +39,9 @@ type Bundle struct {
 	// ...); with the finding's oracle, kind, isolation and verdict they make
 	// its signature.
 	StmtKinds []string
+	// OneCause says the finding's kind and rule name its cause (an IsoRel
+	// anomaly): its statement kinds stay out of its signature.
+	OneCause bool
 	// Text is the plain-English report.txt.
 	Text string
 	// Details is oracle-specific data marshalled into report.json.
@@ -128,12 +132,29 @@ func (b *Bundle) Signature() string {
 	sort.Strings(kinds)
 	kinds = slices.Compact(kinds)
 	f := b.Finding
-	sig := []string{f.Oracle, f.Kind, strings.Join(kinds, "+"), f.Isolation, string(f.Verdict)}
+	if b.OneCause || NamedAfterIssue(f.Rule) {
+		// The kind and the rule name the cause: statement kinds would only
+		// split one cause into many signatures (and bundles).
+		kinds = nil
+	}
+	sig := []string{f.Oracle, f.Kind}
+	if len(kinds) > 0 {
+		sig = append(sig, strings.Join(kinds, "+"))
+	}
+	sig = append(sig, f.Isolation, string(f.Verdict))
 	if f.Rule != "" {
 		sig = append(sig, "["+f.Rule+"]")
 	}
 	return strings.Join(sig, " ")
 }
+
+// issueRule matches a rule named after a tracker's issue: mdev-30835-…,
+// mysql-104833-…, tidb-57170-….
+var issueRule = regexp.MustCompile(`^[a-z]+-[0-9]+-`)
+
+// NamedAfterIssue reports whether rule is named after a tracker's issue (a
+// known defect): such a finding's cause is its rule.
+func NamedAfterIssue(rule string) bool { return issueRule.MatchString(rule) }
 
 // reserved are the file names the writer itself produces.
 var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.json": true, ScheduleFile: true, PageFile: true}

@@ -239,3 +239,26 @@ func TestWriterAllowed(t *testing.T) {
 		t.Errorf("summary %+v: want the allowed signature counted twice without a directory", sum)
 	}
 }
+
+// TestSignatureOneCause: statement kinds stay out of the signature of a
+// finding whose rule names a tracker's issue, or whose oracle says its kind
+// and rule name the cause (IsoRel); they stay in for a generic rule.
+func TestSignatureOneCause(t *testing.T) {
+	for _, c := range []struct {
+		b    report.Bundle
+		want string
+	}{
+		{ruled(t, "tx-wss", verdict.Bug, "wss-fcrfs", "UPDATE", "INSERT"), "wss tx-wss INSERT+UPDATE read-committed bug [wss-fcrfs]"},
+		{ruled(t, "tx-wss", verdict.Bug, "mdev-30835-update-skips-uncommitted-insert", "UPDATE", "INSERT"), "wss tx-wss read-committed bug [mdev-30835-update-skips-uncommitted-insert]"},
+		{ruled(t, "tx-wss", verdict.Allowed, "innodb-rc-no-gap-locks", "UPDATE"), "wss tx-wss UPDATE read-committed allowed [innodb-rc-no-gap-locks]"},
+		{func() report.Bundle {
+			b := ruled(t, "G-single", verdict.Bug, "postgres-repeatable-read-forbids-G-single", "SELECT", "UPDATE")
+			b.Finding.Oracle, b.OneCause = "isorel", true
+			return b
+		}(), "isorel G-single read-committed bug [postgres-repeatable-read-forbids-G-single]"},
+	} {
+		if got := c.b.Signature(); got != c.want {
+			t.Errorf("signature %q, want %q", got, c.want)
+		}
+	}
+}

@@ -60,7 +60,8 @@ type BugCase struct {
 	Rules    []string
 	Borrowed map[string]string
 	// Oracles, Levels (as signatures name them: read-committed, …) and
-	// Kinds (the first keywords of the case's statements: INSERT, UPDATE, …).
+	// Kinds (its statements as signatures name them, testcase.SignatureKind:
+	// INSERT, UPSERT, UPDATE, …).
 	Oracles []string
 	Levels  []string
 	Kinds   []string
@@ -200,16 +201,11 @@ func (c BugCase) fits(sig, rule string) bool {
 		return true
 	}
 	for _, k := range kinds {
+		// Troc names a statement by the model's kind ("SELECT FOR UPDATE",
+		// "INSERT SELECT"): its first word is the statement's keyword.
 		first, _, _ := strings.Cut(k, " ")
-		switch first {
-		case "UPSERT": // the model's name for INSERT … ON CONFLICT/ON DUPLICATE KEY UPDATE and REPLACE
-			if !slices.Contains(c.Kinds, "INSERT") && !slices.Contains(c.Kinds, "REPLACE") {
-				return false
-			}
-		default:
-			if !slices.Contains(c.Kinds, first) {
-				return false
-			}
+		if !slices.Contains(c.Kinds, first) {
+			return false
 		}
 	}
 	return true

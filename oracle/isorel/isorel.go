@@ -300,7 +300,7 @@ func (o *Options) judge(ctx context.Context, t target.Target, h *history.History
 		}
 		if o.Writer != nil {
 			// A repeat is only counted: no case, no replay, no bundle.
-			b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds}
+			b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds, OneCause: true}
 			if !o.Writer.Known(&b) {
 				c, replay, err := caseOf(f)
 				if err != nil {
@@ -390,7 +390,7 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 	if svg, err := renderSVG(f.Dot); err == nil {
 		extra["graph.svg"] = svg
 	}
-	return report.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, Text: b.String(), Details: f, Extra: extra}, nil
+	return report.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, OneCause: true, Text: b.String(), Details: f, Extra: extra}, nil
 }
 
 // view renders a predicate read's view: every version, the matching ones

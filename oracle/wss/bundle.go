@@ -51,7 +51,7 @@ func (o *Outcome) bundleCase(v *Violation) *testcase.Case {
 func (o *Outcome) stmtKinds(v *Violation) []string {
 	var kinds []string
 	add := func(sql string) {
-		if kw := keyword(sql); kw != "" && !slices.Contains(kinds, kw) {
+		if kw := testcase.SignatureKind(sql); kw != "" && !slices.Contains(kinds, kw) {
 			kinds = append(kinds, kw)
 		}
 	}
