@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -27,16 +28,51 @@ type bugProgress struct {
 	began  time.Time
 	last   time.Time // of the last plain line
 	runs   int
+	// mu guards the fields above and the output: the heartbeat writes too.
+	mu      sync.Mutex
+	current string        // the run under way, as the last line said it
+	stop    chan struct{} // ends the target's heartbeat
 }
 
-// bugProgressEvery is the interval between plain progress lines.
-const bugProgressEvery = 10 * time.Second
+// bugProgressEvery is the interval between plain progress lines (a
+// variable for the tests).
+var bugProgressEvery = 10 * time.Second
 
 // newBugProgress writes to w, redrawing in place when w is a terminal and
 // redraw allows it (-v's log lines would break the line).
 func newBugProgress(w io.Writer, redraw bool, targets int) *bugProgress {
 	f, ok := w.(*os.File)
 	return &bugProgress{w: w, of: targets, redraw: redraw && ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// heartbeat repeats the current line every bugProgressEvery while a run
+// takes long (a case waiting out its hang bound, a server starting), so
+// that a plain log never falls silent.
+func (p *bugProgress) heartbeat(stop <-chan struct{}) {
+	t := time.NewTicker(min(time.Second, bugProgressEvery/3))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			select {
+			case <-stop: // done came first: its line is the last
+				p.mu.Unlock()
+				return
+			default:
+			}
+			if !p.redraw && time.Since(p.last) >= bugProgressEvery {
+				msg := p.current
+				if msg == "" {
+					msg = "opening"
+				}
+				p.say(fmt.Sprintf("%s (%.0f s)", msg, time.Since(p.began).Seconds()), false)
+			}
+			p.mu.Unlock()
+		}
+	}
 }
 
 func (p *bugProgress) say(msg string, keep bool) {
@@ -57,26 +93,42 @@ func (p *bugProgress) say(msg string, keep bool) {
 
 // start: target i (spec, as shown) is being opened.
 func (p *bugProgress) start(i int, spec string) {
-	p.i, p.spec, p.began, p.runs = i, spec, time.Now(), 0
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.i, p.spec, p.began, p.runs, p.current = i, spec, time.Now(), 0, ""
 	p.say("opening", false)
+	p.stop = make(chan struct{})
+	go p.heartbeat(p.stop)
 }
 
 // opened: the target is up.
 func (p *bugProgress) opened(bt *bugTarget) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.current = "opened"
 	p.say(fmt.Sprintf("%s %s (opened in %.1f s)", bt.Info.DBMS, bt.Info.Version, time.Since(p.began).Seconds()), !p.redraw)
 }
 
 // run: bugs.Test's progress.
 func (p *bugProgress) run(pr bugs.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.runs = pr.Of
+	p.current = fmt.Sprintf("%d/%d %s at %s", pr.N, pr.Of, pr.Entry.Bug, pr.Level.Abbrev())
 	if !p.redraw && time.Since(p.last) < bugProgressEvery {
 		return
 	}
-	p.say(fmt.Sprintf("%d/%d %s at %s (%.0f s)", pr.N, pr.Of, pr.Entry.Bug, pr.Level.Abbrev(), time.Since(p.began).Seconds()), false)
+	p.say(fmt.Sprintf("%s (%.0f s)", p.current, time.Since(p.began).Seconds()), false)
 }
 
 // done: the target's run ended (and its server is stopped).
 func (p *bugProgress) done(bt *bugTarget) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
 	repro := 0
 	for _, r := range bt.Results {
 		for _, l := range r.Levels {
