@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/target"
 )
 
@@ -75,7 +76,7 @@ func Outcome(ev Event) string {
 	b.WriteString("ok")
 	switch {
 	case ev.Rows != nil:
-		fmt.Fprintf(&b, ", %d row%s", len(ev.Rows), plural(len(ev.Rows)))
+		fmt.Fprintf(&b, ", %d row%s", len(ev.Rows), english.S(len(ev.Rows)))
 		if len(ev.Rows) > 0 {
 			b.WriteString(":")
 			for i, row := range ev.Rows {
@@ -87,7 +88,7 @@ func Outcome(ev Event) string {
 			}
 		}
 	case ev.Affected > 0:
-		fmt.Fprintf(&b, ", %d row%s affected", ev.Affected, plural(int(ev.Affected)))
+		fmt.Fprintf(&b, ", %d row%s affected", ev.Affected, english.S(int(ev.Affected)))
 	}
 	return b.String()
 }
@@ -96,7 +97,7 @@ func Outcome(ev Event) string {
 func WriteState(w io.Writer, s target.State) {
 	for _, name := range s.Tables() {
 		rows := s[name]
-		fmt.Fprintf(w, "  %s: %d row%s\n", name, len(rows), plural(len(rows)))
+		fmt.Fprintf(w, "  %s: %d row%s\n", name, len(rows), english.S(len(rows)))
 		for _, row := range rows {
 			fmt.Fprintf(w, "    %s\n", FormatRow(row))
 		}
@@ -113,10 +114,3 @@ func FormatRow(row target.Row) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -248,7 +249,7 @@ func (s *Summary) progressLine(el time.Duration, inFlight int) string {
 			bugs += c.Bugs
 			known += c.Known
 		}
-		parts = append(parts, fmt.Sprintf("%d bug%s", bugs, plural(bugs)))
+		parts = append(parts, fmt.Sprintf("%d bug%s", bugs, english.S(bugs)))
 		if known > 0 {
 			extra = append(extra, fmt.Sprintf("%d known", known))
 		}
@@ -278,7 +279,7 @@ func (s *Summary) findingsLine() string {
 		parts[i] = fmt.Sprintf("%s %d", name, c.Findings)
 		var of []string
 		if c.Bugs > 0 {
-			of = append(of, fmt.Sprintf("%d bug%s", c.Bugs, plural(c.Bugs)))
+			of = append(of, fmt.Sprintf("%d bug%s", c.Bugs, english.S(c.Bugs)))
 		}
 		if c.Known > 0 {
 			of = append(of, fmt.Sprintf("%d known", c.Known))
@@ -404,11 +405,4 @@ func (s *Summary) DominantKnownBug() (id string, n, total int) {
 		}
 	}
 	return id, n, total
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
@@ -133,14 +134,7 @@ func sizeOf(c *testcase.Case) Size {
 
 func (s Size) String() string {
 	return fmt.Sprintf("%d statement%s in %d transaction%s, %d setup statement%s",
-		s.Steps, plural(s.Steps), s.Transactions, plural(s.Transactions), s.Setup, plural(s.Setup))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+		s.Steps, english.S(s.Steps), s.Transactions, english.S(s.Transactions), s.Setup, english.S(s.Setup))
 }
 
 // Result is a reduction's outcome.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -238,7 +239,7 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 		fmt.Fprint(w, ")")
 	}
 	fmt.Fprintf(w, " (%.1f ms)\n", cr.ElapsedMS)
-	fmt.Fprintf(w, "setup: %d statement%s ok\n", len(cr.Setup), plural(len(cr.Setup)))
+	fmt.Fprintf(w, "setup: %d statement%s ok\n", len(cr.Setup), english.S(len(cr.Setup)))
 	fmt.Fprintln(w, "actual schedule:")
 	res.WriteSchedule(w)
 	if cr.Hang {
@@ -289,11 +290,4 @@ func nonNil(evs []executor.Event) []executor.Event {
 		return []executor.Event{}
 	}
 	return evs
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -241,7 +242,7 @@ func (s *Shell) command(ctx context.Context, line string) error {
 		}
 		for _, name := range st.Tables() {
 			rows := st[name]
-			s.printf("%s: %d row%s\n", name, len(rows), plural(len(rows)))
+			s.printf("%s: %d row%s\n", name, len(rows), english.S(len(rows)))
 			for _, r := range rows {
 				s.printf("  %s\n", executor.FormatRow(r))
 			}
@@ -274,7 +275,7 @@ func (s *Shell) command(ctx context.Context, line string) error {
 			return &SaveError{Err: err}
 		}
 		s.printf("saved %d setup statement%s and %d step%s to %s (replay: txlab run --db %s %s)\n",
-			len(c.Setup), plural(len(c.Setup)), len(c.Steps), plural(len(c.Steps)), f[1], s.t.Info().DBMS, f[1])
+			len(c.Setup), english.S(len(c.Setup)), len(c.Steps), english.S(len(c.Steps)), f[1], s.t.Info().DBMS, f[1])
 	default:
 		s.printf("unknown command %s (\\help lists them)\n", f[0])
 	}
@@ -320,10 +321,3 @@ func (s *Shell) PollEvery(ctx context.Context, d time.Duration) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/target"
 )
 
@@ -137,7 +138,7 @@ func (p *bugProgress) done(bt *bugTarget) {
 			}
 		}
 	}
-	msg := fmt.Sprintf("%s in %.1f s, %d reproduce", plural(p.runs, "run"), time.Since(p.began).Seconds(), repro)
+	msg := fmt.Sprintf("%s in %.1f s, %d reproduce", english.Plural(p.runs, "run"), time.Since(p.began).Seconds(), repro)
 	if bt.Err != nil {
 		msg = "did not finish: " + oneLine(bt.Err)
 	}
@@ -306,12 +307,4 @@ func writeRecordedComparison(w io.Writer, runs []*bugTarget) {
 			fmt.Fprintln(w, c)
 		}
 	}
-}
-
-// plural is "1 run", "2 runs".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

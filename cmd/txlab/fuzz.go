@@ -18,6 +18,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/htmlreport"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/report"
@@ -181,7 +182,7 @@ saying what failed).`,
 				return &exitError{code: 2, err: runErr}
 			}
 			if n := verdict.CountBugs(sum.Findings); n > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", n)}
+				return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(n, "finding"))}
 			}
 			return nil
 		},

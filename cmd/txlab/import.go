@@ -11,6 +11,7 @@ import (
 
 	"github.com/txlab/txlab/convert"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -74,7 +75,7 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 				}
 			}
 			if failed > 0 {
-				return &exitError{code: 2, err: fmt.Errorf("%d of %s not converted", failed, plural(len(args), "file"))}
+				return &exitError{code: 2, err: fmt.Errorf("%d of %s not converted", failed, english.Plural(len(args), "file"))}
 			}
 			return nil
 		},

@@ -48,7 +48,7 @@ func TestRunJudgeTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := txlab(t, "run", "--oracle", "isorel", "--hang-timeout", "4s", c)
-	if code != 2 || !strings.Contains(stderr, "1 case(s) were not judged within --hang-timeout 4s") {
+	if code != 2 || !strings.Contains(stderr, "1 case not judged within --hang-timeout 4s") {
 		t.Errorf("exit %d, stderr %q; want 2 and the case not judged", code, stderr)
 	}
 	if !strings.Contains(out, "note: isorel did not finish judging within the case's bound") || !strings.Contains(out, "final state:") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/replay"
 )
 
@@ -77,14 +78,14 @@ line win. A URL or a path as --db is never taken from a file.`,
 				// The output shows what ran; the case's outcome is unknown.
 				var what []string
 				if st.Hangs > 0 {
-					what = append(what, fmt.Sprintf("%d case(s) did not finish (HANG)", st.Hangs))
+					what = append(what, fmt.Sprintf("%s did not finish (HANG)", english.Plural(st.Hangs, "case")))
 				}
 				if st.Unjudged > 0 {
-					what = append(what, fmt.Sprintf("%d case(s) were not judged", st.Unjudged))
+					what = append(what, fmt.Sprintf("%s not judged", english.Plural(st.Unjudged, "case")))
 				}
 				return &exitError{code: 2, err: fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), g.hangTimeout)}
 			case st.Bugs > 0:
-				return &exitError{code: 1, err: fmt.Errorf("%d finding(s) with verdict bug", st.Bugs)}
+				return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(st.Bugs, "finding"))}
 			}
 			return nil
 		},

@@ -282,7 +282,7 @@ func TestUnfaithful(t *testing.T) {
 				inst.Events[i].Affected++ // as when the new rowId made the identical row change
 			}
 		}
-		const want = "step 1 (REPLACE INTO t SELECT * FROM s): 2 rows changed plainly, 3 instrumented"
+		const want = "step 1 (REPLACE INTO t SELECT * FROM s): rows changed: 2 plainly, 3 instrumented"
 		if got := instrument.Unfaithful(p, inst, plain); got != want {
 			t.Errorf("%s with the REPLACE counting one more: Unfaithful = %q, want %q", tc.file, got, want)
 		}

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
@@ -434,7 +435,7 @@ func rowsText(ev executor.Event) string {
 	for i, r := range sorted(ev.Rows) {
 		parts[i] = executor.FormatRow(r)
 	}
-	return fmt.Sprintf("%d rows %s", len(ev.Rows), strings.Join(parts, " "))
+	return fmt.Sprintf("%s %s", english.Plural(len(ev.Rows), "row"), strings.Join(parts, " "))
 }
 
 // matches reports whether r reproduces the actual result: the same final
@@ -696,10 +697,10 @@ func (k *checker) summary(kind string, v *Violation) string {
 		parts = append(parts, "final state differs in "+strings.Join(ts, ", "))
 	}
 	if n := len(v.Diff.Writes); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d write%s succeeded in one run and failed in the other", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d write%s succeeded in one run and failed in the other", n, english.S(n)))
 	}
 	if n := len(v.Diff.Reads); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d read%s returned other rows", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d read%s returned other rows", n, english.S(n)))
 	}
 	s := strings.Join(parts, "; ") + " vs the " + what + " FCRFS serial order " + orderText(v.Serial.Order)
 	switch {
@@ -722,13 +723,6 @@ func orderText(order []int) string {
 		return "(none)"
 	}
 	return strings.Join(parts, " → ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // byModel lets the model of documented semantics decide a difference.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
@@ -179,8 +180,8 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		}
 		d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: s.table,
-			Text: fmt.Sprintf("connection %d's %s affected %d rows; on its documented view it affects %d",
-				st.Conn, s.kind, st.Affected, res.Affected)}
+			Text: fmt.Sprintf("connection %d's %s affected %s; on its documented view it affects %d",
+				st.Conn, s.kind, english.Plural(int(st.Affected), "row"), res.Affected)}
 		e.halt("stopped at the first deviation")
 		return d, nil
 	}
@@ -449,8 +450,8 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 		return nil, err
 	}
 	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
-		Text: fmt.Sprintf("connection %d's %s affected %d rows: it skipped rows that match in the version it waited for (%s)",
-			st.Conn, s.kind, st.Affected, vary.Rule.Text)}
+		Text: fmt.Sprintf("connection %d's %s affected %s: it skipped rows that match in the version it waited for (%s)",
+			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), vary.Rule.Text)}
 	e.halt("stopped at the first deviation")
 	return d, nil
 }
@@ -498,8 +499,8 @@ func (e *Engine) trySubVariation(ctx context.Context, st *Stmt, s *stmtInfo, vie
 		return nil, err
 	}
 	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
-		Text: fmt.Sprintf("connection %d's %s affected %d rows: its subqueries read other versions than its documented view (%s)",
-			st.Conn, s.kind, st.Affected, vary.Rule.Text)}
+		Text: fmt.Sprintf("connection %d's %s affected %s: its subqueries read other versions than its documented view (%s)",
+			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), vary.Rule.Text)}
 	e.halt("stopped at the first deviation")
 	return d, nil
 }

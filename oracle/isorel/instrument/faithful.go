@@ -30,7 +30,7 @@ func Unfaithful(p *Plan, inst, plain *executor.Result) string {
 	for _, name := range plain.Final.Tables() {
 		a, b := plain.Final[name], inst.Final[name]
 		if !slices.EqualFunc(a, b, func(x, y target.Row) bool { return x.Compare(y) == 0 }) {
-			return fmt.Sprintf("the final state of %s: %d rows plainly, %d instrumented, or different values", name, len(a), len(b))
+			return fmt.Sprintf("the final state of %s: rows %d plainly, %d instrumented, or different values", name, len(a), len(b))
 		}
 	}
 	return ""
@@ -95,9 +95,9 @@ func (a *outcome) differs(b *outcome) string {
 	case a.status != b.status || a.err != b.err:
 		return fmt.Sprintf("%s %s plainly, %s %s instrumented", a.status, a.err, b.status, b.err)
 	case a.affected >= 0 && b.affected >= 0 && a.affected != b.affected:
-		return fmt.Sprintf("%d rows changed plainly, %d instrumented", a.affected, b.affected)
+		return fmt.Sprintf("rows changed: %d plainly, %d instrumented", a.affected, b.affected)
 	case !slices.EqualFunc(a.rows, b.rows, func(x, y target.Row) bool { return x.Compare(y) == 0 }):
-		return fmt.Sprintf("%d rows returned plainly, %d instrumented, or different values", len(a.rows), len(b.rows))
+		return fmt.Sprintf("rows returned: %d plainly, %d instrumented, or different values", len(a.rows), len(b.rows))
 	}
 	return ""
 }
