@@ -307,7 +307,8 @@ func TestCheckCommand(t *testing.T) {
 }
 
 // TestRunWSS checks `run --oracle wss` on both sides: MDEV-30835 is a bug on
-// MariaDB (exit 1, a bundle written), its PostgreSQL twin is allowed (exit 0).
+// MariaDB (exit 1, a bundle written), its PostgreSQL twin is allowed (exit 0;
+// a bundle with --keep-allowed, none without).
 func TestRunWSS(t *testing.T) {
 	tests := []struct {
 		db      string
@@ -321,9 +322,18 @@ func TestRunWSS(t *testing.T) {
 		t.Run(tt.db, func(t *testing.T) {
 			localdbtest.Require(t, localdb.Kind(tt.db))
 			out := t.TempDir()
-			code, stdout, stderr := txlab(t, "run", "--db", tt.db, "--oracle", "wss", "--out", out, "--json", "../../examples/design-read-committed.txn")
+			code, stdout, stderr := txlab(t, "run", "--db", tt.db, "--oracle", "wss", "--keep-allowed", "--out", out, "--json", "../../examples/design-read-committed.txn")
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d: %s", code, tt.code, stderr)
+			}
+			if tt.verdict == "allowed" {
+				// Without --keep-allowed the allowed finding is counted only.
+				_, plain, _ := txlab(t, "run", "--db", tt.db, "--oracle", "wss", "--out", t.TempDir(), "--json", "../../examples/design-read-committed.txn")
+				for _, f := range decodeCases(t, plain)[0].Findings {
+					if f.Verdict == "allowed" && f.Dir != "" {
+						t.Errorf("an allowed finding got a bundle without --keep-allowed: %s", f.Dir)
+					}
+				}
 			}
 			cr := decodeCases(t, stdout)[0]
 			if len(cr.Findings) == 0 {
@@ -375,12 +385,12 @@ func TestFuzzMT(t *testing.T) {
 
 // TestRunIsoRel replays the classic write skew through `txlab run --oracle
 // isorel`: allowed (exit 0) at PostgreSQL repeatable read, with a bundle
-// holding graph.dot; at serializable one transaction aborts and there is no
+// (--keep-allowed) holding graph.dot; at serializable one transaction aborts and there is no
 // finding.
 func TestRunIsoRel(t *testing.T) {
 	localdbtest.Require(t, localdb.Postgres)
 	out := t.TempDir()
-	code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--isolation", "rr", "--out", out, "--json", "../../oracle/isorel/testdata/write-skew.txn")
+	code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--isolation", "rr", "--keep-allowed", "--out", out, "--json", "../../oracle/isorel/testdata/write-skew.txn")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0: %s", code, stderr)
 	}

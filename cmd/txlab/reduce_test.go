@@ -151,7 +151,7 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("%d pages; index:\n%s", len(pages), index)
 	}
 	for _, p := range pages {
-		if page, _ := os.ReadFile(p); strings.Contains(p, "troc") && !strings.Contains(string(page), `<svg class="timeline"`) {
+		if page, _ := os.ReadFile(p); strings.Contains(p, "troc") && !strings.Contains(string(page), `<table class="timeline"`) {
 			t.Errorf("%s has no timeline", p)
 		}
 	}
