@@ -128,7 +128,8 @@ func Case(seed uint64, cfg Config) *testcase.Case {
 		c.Setup = append(c.Setup, sqlast.Format(d, s))
 	}
 	for _, st := range g.Interleave(txns) {
-		c.Steps = append(c.Steps, testcase.Step{Conn: st.Conn, SQL: sqlast.Format(d, st.Stmt)})
+		sql := sqlast.Format(d, st.Stmt)
+		c.Steps = append(c.Steps, testcase.Step{Conn: st.Conn, SQL: sql, Kind: testcase.Classify(sql)})
 	}
 	return c
 }

@@ -49,6 +49,10 @@ type Step struct {
 	Conn int    // connection number, ≥ 1
 	SQL  string // one statement without its terminating semicolon
 	Line int    // line in the source file where the statement starts; 0 if generated
+	// Kind is the statement's kind, decided when the case was parsed or
+	// generated; read it with KindOf, which also serves steps built
+	// without one. It is not part of the case's JSON form.
+	Kind Kind `json:"-"`
 }
 
 // LevelOf returns the isolation level of connection conn ("" = DBMS default).

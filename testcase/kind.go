@@ -2,22 +2,84 @@ package testcase
 
 import "strings"
 
-// SignatureKind names a statement as finding signatures do: its first
-// keyword in upper case, except that an INSERT which updates on a key
-// conflict (ON CONFLICT, ON DUPLICATE KEY UPDATE) is an UPSERT — its
-// conflicts are a family of bugs of their own, and a suppression of one
-// must not reach plain inserts.
-func SignatureKind(sql string) string {
+// Kind is what a statement is, decided once from its text when a case is
+// parsed or generated (Classify) and carried with its step (Step.Kind), so
+// that the executor, the oracles and the reducer read one decision instead
+// of each re-reading the statement's first word.
+type Kind struct {
+	// Keyword is the statement's first word in upper case, without a
+	// trailing semicolon ("SELECT", "XA"); "" for an empty statement.
+	Keyword string
+	// Control is what the statement does to its connection's transaction.
+	Control Control
+	// Upsert marks an INSERT that updates on a key conflict (ON CONFLICT,
+	// ON DUPLICATE KEY UPDATE).
+	Upsert bool
+	// Of is the text the kind was decided from: a step whose SQL was
+	// rewritten since (a reduction edits statements) is classified again.
+	Of string
+}
+
+// Classify decides a statement's kind from its text.
+func Classify(sql string) Kind {
+	k := Kind{Control: ControlOf(sql), Of: sql}
 	f := strings.Fields(sql)
 	if len(f) == 0 {
-		return ""
+		return k
 	}
-	kw := strings.ToUpper(strings.TrimSuffix(f[0], ";"))
-	if kw == "INSERT" {
+	k.Keyword = strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+	if k.Keyword == "INSERT" {
 		up := strings.ToUpper(strings.Join(f, " "))
-		if strings.Contains(up, " ON CONFLICT") || strings.Contains(up, " ON DUPLICATE KEY UPDATE") {
-			return "UPSERT"
-		}
+		k.Upsert = strings.Contains(up, " ON CONFLICT") || strings.Contains(up, " ON DUPLICATE KEY UPDATE")
 	}
-	return kw
+	return k
 }
+
+// KindOf is the step's kind: the one carried with it, or, for a step built
+// without one or edited since, the statement's kind decided now.
+func KindOf(s Step) Kind {
+	if s.Kind.Of == s.SQL {
+		return s.Kind
+	}
+	return Classify(s.SQL)
+}
+
+// Classify fills in the kind of every step that lacks one (or whose SQL
+// changed since it was decided).
+func (c *Case) Classify() {
+	for i := range c.Steps {
+		c.Steps[i].Kind = KindOf(c.Steps[i])
+	}
+}
+
+// Signature names the statement as finding signatures do: its keyword,
+// except that an upsert is an UPSERT — its conflicts are a family of bugs
+// of their own, and a suppression of one must not reach plain inserts.
+func (k Kind) Signature() string {
+	if k.Upsert {
+		return "UPSERT"
+	}
+	return k.Keyword
+}
+
+// IsWrite reports whether the statement writes rows.
+func (k Kind) IsWrite() bool {
+	switch k.Keyword {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT":
+		return true
+	}
+	return false
+}
+
+// IsQuery reports whether the statement is a plain query: SELECT, VALUES
+// or TABLE.
+func (k Kind) IsQuery() bool {
+	switch k.Keyword {
+	case "SELECT", "VALUES", "TABLE":
+		return true
+	}
+	return false
+}
+
+// SignatureKind names a statement as finding signatures do (Kind.Signature).
+func SignatureKind(sql string) string { return Classify(sql).Signature() }

@@ -190,7 +190,7 @@ func (p *parser) stepText(ln int, text string) error {
 	if r := trim(rest); r != "" && !strings.HasPrefix(r, "--") {
 		return p.errorf(ln, "a step holds exactly one statement; found %q after its ';'", r)
 	}
-	p.c.Steps = append(p.c.Steps, Step{Conn: p.stepConn, SQL: s.sql, Line: p.stepLine})
+	p.c.Steps = append(p.c.Steps, Step{Conn: p.stepConn, SQL: s.sql, Line: p.stepLine, Kind: Classify(s.sql)})
 	return nil
 }
 

@@ -16,7 +16,7 @@ func Transactions(c *Case) []*Txn {
 	var out []*Txn
 	open := map[int]*Txn{}
 	for i, s := range c.Steps {
-		ctl := ControlOf(s.SQL)
+		ctl := KindOf(s).Control
 		cur := open[s.Conn]
 		switch {
 		case ctl == Begin:

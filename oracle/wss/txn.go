@@ -2,7 +2,6 @@ package wss
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
@@ -55,33 +54,16 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
-// keyword returns the first word of a statement in upper case.
-func keyword(sql string) string {
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
-}
+// keyword returns the first word of a statement in upper case
+// (testcase.Kind's Keyword).
+func keyword(sql string) string { return testcase.Classify(sql).Keyword }
 
-// IsWrite reports whether a statement writes rows.
-func IsWrite(sql string) bool {
-	switch keyword(sql) {
-	case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT":
-		return true
-	}
-	return false
-}
+// IsWrite reports whether a statement writes rows (testcase.Kind.IsWrite).
+func IsWrite(sql string) bool { return testcase.Classify(sql).IsWrite() }
 
 // IsRead reports whether a statement returns rows that WSS compares at
-// serializable: plain queries.
-func IsRead(sql string) bool {
-	switch keyword(sql) {
-	case "SELECT", "VALUES", "TABLE":
-		return true
-	}
-	return false
-}
+// serializable: plain queries (testcase.Kind.IsQuery).
+func IsRead(sql string) bool { return testcase.Classify(sql).IsQuery() }
 
 // Transactions splits a case's steps into transactions (testcase.Transactions).
 // The end states are filled in by annotate.

@@ -376,7 +376,7 @@ func (k *checker) stmtRun(order []*Txn) (*Run, error) {
 		}
 		used = append(used, t)
 		for _, s := range t.Steps {
-			if testcase.ControlOf(k.c.Steps[s].SQL) != testcase.NotControl {
+			if testcase.KindOf(k.c.Steps[s]).Control != testcase.NotControl {
 				continue
 			}
 			dc.Steps = append(dc.Steps, testcase.Step{Conn: t.Conn, SQL: k.c.Steps[s].SQL})
@@ -551,7 +551,7 @@ func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
 	com := k.committed()
 	hasKind := func(t *Txn, kinds []string) bool {
 		for _, s := range t.Steps {
-			kw := keyword(k.c.Steps[s].SQL)
+			kw := testcase.KindOf(k.c.Steps[s]).Keyword
 			for _, want := range kinds {
 				if kw == want {
 					return true
@@ -562,7 +562,7 @@ func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
 	}
 	writes := func(t *Txn) bool {
 		for _, s := range t.Steps {
-			if IsWrite(k.c.Steps[s].SQL) {
+			if testcase.KindOf(k.c.Steps[s]).IsWrite() {
 				return true
 			}
 		}

@@ -98,7 +98,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 	for i, s := range c.Steps {
 		t := byStep[i]
 		id := int64(t.ID)
-		if testcase.ControlOf(s.SQL) != testcase.NotControl {
+		if testcase.KindOf(s).Control != testcase.NotControl {
 			add(s.Conn, s.SQL, Step{Orig: i, Group: -1, Txn: id, Role: RoleMain})
 			continue
 		}
@@ -141,7 +141,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 // the rest of the "transaction" runs in autocommit mode. "" when none.
 func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
 	for _, s := range c.Steps {
-		if keyword(s.SQL) == "XA" {
+		if testcase.KindOf(s).Keyword == "XA" {
 			return "an XA transaction (" + s.SQL + ")"
 		}
 	}

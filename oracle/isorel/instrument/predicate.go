@@ -371,7 +371,7 @@ func viewsFaithful(info target.Info, level target.Level) bool {
 func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info, byStep []*testcase.Txn) map[int]view {
 	out := map[int]view{}
 	for i, s := range c.Steps {
-		if testcase.ControlOf(s.SQL) != testcase.NotControl || keyword(s.SQL) != "SELECT" {
+		if k := testcase.KindOf(s); k.Control != testcase.NotControl || k.Keyword != "SELECT" {
 			continue
 		}
 		level := c.LevelOf(s.Conn)

@@ -340,13 +340,9 @@ func readsCatalog(sql string) bool {
 	return false
 }
 
-func keyword(sql string) string {
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
-}
+// keyword is a statement's first word in upper case (testcase.Kind's
+// Keyword), for the statements the rewriter is given as text.
+func keyword(sql string) string { return testcase.Classify(sql).Keyword }
 
 func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view view) ([]Sent, error) {
 	tn := "T" + strconv.FormatInt(txn, 10)

@@ -1,0 +1,161 @@
+package testcase
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var updateKinds = flag.Bool("update-kinds", false, "rewrite testdata/kinds.txt from the corpus")
+
+// The classifiers that Classify replaced, as they were at their call
+// sites: the first-keyword helpers of wss and instrument, wss's IsWrite
+// and IsRead, and SignatureKind. Every statement of the corpus must get
+// the same decisions from Kind.
+func oldKeyword(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+}
+
+func oldIsWrite(sql string) bool {
+	switch oldKeyword(sql) {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT":
+		return true
+	}
+	return false
+}
+
+func oldIsRead(sql string) bool {
+	switch oldKeyword(sql) {
+	case "SELECT", "VALUES", "TABLE":
+		return true
+	}
+	return false
+}
+
+func oldSignatureKind(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	kw := strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+	if kw == "INSERT" {
+		up := strings.ToUpper(strings.Join(f, " "))
+		if strings.Contains(up, " ON CONFLICT") || strings.Contains(up, " ON DUPLICATE KEY UPDATE") {
+			return "UPSERT"
+		}
+	}
+	return kw
+}
+
+// corpus is every setup statement and step of the known bugs, the
+// examples and the valid test cases.
+func corpus(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, g := range []string{"../bugs/*.txn", "../examples/*.txn", "testdata/valid/*.txn", "testdata/examples/*.txn"} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d case files found", len(files))
+	}
+	seen := map[string]bool{"": true, "  ": true, "ROLLBACK TO SAVEPOINT a": true, "START SLAVE": true, "end;": true}
+	out := []string{"", "  ", "ROLLBACK TO SAVEPOINT a", "START SLAVE", "end;"}
+	for _, f := range files {
+		c, err := ParseFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		sqls := append([]string(nil), c.Setup...)
+		for _, s := range c.Steps {
+			sqls = append(sqls, s.SQL)
+		}
+		for _, s := range sqls {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// describe writes a kind as a line of testdata/kinds.txt.
+func describe(k Kind) string {
+	return fmt.Sprintf("%s %s %s write=%t query=%t", k.Keyword, []string{"-", "begin", "commit", "rollback"}[k.Control], k.Signature(), k.IsWrite(), k.IsQuery())
+}
+
+// TestClassifyCorpus compares Classify with the classifiers it replaced.
+func TestClassifyCorpus(t *testing.T) {
+	for _, sql := range corpus(t) {
+		k := Classify(sql)
+		if k.Keyword != oldKeyword(sql) || k.Control != ControlOf(sql) || k.Signature() != oldSignatureKind(sql) ||
+			k.IsWrite() != oldIsWrite(sql) || k.IsQuery() != oldIsRead(sql) || k.Of != sql {
+			t.Errorf("Classify(%q) = %+v, differs from the old classifiers", sql, k)
+		}
+		if got := KindOf(Step{SQL: sql}); got != k {
+			t.Errorf("KindOf(step without a kind %q) = %+v, want %+v", sql, got, k)
+		}
+	}
+	// A step edited after it was classified is classified again.
+	st := Step{SQL: "INSERT INTO t VALUES (1)", Kind: Classify("SELECT 1")}
+	if got := KindOf(st); got.Keyword != "INSERT" {
+		t.Errorf("KindOf(edited step) = %+v, want INSERT", got)
+	}
+}
+
+// TestClassifyTable checks Classify against testdata/kinds.txt: one line
+// per statement of the corpus, its decisions, a tab and the statement
+// quoted. Run with -update-kinds to rewrite it.
+func TestClassifyTable(t *testing.T) {
+	const path = "testdata/kinds.txt"
+	if *updateKinds {
+		var b strings.Builder
+		for _, sql := range corpus(t) {
+			fmt.Fprintf(&b, "%s\t%s\n", describe(Classify(sql)), strconv.Quote(sql))
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		want, quoted, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			t.Fatalf("line %d: no tab", n+1)
+		}
+		sql, err := strconv.Unquote(quoted)
+		if err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		if got := describe(Classify(sql)); got != want {
+			t.Errorf("Classify(%q) = %s, want %s", sql, got, want)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Errorf("only %d statements in %s", n, path)
+	}
+}
