@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
@@ -161,6 +160,7 @@ type conn struct {
 type inflight struct {
 	step    int
 	sql     string
+	kind    testcase.Kind // the step's kind, decided when the case was parsed or generated
 	started time.Time
 	done    chan completion
 	blocked bool
@@ -277,7 +277,7 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 	// changed one's definition.
 	schemaSteps := false
 	for _, st := range c.Steps {
-		schemaSteps = schemaSteps || !target.KeepsDefinitions(st.SQL)
+		schemaSteps = schemaSteps || testcase.KindOf(st).Schema
 	}
 	if schemaSteps {
 		ForgetSetup(t)
@@ -386,7 +386,8 @@ func (r *runner) unfinished() bool {
 // after a completion it drains the connection's backlog the same way.
 func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
 	sql := r.c.Steps[i].SQL
-	k := testcase.ControlOf(sql)
+	kind := testcase.KindOf(r.c.Steps[i])
+	k := kind.Control
 	if cn.aborted {
 		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Affected: -1})
 		if k == testcase.Commit || k == testcase.Rollback {
@@ -397,12 +398,12 @@ func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
 	if k == testcase.Begin {
 		cn.inTxn = true
 	}
-	cn.inflight = r.start(ctx, cn, i, sql)
+	cn.inflight = r.start(ctx, cn, i, sql, kind)
 	return r.await(ctx, cn)
 }
 
-func (r *runner) start(ctx context.Context, cn *conn, step int, sql string) *inflight {
-	f := &inflight{step: step, sql: sql, started: time.Now(), done: make(chan completion, 1)}
+func (r *runner) start(ctx context.Context, cn *conn, step int, sql string, kind testcase.Kind) *inflight {
+	f := &inflight{step: step, sql: sql, kind: kind, started: time.Now(), done: make(chan completion, 1)}
 	sess := cn.sess
 	go func() {
 		res, err := sess.Exec(ctx, sql)
@@ -459,13 +460,13 @@ func (r *runner) isWaiting(ctx context.Context, cn *conn) (waiting, byTimeout bo
 // first — and so does its queue, as if its error had been seen first.
 func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 	var victims []*conn
-	if testcase.ControlOf(cn.inflight.sql) == testcase.NotControl && !abortsTxn(c.err) {
+	if cn.inflight.kind.Control == testcase.NotControl && !abortsTxn(c.err) {
 		// Also when c never showed as blocked but may have waited for a
 		// lock: a deadlock the server resolved at once (its victim
 		// another connection) let it finish before a lock wait could be
 		// seen, and on a loaded machine the victim's error reached txlab
 		// after c's result.
-		if cn.inflight.blocked || mayLock(cn.inflight.sql, cn.level) {
+		if cn.inflight.blocked || mayLock(cn.inflight.kind, cn.level) {
 			var err error
 			if victims, err = r.awaitVictims(ctx, cn); err != nil {
 				return err
@@ -483,11 +484,9 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 // mayLock says a statement may wait for row locks: a write, a locking
 // read, or any statement at serializable (InnoDB's plain SELECTs lock
 // there). A plain read below it reads a snapshot.
-func mayLock(sql string, level target.Level) bool {
-	return target.ChangesRows(sql) || level == target.Serializable || lockingReadRE.MatchString(sql)
+func mayLock(k testcase.Kind, level target.Level) bool {
+	return k.Changes || level == target.Serializable || k.LockingRead
 }
-
-var lockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
 
 // awaitVictims runs when a statement of except completed (resumed, or
 // never seen waiting): any other blocked statement the server no longer
@@ -549,7 +548,7 @@ func (r *runner) awaitVictims(ctx context.Context, except *conn) ([]*conn, error
 // connection's next statement is submitted. The queues of first (deadlock
 // victims whose abort let cn finish) run before cn's.
 func (r *runner) complete(ctx context.Context, cn *conn, c completion, first ...*conn) error {
-	k := testcase.ControlOf(cn.inflight.sql)
+	k := cn.inflight.kind.Control
 	if err := r.record(ctx, cn, c); err != nil {
 		return err
 	}
@@ -640,7 +639,7 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	fill(&ev, c.res, c.err)
 	r.events = append(r.events, ev)
 
-	k := testcase.ControlOf(f.sql)
+	k := f.kind.Control
 	if k == testcase.Commit || k == testcase.Rollback {
 		cn.inTxn = false
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
 )
 
 // TestMayLock: the statements after which the executor asks whether a
@@ -27,7 +28,7 @@ func TestMayLock(t *testing.T) {
 		{"SELECT * FROM t", "", false},
 		{"COMMIT", target.ReadCommitted, false},
 	} {
-		if got := mayLock(tc.sql, tc.level); got != tc.want {
+		if got := mayLock(testcase.Classify(tc.sql), tc.level); got != tc.want {
 			t.Errorf("mayLock(%q, %q) = %v, want %v", tc.sql, tc.level, got, tc.want)
 		}
 	}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/target"
 )
 
 var updateKinds = flag.Bool("update-kinds", false, "rewrite testdata/kinds.txt from the corpus")
@@ -56,6 +59,8 @@ func oldSignatureKind(sql string) string {
 	return kw
 }
 
+var oldLockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
+
 // corpus is every setup statement and step of the known bugs, the
 // examples and the valid test cases.
 func corpus(t *testing.T) []string {
@@ -94,7 +99,8 @@ func corpus(t *testing.T) []string {
 
 // describe writes a kind as a line of testdata/kinds.txt.
 func describe(k Kind) string {
-	return fmt.Sprintf("%s %s %s write=%t query=%t", k.Keyword, []string{"-", "begin", "commit", "rollback"}[k.Control], k.Signature(), k.IsWrite(), k.IsQuery())
+	return fmt.Sprintf("%s %s %s write=%t query=%t changes=%t locking=%t schema=%t", k.Keyword, []string{"-", "begin", "commit", "rollback"}[k.Control],
+		k.Signature(), k.IsWrite(), k.IsQuery(), k.Changes, k.LockingRead, k.Schema)
 }
 
 // TestClassifyCorpus compares Classify with the classifiers it replaced.
@@ -102,11 +108,17 @@ func TestClassifyCorpus(t *testing.T) {
 	for _, sql := range corpus(t) {
 		k := Classify(sql)
 		if k.Keyword != oldKeyword(sql) || k.Control != ControlOf(sql) || k.Signature() != oldSignatureKind(sql) ||
-			k.IsWrite() != oldIsWrite(sql) || k.IsQuery() != oldIsRead(sql) || k.Of != sql {
+			k.IsWrite() != oldIsWrite(sql) || k.IsQuery() != oldIsRead(sql) || k.Of != sql ||
+			k.Changes != target.ChangesRows(sql) || k.LockingRead != oldLockingReadRE.MatchString(sql) || k.Schema == target.KeepsDefinitions(sql) {
 			t.Errorf("Classify(%q) = %+v, differs from the old classifiers", sql, k)
 		}
 		if got := KindOf(Step{SQL: sql}); got != k {
 			t.Errorf("KindOf(step without a kind %q) = %+v, want %+v", sql, got, k)
+		}
+	}
+	for _, sql := range []string{"SELECT * FROM t FOR UPDATE", "select 1 for no key update", "SELECT a FROM t LOCK IN SHARE MODE", "SELECT 1 FOR KEY SHARE"} {
+		if !Classify(sql).LockingRead {
+			t.Errorf("Classify(%q) is not a locking read", sql)
 		}
 	}
 	// A step edited after it was classified is classified again.

@@ -1,6 +1,11 @@
 package testcase
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/txlab/txlab/target"
+)
 
 // Kind is what a statement is, decided once from its text when a case is
 // parsed or generated (Classify) and carried with its step (Step.Kind), so
@@ -15,6 +20,17 @@ type Kind struct {
 	// Upsert marks an INSERT that updates on a key conflict (ON CONFLICT,
 	// ON DUPLICATE KEY UPDATE).
 	Upsert bool
+	// Changes marks a data-changing statement whose affected-row count
+	// means something (target.ChangesRows): INSERT, UPDATE, DELETE,
+	// REPLACE, MERGE.
+	Changes bool
+	// LockingRead marks a statement that names a row lock (FOR UPDATE,
+	// FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE, LOCK IN SHARE MODE).
+	LockingRead bool
+	// Schema marks a statement that may create a table or change one's
+	// definition: anything but a read, a write, or transaction and
+	// session control (target.KeepsDefinitions).
+	Schema bool
 	// Of is the text the kind was decided from: a step whose SQL was
 	// rewritten since (a reduction edits statements) is classified again.
 	Of string
@@ -22,7 +38,13 @@ type Kind struct {
 
 // Classify decides a statement's kind from its text.
 func Classify(sql string) Kind {
-	k := Kind{Control: ControlOf(sql), Of: sql}
+	k := Kind{
+		Control:     ControlOf(sql),
+		Changes:     target.ChangesRows(sql),
+		LockingRead: lockingReadRE.MatchString(sql),
+		Schema:      !target.KeepsDefinitions(sql),
+		Of:          sql,
+	}
 	f := strings.Fields(sql)
 	if len(f) == 0 {
 		return k
@@ -35,10 +57,12 @@ func Classify(sql string) Kind {
 	return k
 }
 
+var lockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
+
 // KindOf is the step's kind: the one carried with it, or, for a step built
 // without one or edited since, the statement's kind decided now.
 func KindOf(s Step) Kind {
-	if s.Kind.Of == s.SQL {
+	if s.Kind.Of == s.SQL && s.Kind != (Kind{}) {
 		return s.Kind
 	}
 	return Classify(s.SQL)
