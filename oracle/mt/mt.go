@@ -112,7 +112,7 @@ const maxAnomalies = 20
 // Check verifies h against model.
 func Check(h *history.History, model Model) (*Result, error) {
 	if model == Linearizable {
-		return checkLWT(h)
+		return checkLWTParallel(h)
 	}
 	switch model {
 	case Serializable, Snapshot, StrictSerializable:

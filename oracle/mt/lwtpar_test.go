@@ -1,0 +1,102 @@
+package mt
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/txlab/txlab/history"
+)
+
+// TestLWTParallelSameAsSerial: the check split by key gives the serial
+// check's result, anomaly for anomaly and in order, on valid histories and
+// on histories corrupted every way an LWT history can be wrong (a lost
+// update, a value from thin air, a real-time inversion, a double insert, a
+// value written twice, failed and unknown transactions, a bad shape).
+func TestLWTParallelSameAsSerial(t *testing.T) {
+	defer func(n int) { lwtParallelMin = n }(lwtParallelMin)
+	lwtParallelMin = 1
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	valid, invalid, bad := 0, 0, 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		h := synthLWT(50+r.IntN(400), 1+r.IntN(9), 1+r.IntN(40), seed)
+		for range r.IntN(6) {
+			corrupt(r, h)
+		}
+		want, werr := checkLWT(h)
+		got, gerr := checkLWTParallel(h)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("seed %d: errors differ: serial %v, parallel %v", seed, werr, gerr)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("seed %d: results differ:\nserial   %+v\nparallel %+v", seed, want, got)
+		}
+		switch {
+		case werr != nil:
+			bad++
+		case want.Valid:
+			valid++
+		default:
+			invalid++
+		}
+	}
+	// The comparison covered every outcome.
+	if valid < 20 || invalid < 20 || bad < 5 {
+		t.Errorf("%d valid, %d invalid, %d bad histories: the corruptions do not cover every outcome", valid, invalid, bad)
+	}
+}
+
+// corrupt changes one transaction of h at random.
+func corrupt(r *rand.Rand, h *history.History) {
+	i := r.IntN(len(h.Txns))
+	t := &h.Txns[i]
+	switch r.IntN(8) {
+	case 0: // a lost update: read what another CAS read
+		if j := r.IntN(len(h.Txns)); len(t.Ops) == 2 && len(h.Txns[j].Ops) == 2 && h.Txns[j].Ops[0].Key == t.Ops[0].Key {
+			t.Ops[0].Value = h.Txns[j].Ops[0].Value
+		}
+	case 1: // thin air
+		if len(t.Ops) == 2 {
+			t.Ops[0].Value = -1 - int64(i)
+		}
+	case 2: // real time: move it far away
+		t.Start, t.End = t.Start+100000, t.End+100000
+	case 3:
+		t.Status = history.Fail
+	case 4:
+		t.Status = history.Unknown
+	case 5: // a second insert of the key
+		t.Ops = []history.Op{{Kind: history.W, Key: t.Ops[len(t.Ops)-1].Key, Value: 1_000_000 + int64(i)}}
+	case 6: // a value written twice
+		if j := r.IntN(len(h.Txns)); h.Txns[j].Ops[len(h.Txns[j].Ops)-1].Key == t.Ops[len(t.Ops)-1].Key && j != i {
+			t.Ops[len(t.Ops)-1].Value = h.Txns[j].Ops[len(h.Txns[j].Ops)-1].Value
+		}
+	case 7: // a bad shape, rarely
+		if r.IntN(10) == 0 {
+			t.Ops = append(t.Ops, history.Op{Kind: history.R, Key: 99, Value: 1})
+		}
+	}
+}
+
+// BenchmarkLWTSplit: the serial LWT check against the one split by key,
+// on 1M operations over 64 keys; run with -cpu 1,2,4,… (at 1 the split
+// check is the serial one).
+func BenchmarkLWTSplit(b *testing.B) {
+	h := synthLWT(1_000_000, 64, 100, 1)
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := checkLWT(h); err != nil || !res.Valid {
+				b.Fatal("rejected")
+			}
+		}
+	})
+	b.Run("split", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := checkLWTParallel(h); err != nil || !res.Valid {
+				b.Fatal("rejected")
+			}
+		}
+	})
+}
