@@ -110,12 +110,15 @@ func (o Options) withDefaults() Options {
 
 // Result is what running a case produced.
 type Result struct {
-	Setup   []Event // the setup statements, in order (Conn 0)
-	Events  []Event // the actual schedule
-	Final   target.State
-	Levels  map[int]target.Level // isolation per connection ("" = DBMS default)
-	Hang    bool                 // the case did not finish within HangTimeout
-	Elapsed time.Duration
+	Setup  []Event // the setup statements, in order (Conn 0)
+	Events []Event // the actual schedule
+	Final  target.State
+	Levels map[int]target.Level // isolation per connection ("" = DBMS default)
+	// Concrete is the level every connection ran at, the DBMS default
+	// written out (ConnLevel, Concrete); read it with ConcreteLevels.
+	Concrete map[int]target.Level `json:"-"`
+	Hang     bool                 // the case did not finish within HangTimeout
+	Elapsed  time.Duration
 	// Reused says the setup emptied the previous run's tables (same
 	// definitions) instead of dropping and re-creating them.
 	Reused bool
@@ -230,7 +233,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 
 // run is Run's work, within hangAt.
 func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, start, hangAt time.Time) (*Result, error) {
-	res := &Result{Levels: map[int]target.Level{}}
+	res := &Result{Levels: map[int]target.Level{}, Concrete: map[int]target.Level{}}
 	if err := inScope(t, c, opt.TrustCase); err != nil {
 		return res, err
 	}
@@ -259,11 +262,9 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 		cn := &conn{num: n, sess: s}
 		r.conns[n] = cn
 		r.order = append(r.order, cn)
-		lvl := c.LevelOf(n)
-		if opt.Isolation != "" {
-			lvl = opt.Isolation
-		}
+		lvl := ConnLevel(c, n, opt)
 		res.Levels[n] = lvl
+		res.Concrete[n] = Concrete(lvl, t.DefaultLevel())
 		cn.level = lvl
 		if lvl != "" {
 			if err := s.SetIsolation(bctx, lvl); err != nil {

@@ -82,10 +82,7 @@ type RoundSpec struct {
 
 // LevelOn is the round's isolation level on t: its own, or t's default.
 func (s RoundSpec) LevelOn(t target.Target) target.Level {
-	if s.Level == "" {
-		return t.DefaultLevel()
-	}
-	return s.Level
+	return executor.Concrete(s.Level, t.DefaultLevel())
 }
 
 // Limit bounds a round's own duration d (0 = unbounded) by the time left

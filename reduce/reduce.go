@@ -541,7 +541,7 @@ func autocommitToSetup(_ *reducer, c *testcase.Case, i int) *testcase.Case {
 			continue
 		}
 		step := c.Steps[txn.Steps[0]]
-		if testcase.ControlOf(step.SQL) != testcase.NotControl {
+		if testcase.KindOf(step).Control != testcase.NotControl {
 			continue
 		}
 		if n == i {

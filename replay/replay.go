@@ -107,10 +107,7 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		out.FinalState = target.State{}
 	}
 	levels := map[string]string{}
-	for conn, l := range res.Levels {
-		if l == "" {
-			l = t.DefaultLevel()
-		}
+	for conn, l := range res.ConcreteLevels(t.DefaultLevel()) {
 		levels[fmt.Sprint(conn)] = string(l)
 	}
 	out.Isolation = commonLevel(levels, t.DefaultLevel())

@@ -129,11 +129,9 @@ func (o *Oracle) JudgesPlain() bool { return false }
 // default): how a statement is instrumented depends on its level.
 func atLevels(c *testcase.Case, t target.Target, opt executor.Options) *testcase.Case {
 	out := *c
-	switch {
-	case opt.Isolation != "":
-		out.Isolation, out.ConnIsolation = opt.Isolation, nil
-	case out.Isolation == "":
-		out.Isolation = t.DefaultLevel()
+	out.Isolation = executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
+	if opt.Isolation != "" {
+		out.ConnIsolation = nil
 	}
 	return &out
 }
@@ -172,13 +170,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if err != nil {
 		return j, fmt.Errorf("isorel: recording the history: %w", err)
 	}
-	level := c.Isolation
-	if opt.Isolation != "" {
-		level = opt.Isolation
-	}
-	if level == "" {
-		level = t.DefaultLevel()
-	}
+	level := executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
 	// Below serializable the model decides. At serializable a cycle among
 	// committed transactions breaks the promise whatever each statement
 	// saw, which the model's per-statement views cannot vouch for (WSS

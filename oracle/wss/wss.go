@@ -284,10 +284,7 @@ func (k *checker) concurrentMatch(run func([]*Txn) (*Run, error), scope func(*Tx
 // promises are the ones every transaction can rely on.
 func effectiveLevel(t target.Target, res *executor.Result) target.Level {
 	best := -1
-	for _, l := range res.Levels {
-		if l == "" {
-			l = t.DefaultLevel()
-		}
+	for _, l := range res.ConcreteLevels(t.DefaultLevel()) {
 		for i, al := range target.AllLevels {
 			if al == l && (best < 0 || i < best) {
 				best = i

@@ -211,10 +211,7 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
 	var l target.Level
 	if res != nil {
-		for _, cl := range res.Levels {
-			if cl == "" {
-				cl = t.DefaultLevel()
-			}
+		for _, cl := range res.ConcreteLevels(t.DefaultLevel()) {
 			if l != "" && cl != l {
 				return "", false
 			}
