@@ -225,7 +225,7 @@ func Suppression(id string) (report.KnownBug, error) {
 			}
 		}
 		for _, st := range e.Case.Steps {
-			if k := testcase.SignatureKind(st.SQL); k != "" && !slices.Contains(c.Kinds, k) {
+			if k := testcase.KindOf(st).Signature(); k != "" && !slices.Contains(c.Kinds, k) {
 				c.Kinds = append(c.Kinds, k)
 			}
 		}
