@@ -171,3 +171,21 @@ func TestClassifyTable(t *testing.T) {
 		t.Errorf("only %d statements in %s", n, path)
 	}
 }
+
+// FuzzClassify holds Classify to the classifiers it replaced on any text.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{"", "SELECT 1 FOR UPDATE", "insert into t values (1) on conflict do nothing", "ROLLBACK TO a", "start transaction", "(SELECT 1)", "UPDATE; x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		k := Classify(sql)
+		if k.Keyword != oldKeyword(sql) || k.Control != ControlOf(sql) || k.Signature() != oldSignatureKind(sql) ||
+			k.IsWrite() != oldIsWrite(sql) || k.IsQuery() != oldIsRead(sql) ||
+			k.Changes != target.ChangesRows(sql) || k.LockingRead != oldLockingReadRE.MatchString(sql) || k.Schema == target.KeepsDefinitions(sql) {
+			t.Errorf("Classify(%q) = %+v, differs from the old classifiers", sql, k)
+		}
+		if KindOf(Step{SQL: sql}) != k {
+			t.Errorf("KindOf(Step{SQL: %q}) differs from Classify", sql)
+		}
+	})
+}
