@@ -295,12 +295,10 @@ func (w *worker) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session %d: %w", w.num, err)
 	}
-	level := w.opt.Level
-	if level != "" {
-		err = s.SetIsolation(ctx, level)
-	} else {
-		level = w.t.DefaultLevel()
+	if w.opt.Level != "" {
+		err = s.SetIsolation(ctx, w.opt.Level)
 	}
+	level := Concrete(w.opt.Level, w.t.DefaultLevel())
 	if q, ok := s.(target.QuickDeadlocks); ok && err == nil {
 		// Free sessions wait on each other's locks like any client; a
 		// deadlock should end in milliseconds, not after the default second.

@@ -113,12 +113,11 @@ func Run(ctx context.Context, t target.Target, cfg Config) (*history.History, *S
 		return nil, nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.Level == "" {
-		cfg.Level = t.DefaultLevel()
-	} else {
+	if cfg.Level != "" {
 		l, _ := target.ParseLevel(string(cfg.Level))
 		cfg.Level = l
 	}
+	cfg.Level = executor.Concrete(cfg.Level, t.DefaultLevel())
 	if err := target.CheckLevel(t.Info().DBMS, cfg.Level, t.Levels()); err != nil {
 		return nil, nil, fmt.Errorf("workload: %w", err)
 	}
