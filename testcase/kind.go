@@ -68,14 +68,6 @@ func KindOf(s Step) Kind {
 	return Classify(s.SQL)
 }
 
-// Classify fills in the kind of every step that lacks one (or whose SQL
-// changed since it was decided).
-func (c *Case) Classify() {
-	for i := range c.Steps {
-		c.Steps[i].Kind = KindOf(c.Steps[i])
-	}
-}
-
 // Signature names the statement as finding signatures do: its keyword,
 // except that an upsert is an UPSERT — its conflicts are a family of bugs
 // of their own, and a suppression of one must not reach plain inserts.
