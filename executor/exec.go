@@ -47,6 +47,10 @@ type Event struct {
 	// Step is the index of the statement in the case's steps; -1 for a
 	// ROLLBACK the executor sent by itself after the DBMS aborted a transaction.
 	Step int `json:"step"`
+	// Kind is the step's kind as the case carried it (testcase.Kind);
+	// read it with Kind.For(SQL). Zero for statements the executor sent
+	// by itself and for events read back from JSON.
+	Kind testcase.Kind `json:"-"`
 	// Implicit marks that executor-sent ROLLBACK.
 	Implicit bool `json:"implicit,omitempty"`
 	// Sent is the text actually sent when an oracle rewrote the statement
@@ -390,7 +394,7 @@ func (r *runner) submit(ctx context.Context, cn *conn, i int) error {
 	kind := testcase.KindOf(r.c.Steps[i])
 	k := kind.Control
 	if cn.aborted {
-		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Affected: -1})
+		r.events = append(r.events, Event{Conn: cn.num, SQL: sql, Status: StatusSkipped, Step: i, Kind: kind, Affected: -1})
 		if k == testcase.Commit || k == testcase.Rollback {
 			cn.aborted, cn.inTxn = false, false
 		}
@@ -432,7 +436,7 @@ func (r *runner) await(ctx context.Context, cn *conn) error {
 		}
 		if waiting {
 			f.blocked = true
-			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Affected: -1, ByTimeout: byTimeout})
+			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Kind: f.kind, Affected: -1, ByTimeout: byTimeout})
 			return nil
 		}
 		timer.Reset(r.opt.Poll)
@@ -622,7 +626,7 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 		// whenever another statement completes.
 		if !f.blocked {
 			f.blocked = true
-			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Affected: -1})
+			r.events = append(r.events, Event{Conn: cn.num, SQL: f.sql, Status: StatusBlocked, Step: f.step, Kind: f.kind, Affected: -1})
 		}
 		f.busy = true
 		return nil
@@ -636,7 +640,7 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 		return fmt.Errorf("connection %d: %s: %w", cn.num, f.sql, c.err)
 	}
 	cn.inflight = nil
-	ev := Event{Conn: cn.num, SQL: f.sql, Step: f.step, Resumed: f.blocked, Affected: -1}
+	ev := Event{Conn: cn.num, SQL: f.sql, Step: f.step, Kind: f.kind, Resumed: f.blocked, Affected: -1}
 	fill(&ev, c.res, c.err)
 	r.events = append(r.events, ev)
 

@@ -93,7 +93,7 @@ func releaseOf(evs []executor.Event, i, end int) string {
 		if ev.Conn == evs[i].Conn || ev.Status != executor.StatusOK {
 			continue
 		}
-		switch testcase.ControlOf(ev.SQL) {
+		switch ev.Kind.For(ev.SQL).Control {
 		case testcase.Commit, testcase.Rollback:
 			return fmt.Sprintf("waits for a lock; resumes (#%d) after connection %d's %s (#%d)", end+1, ev.Conn, oneLine(ev.SQL), j+1)
 		}
@@ -131,7 +131,7 @@ func markClass(ev executor.Event) string {
 	case ev.Status == executor.StatusError:
 		return "error"
 	}
-	switch testcase.ControlOf(ev.SQL) {
+	switch ev.Kind.For(ev.SQL).Control {
 	case testcase.Commit:
 		return "commit"
 	case testcase.Rollback:

@@ -121,6 +121,14 @@ func TestClassifyCorpus(t *testing.T) {
 			t.Errorf("Classify(%q) is not a locking read", sql)
 		}
 	}
+	// A kind read for another text than it was decided from is decided
+	// again: events and steps whose SQL was rewritten never reuse it.
+	if got := Classify("COMMIT").For("ROLLBACK"); got.Control != Rollback {
+		t.Errorf("Classify(COMMIT).For(ROLLBACK) = %+v, want a rollback", got)
+	}
+	if got := (Kind{}).For(""); got != Classify("") {
+		t.Errorf("Kind{}.For(\"\") = %+v, want %+v", got, Classify(""))
+	}
 	// A step edited after it was classified is classified again.
 	st := Step{SQL: "INSERT INTO t VALUES (1)", Kind: Classify("SELECT 1")}
 	if got := KindOf(st); got.Keyword != "INSERT" {

@@ -61,11 +61,16 @@ var lockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR
 
 // KindOf is the step's kind: the one carried with it, or, for a step built
 // without one or edited since, the statement's kind decided now.
-func KindOf(s Step) Kind {
-	if s.Kind.Of == s.SQL && s.Kind != (Kind{}) {
-		return s.Kind
+func KindOf(s Step) Kind { return s.Kind.For(s.SQL) }
+
+// For is k where k was decided for sql, else sql's kind decided now: what
+// carries a kind (a step, an executor event) reads it with For, so that a
+// kind never outlives a rewrite of the text it was decided from.
+func (k Kind) For(sql string) Kind {
+	if k.Of == sql && k != (Kind{}) {
+		return k
 	}
-	return Classify(s.SQL)
+	return Classify(sql)
 }
 
 // Signature names the statement as finding signatures do: its keyword,

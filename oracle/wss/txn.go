@@ -119,9 +119,9 @@ func annotate(c *testcase.Case, txns []*Txn, events []executor.Event) {
 			if ev.Error != nil && artifact(ev.Error.Class) {
 				t.State, t.AbortStep, t.AbortClass = Aborted, ev.Step, ev.Error.Class
 			}
-		case testcase.ControlOf(ev.SQL) == testcase.Rollback:
+		case ev.Kind.For(ev.SQL).Control == testcase.Rollback:
 			t.State, t.End = RolledBack, pos
-		case testcase.ControlOf(ev.SQL) != testcase.Commit:
+		case ev.Kind.For(ev.SQL).Control != testcase.Commit:
 			// The case left the transaction open: it never committed (the
 			// session's close rolls it back), and a serial run that
 			// committed it, or left it holding its locks, is not the one

@@ -616,13 +616,13 @@ func (k *checker) snapshotPredicate(m *semantics.Mechanism) (*Run, error) {
 func (k *checker) writesAfter(in, w *Txn, kinds []string) bool {
 	first, last := -1, -1
 	for pos, ev := range k.o.Actual.Events {
-		if ev.Step < 0 || ev.Status == executor.StatusSkipped || !IsWrite(ev.SQL) {
+		if ev.Step < 0 || ev.Status == executor.StatusSkipped || !ev.Kind.For(ev.SQL).IsWrite() {
 			continue
 		}
 		if first < 0 && slices.Contains(w.Steps, ev.Step) {
 			first = pos
 		}
-		if ev.Status != executor.StatusBlocked && slices.Contains(in.Steps, ev.Step) && slices.Contains(kinds, keyword(ev.SQL)) {
+		if ev.Status != executor.StatusBlocked && slices.Contains(in.Steps, ev.Step) && slices.Contains(kinds, ev.Kind.For(ev.SQL).Keyword) {
 			last = pos
 		}
 	}

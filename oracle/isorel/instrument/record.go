@@ -354,7 +354,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			if ev.Status == executor.StatusBlocked {
 				continue
 			}
-			switch testcase.ControlOf(ev.SQL) {
+			switch ev.Kind.For(ev.SQL).Control {
 			case testcase.Commit:
 				r.commitOK, r.ended = !failed, true
 			case testcase.Rollback:
