@@ -231,7 +231,7 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 	// more than one of them touches data, their order is unknown.
 	groups := map[int]int{}
 	for _, ev := range res.Events {
-		if ev.Concurrent != 0 && ev.Status != executor.StatusBlocked && testcase.ControlOf(ev.SQL) == testcase.NotControl {
+		if ev.Concurrent != 0 && ev.Status != executor.StatusBlocked && ev.Kind.For(ev.SQL).Control == testcase.NotControl {
 			groups[ev.Concurrent]++
 		}
 	}
@@ -248,11 +248,12 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ctl := testcase.ControlOf(ev.SQL)
+		kind := ev.Kind.For(ev.SQL)
+		ctl := kind.Control
 		switch ev.Status {
 		case executor.StatusBlocked:
 			start[ev.Conn] = i
-			if ctl == testcase.NotControl && !explicit[ev.Conn] && target.ChangesRows(ev.SQL) {
+			if ctl == testcase.NotControl && !explicit[ev.Conn] && kind.Changes {
 				pending[ev.Conn] = false
 			}
 			continue
