@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
 )
@@ -120,7 +121,7 @@ func (j Judge) Decide(classes ...Anomaly) (d Decision, ok bool) {
 		default:
 			d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-forbids-%s", j.DBMS, j.Level, a),
 				Text:   fmt.Sprintf("%s %s%s forbids %s", j.DBMS, j.Level, j.withSettings(), a),
-				Source: docs[j.DBMS]}
+				Source: model.Docs[j.DBMS]}
 		}
 		return d, true
 	}
@@ -144,7 +145,7 @@ func (j Judge) Decide(classes ...Anomaly) (d Decision, ok bool) {
 		d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-permits-%s", j.DBMS, j.Level, classes[0]),
 			Text: fmt.Sprintf("%s is outside the textbook %s, but %s %s%s permits it: it forbids only %s",
 				classes[0], j.Level, j.DBMS, j.Level, j.withSettings(), orNothing(p.Forbidden)),
-			Source: docs[j.DBMS]}
+			Source: model.Docs[j.DBMS]}
 		return d, true
 	}
 	return d, false
@@ -156,8 +157,8 @@ func (j Judge) withSettings() string {
 	}
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(j.Settings)) {
-		if slices.Contains(modelSettings, k) {
-			continue // read by the statement-level model, not the table
+		if model.ViewsOnly(k) {
+			continue // changes the statement views, not the promise
 		}
 		kv = append(kv, k+"="+j.Settings[k])
 	}

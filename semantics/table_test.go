@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestTable(t *testing.T) {
 		"postgres":  {nil},
 		"sqlite":    {nil},
 		"cockroach": {nil},
-		"tidb": {nil, {"tidb_txn_mode": "optimistic"}, {"tidb_txn_mode": " Optimistic "}, {"tidb_txn_mode": "pessimistic"},
+		"tidb": {nil, {"tidb_txn_mode": "optimistic"}, {"tidb_txn_mode": "OPTIMISTIC"}, {"tidb_txn_mode": "pessimistic"},
 			{"tidb_enable_clustered_index": "OFF"}, {"tidb_enable_clustered_index": "0"}, {"tidb_enable_clustered_index": "INT_ONLY"},
 			{"tidb_config": `{"store":"unistore"}`}, {"tidb_config": `{"store":"tikv"}`},
 			{"tidb_txn_mode": "optimistic", "tidb_enable_clustered_index": "int_only", "tidb_config": `{"store":"unistore"}`}},
@@ -94,4 +95,21 @@ func dedupe(s string) string {
 		fmt.Fprintf(&b, "#%d = %s\n", i, lit)
 	}
 	return b.String()
+}
+
+// TestTableAnomalies checks that every anomaly class a row of the table
+// forbids (the table names them as text) is one of the hierarchy's.
+func TestTableAnomalies(t *testing.T) {
+	top := []semantics.Anomaly{semantics.G0, semantics.G1, semantics.G2}
+	for _, dbms := range []string{"mariadb", "mysql", "postgres", "sqlite", "cockroach", "tidb"} {
+		for _, l := range []target.Level{target.ReadUncommitted, target.ReadCommitted, target.RepeatableRead, target.Snapshot, target.Serializable} {
+			for _, set := range []map[string]string{nil, {"innodb_snapshot_isolation": "ON"}, {"tidb_txn_mode": "optimistic"}} {
+				for _, a := range semantics.Lookup(dbms, l, set).Forbidden {
+					if a.Parent() == "" && !slices.Contains(top, a) {
+						t.Errorf("%s %s forbids %q, which is no anomaly class", dbms, l, a)
+					}
+				}
+			}
+		}
+	}
 }
