@@ -9,6 +9,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
 )
@@ -98,9 +99,10 @@ func (e Entry) LevelsOr(def target.Level) ([]target.Level, error) {
 
 // Test runs each entry on t through the oracles at each of the given
 // levels (none: each entry's own, LevelsOr) and says whether it reproduces
-// there, calling progress (when not nil) before each run. An error that is
+// there, calling progress (when not nil) before each run; w (nil = none)
+// saves the bundles of the findings. An error that is
 // not the case's own (a lost connection) ends the test.
-func Test(ctx context.Context, t target.Target, entries []Entry, levels []target.Level, oracles []oracle.CaseOracle, opt executor.Options, progress func(Progress)) ([]Result, error) {
+func Test(ctx context.Context, t target.Target, entries []Entry, levels []target.Level, oracles []oracle.CaseOracle, w *report.Writer, opt executor.Options, progress func(Progress)) ([]Result, error) {
 	info := t.Info()
 	perEntry := make([][]target.Level, len(entries))
 	total := 0
@@ -131,6 +133,10 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 				o.Isolation = l
 				// show: the expect clauses read the plain execution.
 				res, err := oracle.CheckCase(ctx, t, e.Case, oracles, o, true)
+				if err == nil {
+					// The oracles only judge; their bundles are saved here.
+					err = w.Save(res.Findings, res.Evidence)
+				}
 				var setup *executor.SetupError
 				var scope *executor.ScopeError
 				switch {

@@ -71,12 +71,12 @@ func benchCampaign(b *testing.B, registry *oracle.Registry, list string, targets
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: b.TempDir()}})
+		cos, _, err := sel.Build(ctx, oracle.Env{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos})
+		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos, Writer: &report.Writer{Dir: b.TempDir()}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -43,6 +44,9 @@ type Options struct {
 	Oracles []oracle.CaseOracle
 	// Workload, when set, runs instead of generated cases.
 	Workload oracle.Workload
+	// Writer saves the findings' bundles (the oracles only return them);
+	// nil = the findings are only counted.
+	Writer *report.Writer
 	// Levels are cycled through, one per round; empty = the DBMS default.
 	Levels []target.Level
 	Exec   executor.Options
@@ -294,6 +298,11 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 			return nil
 		}
 		var setupErr *executor.SetupError
+		if err == nil || errors.As(err, &setupErr) {
+			if serr := l.opt.Writer.Save(out.Findings, out.Evidence); serr != nil {
+				err = serr
+			}
+		}
 		if err != nil && !errors.As(err, &setupErr) {
 			err = fmt.Errorf("%s (seed %d): %w", tc.Name, spec.Seed, err)
 			if path, serr := l.save(tc); serr == nil && path != "" {
@@ -400,6 +409,9 @@ func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec o
 	}
 	if ctx.Err() != nil && res == nil {
 		return nil
+	}
+	if err == nil {
+		err = l.opt.Writer.Save(res.Findings, res.Evidence)
 	}
 	if err != nil {
 		return fmt.Errorf("round %d (seed %d): %w", spec.Index, spec.Seed, err)

@@ -94,7 +94,7 @@ func TestWorkersGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cos, _, err := sel.Build(ctx, oracle.Env{Writer: &report.Writer{Dir: t.TempDir()}})
+		cos, _, err := sel.Build(ctx, oracle.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestWorkersGroups(t *testing.T) {
 		for range workers {
 			tgs = append(tgs, connecttest.Target(t, "sqlite"))
 		}
-		s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 9, Cases: 31, Oracles: cos})
+		s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 9, Cases: 31, Oracles: cos, Writer: &report.Writer{Dir: t.TempDir()}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -45,9 +46,14 @@ type Grouper interface {
 	Group(seed uint64, cfg gen.Config) []*testcase.Case
 }
 
-// Judgement is what one oracle made of one case.
+// Judgement is what one oracle made of one case. An oracle only judges:
+// it writes no file; the caller hands the evidence to one report.Writer,
+// which names each finding's bundle, signature and suppression.
 type Judgement struct {
 	Findings []verdict.Finding
+	// Evidence is each finding's bundle, in the order of Findings
+	// (Evidence[i].Finding is Findings[i]).
+	Evidence []report.Bundle
 	// Notes are lines for the reader (e.g. statements IsoRel could not
 	// instrument).
 	Notes []string
@@ -109,6 +115,8 @@ type RoundResult struct {
 	Unknown       int
 	ErrorsByClass map[string]int
 	Findings      []verdict.Finding
+	// Evidence is each finding's bundle, in the order of Findings.
+	Evidence []report.Bundle
 }
 
 // Outcome is one case run through the pipeline.
@@ -119,6 +127,10 @@ type Outcome struct {
 	// Judged names the oracles that judged the case, in order.
 	Judged   []string
 	Findings []verdict.Finding
+	// Evidence is each finding's bundle, in the order of Findings: the
+	// caller hands it to a report.Writer (or report.Sign when nothing is
+	// to be written).
+	Evidence []report.Bundle
 	Notes    []string
 	// Own are the oracles' own executions other than Result (IsoRel's
 	// instrumented run), for a user who asks to see the rewritten statements.
@@ -202,6 +214,7 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 			continue
 		}
 		out.Findings = append(out.Findings, j.Findings...)
+		out.Evidence = append(out.Evidence, j.Evidence...)
 		out.Notes = append(out.Notes, j.Notes...)
 	}
 	return out, nil

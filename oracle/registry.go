@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 )
@@ -34,15 +33,13 @@ type Env struct {
 	// Settings are the server settings the semantics table depends on
 	// (read from the server, --set on top).
 	Settings map[string]string
-	// Writer writes finding bundles.
-	Writer *report.Writer
+	// Seen says whether a finding signature was recorded already
+	// (report.Writer.Seen); nil = none was. An oracle only reads it, to
+	// skip costly evidence for a repeat the writer only counts.
+	Seen func(sig string) bool
 	// Model judges executions against each DBMS's documented semantics;
 	// one checker serves every oracle (Build makes one when it is nil).
 	Model *model.Checker
-	// Scratch is set for a second set of oracles that judges a reduction's
-	// candidates on the campaign's targets: state an oracle keeps beside a
-	// target (IsoRel's sibling schema) must not be the first set's.
-	Scratch bool
 }
 
 // Factory builds one oracle from its flags.

@@ -21,6 +21,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -361,6 +362,9 @@ func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
 		case err != nil:
 			return false, &RunError{err}
 		}
+		// The candidate's findings are only matched, never saved: they
+		// are no findings of a run.
+		report.Sign(out.Findings, out.Evidence)
 		if !slices.ContainsFunc(out.Findings, r.key.Matches) {
 			return false, nil
 		}

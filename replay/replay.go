@@ -16,6 +16,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -26,8 +27,10 @@ type Options struct {
 	Exec executor.Options
 	// Oracles judge every case; none = the cases only run.
 	Oracles []oracle.CaseOracle
-	JSON    bool      // one JSON object per case (JSON Lines)
-	Out     io.Writer // where schedules go
+	// Writer saves the bundles of the oracles' findings; nil = none.
+	Writer *report.Writer
+	JSON   bool      // one JSON object per case (JSON Lines)
+	Out    io.Writer // where schedules go
 	// Errs receives one line per case that could not be read or set up;
 	// nil = Out.
 	Errs io.Writer
@@ -76,11 +79,14 @@ type OwnJSON struct {
 
 // RunCase replays one case through the oracle pipeline and packages its
 // result.
-func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, oracles []oracle.CaseOracle) (*CaseResult, *executor.Result, error) {
+func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executor.Options, oracles []oracle.CaseOracle, w *report.Writer) (*CaseResult, *executor.Result, error) {
 	start := time.Now()
 	// The plain execution is what the user sees: the statements as written,
 	// without an oracle's rewriting or its own connections.
 	o, err := oracle.CheckCase(ctx, t, c, oracles, opt, true)
+	if err == nil {
+		err = w.Save(o.Findings, o.Evidence)
+	}
 	if err != nil {
 		return nil, o.Result, fmt.Errorf("%s: %w", c.Name, err)
 	}
@@ -214,7 +220,7 @@ func runFile(ctx context.Context, t target.Target, path string, opt Options, war
 	if err := c.Validate(); err != nil {
 		return nil, nil, unreadable{err} // the message names the file
 	}
-	return RunCase(ctx, t, c, opt.Exec, opt.Oracles)
+	return RunCase(ctx, t, c, opt.Exec, opt.Oracles, opt.Writer)
 }
 
 // WriteText prints one case's result for people.

@@ -368,13 +368,55 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []stri
 	return nil
 }
 
-// Known reports whether a finding with b's signature was written already:
-// an oracle can skip costly work (a confirming replay) for a repeat.
+// Known reports whether a finding with b's signature was written already.
 func (w *Writer) Known(b *Bundle) bool {
+	return w.Seen(b.Signature())
+}
+
+// Seen reports whether a finding with signature sig was recorded already:
+// an oracle given it can skip costly work (a confirming replay) for a
+// repeat, which the writer only counts. It only reads; a nil writer has
+// seen nothing.
+func (w *Writer) Seen(sig string) bool {
+	if w == nil {
+		return false
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.seen[b.Signature()]
+	_, ok := w.seen[sig]
 	return ok
+}
+
+// Save writes the bundles of the findings an oracle returned, in order,
+// and puts what Write returned (signature, directory, suppression) in
+// their place: findings[i] is evidence[i].Finding. A nil writer keeps the
+// findings as they are.
+func (w *Writer) Save(findings []verdict.Finding, evidence []Bundle) error {
+	if w == nil {
+		return nil
+	}
+	if len(findings) != len(evidence) {
+		return fmt.Errorf("report: %d findings with %d bundles", len(findings), len(evidence))
+	}
+	for i, b := range evidence {
+		f, _, err := w.Write(b)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.Finding.Oracle, err)
+		}
+		findings[i] = f
+	}
+	return nil
+}
+
+// Sign gives each finding the signature of its bundle without writing
+// anything (what a reduction matches its candidates' findings by):
+// findings[i] is evidence[i].Finding.
+func Sign(findings []verdict.Finding, evidence []Bundle) {
+	for i := range findings {
+		if i < len(evidence) {
+			findings[i].Signature = evidence[i].Signature()
+		}
+	}
 }
 
 // Summary returns the signatures seen so far with their counts, in the

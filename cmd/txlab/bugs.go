@@ -240,7 +240,7 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 	}
 	closeOracles = orc.close
 	prog.opened(bt)
-	bt.Results, err = bugs.Test(cmd.Context(), t, entries, levels, cases, tg.execOptions(""), prog.run)
+	bt.Results, err = bugs.Test(cmd.Context(), t, entries, levels, cases, orc.writer, tg.execOptions(""), prog.run)
 	for i := range bt.Results {
 		bt.Results[i].DB = bt.Spec
 	}

@@ -136,15 +136,14 @@ saying what failed).`,
 			closeOracles = orc.close
 			var reduceBundle func(context.Context, target.Target, verdict.Finding) (bool, error)
 			if doReduce && len(cases) > 0 {
-				scratch, err := orc.buildScratch(cmd.Context())
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				reduceBundle = bundleReducer(scratch, g.execOptions(""), reduceFor, g.log(cmd))
+				// The campaign's own oracles judge the candidates: they only
+				// return findings, and a reduction saves none. It runs on the
+				// worker that found the bundle, between two of its cases.
+				reduceBundle = bundleReducer(cases, g.execOptions(""), reduceFor, g.log(cmd))
 			}
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
 				Seed: seed, Duration: duration, Start: began, Cases: limit, Levels: levels,
-				Oracles: cases, Workload: work,
+				Oracles: cases, Workload: work, Writer: orc.writer,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
 				SaveDir: orc.out, Reduce: reduceBundle, Shard: shard,
@@ -229,8 +228,8 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 	return out, nil
 }
 
-// bundleReducer reduces a bug bundle's case in place with the scratch
-// oracles. A bundle whose case does not give its finding again (a flaky
+// bundleReducer reduces a bug bundle's case in place with the given
+// oracles, keeping none of the candidates' findings. A bundle whose case does not give its finding again (a flaky
 // finding), that the campaign's end cuts short or that cannot be reduced
 // for any reason of its own is left as found (said with -v); only a failed
 // run (a lost connection) or write (a full disk) is an error.

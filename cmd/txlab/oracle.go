@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -41,10 +40,9 @@ type oracleFlags struct {
 	sel         *oracle.Selection
 	writer      *report.Writer
 	// built are what build made, for close.
-	built       []oracle.CaseOracle
-	checker     *model.Checker
-	settings    map[string]string
-	scratchDirs []string
+	built    []oracle.CaseOracle
+	checker  *model.Checker
+	settings map[string]string
 }
 
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
@@ -129,26 +127,12 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 		DB: g.targetRecord(info), Replay: g.replayFlags(o.common)}
 	o.checker = &model.Checker{Settings: settings}
 	o.settings = settings
-	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Writer: o.writer, Model: o.checker})
+	// The oracles only judge: what they return goes to this one writer
+	// (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they
+	// may only ask whether a signature was recorded already.
+	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen, Model: o.checker})
 	o.built = cases
 	return cases, work, err
-}
-
-// buildScratch makes a second set of the chosen case oracles, after build,
-// whose bundles go to a temporary directory that close removes: the
-// candidates of a reduction must not count as findings of the run.
-func (o *oracleFlags) buildScratch(ctx context.Context) ([]oracle.CaseOracle, error) {
-	if o.checker == nil {
-		return nil, fmt.Errorf("scratch oracles built before the oracles")
-	}
-	dir, err := os.MkdirTemp("", "txlab-reduce-")
-	if err != nil {
-		return nil, err
-	}
-	o.scratchDirs = append(o.scratchDirs, dir)
-	cases, _, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: o.settings, Writer: &report.Writer{Dir: dir}, Model: o.checker, Scratch: true})
-	o.built = append(o.built, cases...)
-	return cases, err
 }
 
 // close releases the connections the oracles opened for themselves
@@ -162,8 +146,5 @@ func (o *oracleFlags) close() {
 	}
 	if o.checker != nil {
 		o.checker.Close()
-	}
-	for _, dir := range o.scratchDirs {
-		os.RemoveAll(dir)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -112,15 +113,9 @@ give the finding in every run.`,
 				closeOracles()
 				t.Close()
 			})
-			// --out is the reduced case's file: the candidates' bundles go
-			// to a scratch directory.
+			// --out is the reduced case's file; the candidates' findings
+			// are only matched, never saved.
 			out := orc.out
-			scratch, err := os.MkdirTemp("", "txlab-reduce-")
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			defer os.RemoveAll(scratch)
-			orc.out = scratch
 			oracles, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -189,8 +184,7 @@ give the finding in every run.`,
 	f.IntVar(&runs, "runs", 3, "a candidate is kept only when each of this many runs gives the finding (e.g. --runs 5)")
 	f.DurationVar(&budget, "budget", 5*time.Minute, "stop reducing after this long and keep the smallest case so far; 0 = no limit (e.g. --budget 30s)")
 	orc.register(cmd, false)
-	// --out is the reduced case here: the candidates' findings go to a
-	// scratch directory.
+	// --out is the reduced case here.
 	orc.out = ""
 	outFlag := cmd.Flags().Lookup("out")
 	outFlag.DefValue = ""
@@ -208,6 +202,7 @@ func firstFinding(ctx context.Context, t target.Target, c *testcase.Case, oracle
 		}
 		return reduce.Key{}, &exitError{code: 2, err: err}
 	}
+	report.Sign(o.Findings, o.Evidence)
 	if len(o.Findings) == 0 {
 		return reduce.Key{}, &exitError{code: 2, err: fmt.Errorf("%s gives no finding on %s: nothing to keep", c.Name, t.Info().DBMS)}
 	}

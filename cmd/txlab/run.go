@@ -65,7 +65,7 @@ line win. A URL or a path as --db is never taken from a file.`,
 			}
 			closeOracles = orc.close
 			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
-				Exec: g.execOptions(level), Oracles: cases, JSON: g.json,
+				Exec: g.execOptions(level), Oracles: cases, Writer: orc.writer, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
 			})
 			switch {

@@ -58,10 +58,7 @@ func (f *factory) Validate(c *oracle.Common) error {
 func (f *factory) Free() bool { return f.mode == Stress }
 
 func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
-	opt := Options{Settings: env.Settings, Model: f.model, Strict: f.strict, Writer: env.Writer}
-	if env.Scratch {
-		opt.SiblingSuffix = siblingSuffix + "_r"
-	}
+	opt := Options{Settings: env.Settings, Model: f.model, Strict: f.strict, Seen: env.Seen}
 	if f.model == "" && !f.strict {
 		opt.Checker = env.Model // the DBMS's documented semantics decide
 	}

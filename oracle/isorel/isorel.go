@@ -54,12 +54,11 @@ type Options struct {
 	// below serializable on the plain execution of the case (see settle);
 	// nil = the semantics table's verdict stands.
 	Checker *model.Checker
-	// Writer writes finding bundles; nil = findings are only returned.
-	Writer *report.Writer
-	// SiblingSuffix names the schema of the instrumented runs beside the
-	// target's (default "isorel": SCHEMA_isorel). Two instances working on
-	// one target need different ones: each remembers the tables it made.
-	SiblingSuffix string
+	// Seen, when set, says whether a finding with this signature was
+	// recorded already (report.Writer.Seen): its bundle is then only
+	// counted, so the costly part of its evidence (the replayable case,
+	// confirmed by a replay in stress mode) is not made. It only reads.
+	Seen func(sig string) bool
 }
 
 // Oracle is the interleaved mode: one generated case per group, run through
@@ -72,7 +71,11 @@ type Oracle struct {
 	runs map[target.Target]target.Target // target → where its instrumented runs go
 }
 
-// siblingSuffix is the default Options.SiblingSuffix.
+// siblingSuffix names the schema of the instrumented runs beside the
+// target's (SCHEMA_isorel). One oracle serves a target: a worker's
+// reductions judge their candidates with the oracle that judges its
+// campaign's cases, one case at a time, so they share its sibling (whose
+// setup the executor redoes whenever a case's setup differs).
 const siblingSuffix = "isorel"
 
 // runTarget is where the instrumented runs of cases judged on t go: a
@@ -90,11 +93,7 @@ func (o *Oracle) runTarget(ctx context.Context, t target.Target) (target.Target,
 	if r := o.runs[t]; r != nil {
 		return r, nil
 	}
-	suffix := o.SiblingSuffix
-	if suffix == "" {
-		suffix = siblingSuffix
-	}
-	r, err := sib.Sibling(ctx, suffix)
+	r, err := sib.Sibling(ctx, siblingSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("isorel: opening the schema of the instrumented runs: %w", err)
 	}
@@ -179,7 +178,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if o.Checker != nil && !semantics.Lookup(t.Info().DBMS, level, o.Settings).Serializable {
 		decide = (&settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}).decide
 	}
-	j.Findings, err = o.judge(ctx, t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
+	j.Findings, j.Evidence, err = o.judge(ctx, t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
 	return j, err
@@ -270,15 +269,18 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 	return &out
 }
 
-// judge checks h and writes the bundles; caseOf gives the replayable case
-// of a finding (nil when there is none) and a sentence for report.txt on
-// how to replay it; it is called once per new signature.
-func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*verdict.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]verdict.Finding, error) {
+// judge checks h and returns the findings with their bundles; caseOf
+// gives the replayable case of a finding (nil when there is none) and a
+// sentence for report.txt on how to replay it; it is called once per
+// signature not Seen.
+func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*verdict.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]verdict.Finding, []report.Bundle, error) {
 	res, err := infer.CheckContext(ctx, h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
-		return nil, fmt.Errorf("isorel: %w", err)
+		return nil, nil, fmt.Errorf("isorel: %w", err)
 	}
 	var out []verdict.Finding
+	var evidence []report.Bundle
+	made := map[string]bool{} // signatures given a full bundle here
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		rf := verdict.Finding{Oracle: Name, Kind: f.Class, Verdict: f.Verdict, Rule: f.Rule.Name, Isolation: string(level), Summary: firstLine(f.Text)}
@@ -287,28 +289,26 @@ func (o *Options) judge(ctx context.Context, t target.Target, h *history.History
 		}
 		if decide != nil {
 			if err := decide(&rf); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		if o.Writer != nil {
-			// A repeat is only counted: no case, no replay, no bundle.
-			b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds, OneCause: true}
-			if !o.Writer.Known(&b) {
-				c, replay, err := caseOf(f)
-				if err != nil {
-					return nil, err
-				}
-				if b, err = bundle(rf, f, h, c, replay); err != nil {
-					return nil, err
-				}
+		// A repeat is only counted: no case, no replay, no bundle.
+		b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds, OneCause: true}
+		sig := b.Signature()
+		if !made[sig] && (o.Seen == nil || !o.Seen(sig)) {
+			made[sig] = true
+			c, replay, err := caseOf(f)
+			if err != nil {
+				return nil, nil, err
 			}
-			if rf, _, err = o.Writer.Write(b); err != nil {
-				return nil, err
+			if b, err = bundle(rf, f, h, c, replay); err != nil {
+				return nil, nil, err
 			}
 		}
 		out = append(out, rf)
+		evidence = append(evidence, b)
 	}
-	return out, nil
+	return out, evidence, nil
 }
 
 func firstLine(s string) string {
@@ -478,7 +478,7 @@ func (o *StressOracle) Round(ctx context.Context, t target.Target, spec oracle.R
 	// schema of its instrumented runs, with connections of its own.
 	replay := &Oracle{Options: Options{Settings: o.Settings, Model: o.Model, Strict: o.Strict}}
 	defer replay.Close()
-	res.Findings, err = o.judge(ctx, t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
+	res.Findings, res.Evidence, err = o.judge(ctx, t, h, level, nil, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return o.replayable(ctx, t, replay, h, f, level, spec.Seed)
 	})
 	return res, err

@@ -88,9 +88,13 @@ func TestKnownCases(t *testing.T) {
 			}
 			checker := &model.Checker{Settings: settings} // as the command line builds it
 			defer checker.Close()
-			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
+			w := &report.Writer{Dir: t.TempDir()}
+			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Seen: w.Seen}}
 			defer o.Close()
 			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: e.level})
+			if err == nil {
+				err = w.Save(j.Findings, j.Evidence)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +207,8 @@ func TestModelSettles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checker := &model.Checker{Settings: tc.model}
 			defer checker.Close()
-			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Writer: &report.Writer{Dir: t.TempDir()}}}
+			w := &report.Writer{Dir: t.TempDir()}
+			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Seen: w.Seen}}
 			defer o.Close()
 			var plain *executor.Result
 			if tc.givePlain {
@@ -212,6 +217,9 @@ func TestModelSettles(t *testing.T) {
 				}
 			}
 			j, err := o.Check(ctx, tg, c, plain, opt)
+			if err == nil {
+				err = w.Save(j.Findings, j.Evidence)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

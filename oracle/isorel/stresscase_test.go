@@ -184,10 +184,14 @@ func TestStressRounds(t *testing.T) {
 		return n
 	}
 	dir := t.TempDir()
-	o := &StressOracle{Options: Options{Model: semantics.Model(target.Serializable), Writer: &report.Writer{Dir: dir}}, RoundLength: 3 * time.Second}
+	w := &report.Writer{Dir: dir}
+	o := &StressOracle{Options: Options{Model: semantics.Model(target.Serializable), Seen: w.Seen}, RoundLength: 3 * time.Second}
 	var after []int
 	for round := range 2 {
 		res, err := o.Round(ctx, tg, oracle.RoundSpec{Index: round, Seed: uint64(11 + round), Level: target.ReadCommitted})
+		if err == nil {
+			err = w.Save(res.Findings, res.Evidence)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,15 +40,13 @@ type factory struct{}
 func (factory) Validate(*oracle.Common) error { return nil }
 func (factory) Free() bool                    { return false }
 func (factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Model: env.Model, Writer: env.Writer}, nil
+	return &Oracle{Model: env.Model}, nil
 }
 
 // Oracle judges cases statement by statement.
 type Oracle struct {
 	// Model is the checker; several oracles may share it.
 	Model *model.Checker
-	// Writer receives finding bundles; nil writes none.
-	Writer *report.Writer
 }
 
 // Name implements oracle.CaseOracle.
@@ -75,15 +73,8 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 		return j, nil
 	}
 	b := bundle(c, conf.Level, t.Info(), dev, plain)
-	if o.Writer == nil {
-		j.Findings = append(j.Findings, b.Finding)
-		return j, nil
-	}
-	f, _, err := o.Writer.Write(b)
-	if err != nil {
-		return j, err
-	}
-	j.Findings = append(j.Findings, f)
+	j.Findings = append(j.Findings, b.Finding)
+	j.Evidence = append(j.Evidence, b)
 	return j, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -51,16 +50,14 @@ func (f *factory) Validate(*oracle.Common) error {
 func (f *factory) Free() bool { return false }
 
 func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Options: Options{Settings: env.Settings, Model: env.Model, Memo: &RunMemo{}}, Groups: f.groups, Writer: env.Writer}, nil
+	return &Oracle{Options: Options{Settings: env.Settings, Model: env.Model, Memo: &RunMemo{}}, Groups: f.groups}, nil
 }
 
 // Oracle plugs WSS into `txlab fuzz` and `txlab run`: it generates groups and
-// judges cases, writing a bundle per new finding signature.
+// judges cases, returning each finding with its bundle.
 type Oracle struct {
 	Options Options
 	Groups  GroupConfig
-	// Writer receives the finding bundles; nil writes none.
-	Writer *report.Writer
 }
 
 // Name implements oracle.CaseOracle.
@@ -79,8 +76,7 @@ func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 }
 
 // Check implements oracle.CaseOracle: it judges the plain run of c and
-// returns the findings, each with the directory of its bundle (or of the
-// first bundle with the same signature).
+// returns the findings, each with its bundle.
 func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*oracle.Judgement, error) {
 	wo := o.Options
 	wo.Exec = opt
@@ -94,16 +90,5 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 		// could not compare it.
 		notes = append(notes, fmt.Sprintf("wss: not judged: %s within the hang bound (--hang-timeout %v)", out.Skipped, opt.Hang()))
 	}
-	if o.Writer == nil {
-		return &oracle.Judgement{Findings: out.Findings, Notes: notes}, nil
-	}
-	j := &oracle.Judgement{Notes: notes}
-	for _, b := range out.Bundles() {
-		f, _, err := o.Writer.Write(b)
-		if err != nil {
-			return j, err
-		}
-		j.Findings = append(j.Findings, f)
-	}
-	return j, nil
+	return &oracle.Judgement{Findings: out.Findings, Evidence: out.Bundles(), Notes: notes}, nil
 }

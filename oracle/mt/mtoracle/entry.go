@@ -55,5 +55,5 @@ func (f *factory) Validate(c *oracle.Common) error {
 func (f *factory) Free() bool { return true }
 
 func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Workload: f.cfg, Model: f.model, Strict: f.strict, Settings: env.Settings, Writer: env.Writer}, nil
+	return &Oracle{Workload: f.cfg, Model: f.model, Strict: f.strict, Settings: env.Settings}, nil
 }

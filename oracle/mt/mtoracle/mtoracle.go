@@ -38,8 +38,6 @@ type Oracle struct {
 	Strict bool
 	// Settings are the server settings the semantics table depends on.
 	Settings map[string]string
-	// Writer writes finding bundles; nil = findings are only counted.
-	Writer *report.Writer
 }
 
 // checkerModel is the MT model closest to a textbook model. Read committed has no MT model of its own: the serializable check
@@ -90,16 +88,12 @@ func (o *Oracle) Round(ctx context.Context, t target.Target, spec oracle.RoundSp
 		}
 		seen[a.Name] = true
 		f.Isolation = string(level)
-		if o.Writer != nil {
-			b, err := bundle(f, a, h, j.model, spec)
-			if err != nil {
-				return nil, err
-			}
-			if f, _, err = o.Writer.Write(b); err != nil {
-				return nil, err
-			}
+		b, err := bundle(f, a, h, j.model, spec)
+		if err != nil {
+			return nil, err
 		}
 		res.Findings = append(res.Findings, f)
+		res.Evidence = append(res.Evidence, b)
 	}
 	return res, nil
 }

@@ -33,8 +33,8 @@ func run(t *testing.T, tg target.Target, level target.Level, model semantics.Mod
 	w := &report.Writer{Dir: t.TempDir()}
 	cfg := workload.DefaultConfig()
 	cfg.Txns = txns
-	o := &mtoracle.Oracle{Workload: cfg, Model: model, Settings: settings, Writer: w}
-	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 5, Cases: rounds, Levels: []target.Level{level}, Workload: o})
+	o := &mtoracle.Oracle{Workload: cfg, Model: model, Settings: settings}
+	s, err := fuzz.Run(ctx, []target.Target{tg}, fuzz.Options{Seed: 5, Cases: rounds, Levels: []target.Level{level}, Workload: o, Writer: w})
 	if err != nil {
 		t.Fatal(err)
 	}
