@@ -67,8 +67,8 @@ var SingleStatementAtomic = verdict.Rule{
 
 // Judge decides the verdict on an anomaly for one run: the DBMS, the level
 // its transactions ran at, the server settings that change what it
-// promises, and the user's --model and --strict. Every oracle that names
-// anomalies asks it; the policy is:
+// promises, and the user's --model and --strict. Every oracle asks it for
+// its verdicts (Decide); on an anomaly the policy is:
 //
 //   - forbidden by the DBMS's documented promise (or by --model, which
 //     replaces it) → bug;
@@ -83,12 +83,6 @@ type Judge struct {
 	Strict   bool
 }
 
-// Decision is a verdict with the rule that decided it.
-type Decision struct {
-	Verdict verdict.Verdict
-	Rule    verdict.Rule
-}
-
 // Promise is what the judge holds the run to: the model's promise when
 // --model is given, otherwise what the DBMS documents for the level.
 func (j Judge) Promise() Promise {
@@ -98,10 +92,10 @@ func (j Judge) Promise() Promise {
 	return Lookup(j.DBMS, j.Level, j.Settings)
 }
 
-// Decide judges one anomaly, named by its classes most specific first (a
+// anomaly judges one anomaly, named by its classes most specific first (a
 // refined name, then the class of its cycle). ok is false when the anomaly
 // is no finding at all.
-func (j Judge) Decide(classes ...Anomaly) (d Decision, ok bool) {
+func (j Judge) anomaly(classes []Anomaly) (d Decision, ok bool) {
 	p := j.Promise()
 	for _, c := range classes {
 		a, found := p.forbidding(c)

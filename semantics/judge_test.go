@@ -31,7 +31,7 @@ func TestJudge(t *testing.T) {
 			classes = append(classes, semantics.Anomaly(c))
 		}
 		n++
-		d, ok := j.Decide(classes...)
+		d, ok := j.Decide(semantics.Evidence{Classes: classes})
 		got, rule := "none", "-"
 		if ok {
 			got, rule = string(d.Verdict), d.Rule.Name

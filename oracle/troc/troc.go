@@ -16,6 +16,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -80,10 +81,11 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 
 // bundle turns a deviation into a finding bundle.
 func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation, res *executor.Result) report.Bundle {
-	f := verdict.Finding{Oracle: Name, Kind: d.Kind, Verdict: d.Verdict, Rule: d.Rule.Name, Isolation: string(level), Summary: d.Text}
+	dec, _ := semantics.Judge{DBMS: info.DBMS, Level: level}.Decide(semantics.Evidence{Deviation: d})
+	f := verdict.Finding{Oracle: Name, Kind: d.Kind, Verdict: dec.Verdict, Rule: dec.Rule.Name, Isolation: string(level), Summary: d.Text}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Troc: %s (%s %s, %s)\n\n", d.Kind, info.DBMS, info.Version, level)
-	fmt.Fprintf(&b, "verdict: %s\nrule: %s — %s\nsource: %s\n\n", d.Verdict, d.Rule.Name, d.Rule.Text, d.Rule.Source)
+	fmt.Fprintf(&b, "verdict: %s\nrule: %s — %s\nsource: %s\n\n", dec.Verdict, dec.Rule.Name, dec.Rule.Text, dec.Rule.Source)
 	fmt.Fprintln(&b, d.Text)
 	if d.Stmt != nil {
 		fmt.Fprintf(&b, "\nstatement (connection %d, step %d): %s\n", d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL)

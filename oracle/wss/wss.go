@@ -39,30 +39,13 @@ const (
 	KindRead = "read-result"
 )
 
-// Rules of bug verdicts (allowed verdicts carry the semantics table's rules).
+// Rules of WSS's verdicts (allowed verdicts carry the semantics table's
+// rules); semantics.Judge.Decide gives them.
 var (
-	RuleFCRFS = verdict.Rule{
-		Name: "wss-fcrfs",
-		Text: "the result differs from the first-commit-first serial order and no documented mechanism of this DBMS and level explains it",
-	}
-	RuleNoSerialOrder = verdict.Rule{
-		Name: "wss-no-serial-order",
-		Text: "serializable: no serial order of the committed transactions reproduces the result",
-	}
-	// RuleOrdersNotSearched makes a difference at serializable suspect
-	// when there were too many committed transactions to try every serial
-	// order (Options.MaxOrders): an untried order may reproduce the run.
-	RuleOrdersNotSearched = verdict.Rule{
-		Name: "wss-serial-orders-not-searched",
-		Text: "serializable: the first-commit-first serial order does not reproduce the result, and there were too many committed transactions to try every other order",
-	}
-	// RuleOutsideModel makes a difference suspect, never a bug, when the
-	// case does what serial re-runs cannot reproduce or WSS's transaction
-	// model does not cover (see outsideModel).
-	RuleOutsideModel = verdict.Rule{
-		Name: "wss-case-outside-model",
-		Text: "the case uses values a re-run does not reproduce (time, random numbers, server state) or statements outside WSS's transaction model (DDL and other implicit commits, savepoints, XA, session settings, AUTO_INCREMENT): a difference from the serial re-runs is not evidence of an isolation bug",
-	}
+	RuleFCRFS             = semantics.RuleFCRFS
+	RuleNoSerialOrder     = semantics.RuleNoSerialOrder
+	RuleOrdersNotSearched = semantics.RuleOrdersNotSearched
+	RuleOutsideModel      = semantics.RuleOutsideModel
 )
 
 // DefaultMaxOrders bounds the serial orders triage tries (6! = 720).
@@ -645,39 +628,30 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 			f.Transactions = append(f.Transactions, t.ID)
 		}
 	}
-	switch {
-	case p.Serializable && v.Reproducing != nil:
-		if reads && p.ReadsAnyOrder != nil {
-			return nil // compared against every serial order: no violation
-		}
-		f.Verdict, f.Rule = verdict.Allowed, p.AnySerialOrder.Name
-	case p.Serializable && v.OrdersSkipped:
-		// Only the FCRFS order was tried: another may reproduce the run.
-		f.Verdict, f.Rule = model.Suspect, RuleOrdersNotSearched.Name
-	case p.Serializable:
-		f.Verdict, f.Rule = verdict.Bug, RuleNoSerialOrder.Name
-	default:
+	e := semantics.Evidence{Serial: &semantics.Serial{Reads: reads, Reproduced: v.Reproducing != nil, OrdersSkipped: v.OrdersSkipped}}
+	if !p.Serializable {
 		m, r, err := k.explain(d)
 		if err != nil {
 			return err
 		}
 		if m != nil {
-			f.Verdict, f.Rule = verdict.Allowed, m.Rule.Name
-			v.Explained = r
-		} else {
-			f.Verdict, f.Rule = verdict.Bug, RuleFCRFS.Name
+			e.Serial.Mechanism, v.Explained = m, r
+		}
+		if k.opt.Model != nil {
+			conf, err := k.opt.Model.Check(k.ctx, k.t, k.c, k.o.Actual)
+			if err != nil {
+				return err
+			}
+			k.o.Model, e.Model = conf, conf
 		}
 	}
-	f.Summary = k.summary(kind, v)
-	if !p.Serializable && k.opt.Model != nil {
-		if err := k.byModel(&f); err != nil {
-			return err
-		}
+	e.Outside = outsideModel(k.c)
+	dec, ok := semantics.Judge{DBMS: k.o.Info.DBMS, Level: k.o.Level, Settings: k.opt.Settings}.Decide(e)
+	if !ok {
+		return nil // compared against every serial order: no violation
 	}
-	if reason := outsideModel(k.c); reason != "" && f.Verdict == verdict.Bug {
-		f.Verdict, f.Rule = model.Suspect, RuleOutsideModel.Name
-		f.Summary += "; not judged a bug: " + reason
-	}
+	f.Verdict, f.Rule = dec.Verdict, dec.Rule.Name
+	f.Summary = k.summary(kind, v) + dec.Note
 	v.Finding = f
 	k.o.Violations = append(k.o.Violations, v)
 	return nil
@@ -720,15 +694,4 @@ func orderText(order []int) string {
 		return "(none)"
 	}
 	return strings.Join(parts, " → ")
-}
-
-// byModel lets the model of documented semantics decide a difference.
-func (k *checker) byModel(f *verdict.Finding) error {
-	conf, err := k.opt.Model.Check(k.ctx, k.t, k.c, k.o.Actual)
-	if err != nil {
-		return err
-	}
-	k.o.Model = conf
-	conf.Decide(f)
-	return nil
 }

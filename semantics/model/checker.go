@@ -8,7 +8,6 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
-	"github.com/txlab/txlab/verdict"
 )
 
 // Conformance is what the model makes of one execution.
@@ -28,34 +27,6 @@ type Conformance struct {
 // the permitted set: whatever anomaly the execution shows, the DBMS's
 // documented views produce it.
 func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted == "" }
-
-// Decide settles an oracle's finding (a difference from a serial order, a
-// dependency cycle) on the execution the model judged: a deviating
-// statement gives the model's verdict and rule and is named in the
-// summary; an execution that conforms turns a bug into allowed, since the
-// documented views produce the anomaly; one the model could not judge to
-// the end turns a bug into suspect.
-func (c *Conformance) Decide(f *verdict.Finding) {
-	switch {
-	case c.Deviation != nil:
-		d := c.Deviation
-		f.Verdict, f.Rule = d.Verdict, d.Rule.Name
-		f.Summary += "; the model: " + d.Text
-		if d.Stmt != nil {
-			f.Summary += fmt.Sprintf(" (step %d: %s)", d.Stmt.Step+1, d.Stmt.SQL)
-		}
-	case c.Conforms():
-		if f.Verdict == verdict.Bug {
-			f.Verdict, f.Rule = verdict.Allowed, c.Rules.DocumentedViews().Name
-		}
-		f.Summary += "; the model: every statement followed the view its DBMS documents"
-	default:
-		if f.Verdict == verdict.Bug {
-			f.Verdict = Suspect
-		}
-		f.Summary += "; the model cannot decide: " + c.Halted
-	}
-}
 
 // Checker judges executions against the model. It keeps one evaluator
 // session per target (the temporary tables live there) and remembers the

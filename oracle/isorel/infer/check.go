@@ -95,7 +95,7 @@ func CheckContext(ctx context.Context, h *history.History, o Options) (*Result, 
 		if f.Adya != f.Class {
 			classes = append(classes, semantics.Anomaly(f.Adya))
 		}
-		d, ok := j.Decide(classes...)
+		d, ok := j.Decide(semantics.Evidence{Classes: classes})
 		if !ok {
 			return
 		}

@@ -124,15 +124,14 @@ func (j *judge) finding(a mt.Anomaly) (verdict.Finding, bool) {
 	for _, t := range a.Txns {
 		f.Transactions = append(f.Transactions, int(t.ID))
 	}
-	if j.lwt {
-		f.Verdict, f.Rule = verdict.Bug, semantics.SingleStatementAtomic.Name
-		return f, true
+	e := semantics.Evidence{Atomic: j.lwt}
+	if !j.lwt {
+		e.Classes = []semantics.Anomaly{a.Name}
+		if a.Class != "" {
+			e.Classes = append(e.Classes, a.Class)
+		}
 	}
-	classes := []semantics.Anomaly{a.Name}
-	if a.Class != "" {
-		classes = append(classes, a.Class)
-	}
-	d, ok := j.j.Decide(classes...)
+	d, ok := j.j.Decide(e)
 	f.Verdict, f.Rule = d.Verdict, d.Rule.Name
 	return f, ok
 }
