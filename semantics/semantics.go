@@ -1,13 +1,16 @@
 // Package semantics is txlab's one statement of what each DBMS family
 // promises at each isolation level (and, where it matters, under which server
-// setting), and its one judge. The table holds the documented mechanisms that
+// setting), and its one judge. The promise (the documented mechanisms that
 // explain a difference from a serial execution and the anomaly classes each
-// level forbids; Judge turns (DBMS, level, settings, --model, --strict, an
-// anomaly) into a verdict and the rule behind it (a stable slug, one line of
-// text and a source); anomaly names and their one hierarchy are the typed
-// constants of anomaly.go. Oracles ask this package instead of switching on
-// the DBMS themselves, so that a new DBMS or a newly documented behaviour is
-// one more row of data here, not a code change in every oracle.
+// level forbids) is read from the one table of semantics/model/table.go,
+// whose rows also hold the statement views the model replays; Judge.Decide
+// turns (DBMS, level, settings, --model, --strict) and an oracle's evidence
+// into a verdict and the rule behind it (a stable slug, one line of text and
+// a source); anomaly names and their one hierarchy are the typed constants
+// of anomaly.go. Oracles ask this package instead of switching on the DBMS
+// or deciding verdicts themselves, so that a new DBMS or a newly documented
+// behaviour is one more row of data in the table, not a code change in every
+// oracle.
 package semantics
 
 import (
