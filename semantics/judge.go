@@ -2,11 +2,8 @@ package semantics
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
 )
@@ -90,85 +87,4 @@ func (j Judge) Promise() Promise {
 		return j.Model.Promise()
 	}
 	return Lookup(j.DBMS, j.Level, j.Settings)
-}
-
-// anomaly judges one anomaly, named by its classes most specific first (a
-// refined name, then the class of its cycle). ok is false when the anomaly
-// is no finding at all.
-func (j Judge) anomaly(classes []Anomaly) (d Decision, ok bool) {
-	p := j.Promise()
-	for _, c := range classes {
-		a, found := p.forbidding(c)
-		if !found {
-			continue
-		}
-		d.Verdict = verdict.Bug
-		switch {
-		case slices.Contains(always, a):
-			d.Rule = verdict.Rule{Name: "every-level-forbids-" + string(a),
-				Text:   fmt.Sprintf("no isolation level permits %s", a),
-				Source: textbookSource}
-		case j.Model != "":
-			d.Rule = verdict.Rule{Name: fmt.Sprintf("model-%s-forbids-%s", j.Model, a),
-				Text:   fmt.Sprintf("the model %s (the textbook definition) forbids %s", j.Model, a),
-				Source: textbookSource}
-		default:
-			d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-forbids-%s", j.DBMS, j.Level, a),
-				Text:   fmt.Sprintf("%s %s%s forbids %s", j.DBMS, j.Level, j.withSettings(), a),
-				Source: model.Docs[j.DBMS]}
-		}
-		return d, true
-	}
-	if j.Model != "" {
-		return d, false
-	}
-	textbook := AdyaPromise(j.Level)
-	for _, c := range classes {
-		a, found := textbook.forbidding(c)
-		if !found {
-			continue
-		}
-		if j.Strict {
-			d.Verdict = verdict.Bug
-			d.Rule = verdict.Rule{Name: fmt.Sprintf("strict-%s-forbids-%s", j.Level, a),
-				Text:   fmt.Sprintf("--strict: the textbook definition of %s forbids %s", j.Level, a),
-				Source: textbookSource}
-			return d, true
-		}
-		d.Verdict = verdict.Allowed
-		d.Rule = verdict.Rule{Name: fmt.Sprintf("%s-%s-permits-%s", j.DBMS, j.Level, classes[0]),
-			Text: fmt.Sprintf("%s is outside the textbook %s, but %s %s%s permits it: it forbids only %s",
-				classes[0], j.Level, j.DBMS, j.Level, j.withSettings(), orNothing(p.Forbidden)),
-			Source: model.Docs[j.DBMS]}
-		return d, true
-	}
-	return d, false
-}
-
-func (j Judge) withSettings() string {
-	if len(j.Settings) == 0 {
-		return ""
-	}
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(j.Settings)) {
-		if model.ViewsOnly(k) {
-			continue // changes the statement views, not the promise
-		}
-		kv = append(kv, k+"="+j.Settings[k])
-	}
-	if len(kv) == 0 {
-		return ""
-	}
-	return " with " + strings.Join(kv, ", ")
-}
-
-func orNothing(as []Anomaly) string {
-	if len(as) == 0 {
-		return "nothing"
-	}
-	s := make([]string, len(as))
-	for i, a := range as {
-		s[i] = string(a)
-	}
-	return strings.Join(s, ", ")
 }
