@@ -3,9 +3,8 @@ package fuzz_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
-
-	"github.com/spf13/pflag"
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/oracle"
@@ -13,13 +12,13 @@ import (
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // BenchmarkOracles measures the campaign loop on embedded SQLite with each
-// oracle selection, built through the registry as `txlab fuzz --oracle`
-// builds them: the same seeded cases each time, so ns/case compares the
+// oracle selection, built as `txlab fuzz --oracle` builds them (build): the same seeded cases each time, so ns/case compares the
 // selections directly. wss,isorel shares one plain execution per case, so it
 // should cost less than wss and isorel run apart (minus the "none" baseline
 // that both would pay twice). troc minus none is the model's cost over the
@@ -28,10 +27,9 @@ import (
 //	go test -run '^$' -bench BenchmarkOracles -benchtime 3x ./fuzz/
 func BenchmarkOracles(b *testing.B) {
 	const cases = 40
-	registry := oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry)
 	for _, list := range []string{"none", "wss", "isorel", "troc", "wss,isorel", "wss,isorel,troc"} {
 		b.Run(list, func(b *testing.B) {
-			benchCampaign(b, registry, list, []target.Target{connecttest.Target(b, "sqlite")}, cases)
+			benchCampaign(b, list, []target.Target{connecttest.Target(b, "sqlite")}, cases)
 		})
 	}
 }
@@ -43,7 +41,6 @@ func BenchmarkOracles(b *testing.B) {
 //	go test -run '^$' -bench BenchmarkWorkers -benchtime 3x ./fuzz/
 func BenchmarkWorkers(b *testing.B) {
 	const cases = 200
-	registry := oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry)
 	for _, list := range []string{"none", "wss,isorel,troc"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", list, workers), func(b *testing.B) {
@@ -51,7 +48,7 @@ func BenchmarkWorkers(b *testing.B) {
 				for range workers {
 					tgs = append(tgs, connecttest.Target(b, "sqlite"))
 				}
-				benchCampaign(b, registry, list, tgs, cases)
+				benchCampaign(b, list, tgs, cases)
 			})
 		}
 	}
@@ -60,21 +57,13 @@ func BenchmarkWorkers(b *testing.B) {
 // benchCampaign runs campaigns of seed 7 on targets (one worker each) with
 // the oracles of list, built fresh for each iteration outside the timer,
 // and reports ns/case.
-func benchCampaign(b *testing.B, registry *oracle.Registry, list string, targets []target.Target, cases int) {
-	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-	sel, err := registry.Bind(fs, true).Select(list, &oracle.Common{})
-	if err != nil {
-		b.Fatal(err)
-	}
+func benchCampaign(b *testing.B, list string, targets []target.Target, cases int) {
 	ctx := context.Background()
 	total := 0
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		cos, _, err := sel.Build(ctx, oracle.Env{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		cos := build(list)
 		b.StartTimer()
 		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: cos, Writer: &report.Writer{Dir: b.TempDir()}})
 		if err != nil {
@@ -84,3 +73,26 @@ func benchCampaign(b *testing.B, registry *oracle.Registry, list string, targets
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
 }
+
+// build makes the oracles of list (in the order they run) as `txlab fuzz
+// --oracle list` builds them with its default flags: one model checker
+// serves them all.
+func build(list string) []oracle.CaseOracle {
+	checker := &model.Checker{}
+	var out []oracle.CaseOracle
+	for _, name := range strings.Split(list, ",") {
+		switch name {
+		case wss.Name:
+			out = append(out, &wss.Oracle{Options: wss.Options{Model: checker, Memo: &wss.RunMemo{}}, Groups: wssGroups})
+		case isorel.Name:
+			out = append(out, &isorel.Oracle{Options: isorel.Options{Checker: checker}})
+		case troc.Name:
+			out = append(out, &troc.Oracle{Model: checker})
+		}
+	}
+	return out
+}
+
+// wssGroups are the groups of `txlab fuzz`'s default --orders, --max-txns
+// and --max-stmts.
+var wssGroups = wss.GroupConfig{Orders: 3, MaxTxns: 5, MaxStmts: 5}

@@ -5,11 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/txlab/txlab/fuzz"
-	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -90,14 +86,7 @@ func TestWorkersGroups(t *testing.T) {
 	ctx := context.Background()
 	run := func(workers int) *fuzz.Summary {
 		t.Helper()
-		sel, err := oracle.NewRegistry(wss.Entry).Bind(pflag.NewFlagSet("t", pflag.ContinueOnError), true).Select("wss", &oracle.Common{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cos, _, err := sel.Build(ctx, oracle.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cos := build("wss")
 		var tgs []target.Target
 		for range workers {
 			tgs = append(tgs, connecttest.Target(t, "sqlite"))

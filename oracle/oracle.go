@@ -2,9 +2,10 @@
 // on: the two kinds of oracle (one that judges each generated or replayed case,
 // one that runs a free-running workload of its own), what they are given and
 // what they return, the per-case pipeline that shares one plain execution
-// among every oracle that judges it, and the registry the command line builds
-// oracles from. It is a leaf: oracles import it, never the loop (package fuzz)
-// or the command line.
+// among every oracle that judges it. An oracle only judges: it returns its
+// findings with their evidence and writes nothing. It is a leaf: oracles
+// import it, never the loop (package fuzz) or the command line, which holds
+// the registry of oracles and their flags (cmd/txlab/internal/registry).
 package oracle
 
 import (

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/cmd/txlab/internal/registry"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
@@ -60,7 +60,7 @@ func (g *globalFlags) targetRecord(info target.Info) *report.DB {
 // these flags (the bundle's report.json replay and case.txn's replay
 // header): the target as given, the throwaway server's settings and the
 // judging flags; each bundle adds its level and oracle.
-func (g *globalFlags) replayFlags(c oracle.Common) []string {
+func (g *globalFlags) replayFlags(c registry.Common) []string {
 	flags := []string{"--db", shownSpec(g.db)}
 	for _, kv := range g.settings {
 		flags = append(flags, "--set", kv)

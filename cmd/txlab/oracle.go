@@ -8,11 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/cmd/txlab/internal/registry"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/oracle/isorel"
-	"github.com/txlab/txlab/oracle/mt/mtoracle"
-	"github.com/txlab/txlab/oracle/troc"
-	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
@@ -20,7 +17,7 @@ import (
 )
 
 // oracles is every oracle txlab offers, in the order they run.
-var oracles = oracle.NewRegistry(wss.Entry, isorel.Entry, troc.Entry, mtoracle.Entry)
+var oracles = registry.All()
 
 // oracleFlags are --oracle, the settings every oracle shares, and each
 // registered oracle's own flags.
@@ -35,9 +32,9 @@ type oracleFlags struct {
 	keepAllowed bool
 	supp        *report.Suppressions
 	cmd         *cobra.Command // for the warnings of validate
-	common      oracle.Common
-	bound       *oracle.Bound
-	sel         *oracle.Selection
+	common      registry.Common
+	bound       *registry.Bound
+	sel         *registry.Selection
 	writer      *report.Writer
 	// built are what build made, for close.
 	built    []oracle.CaseOracle
@@ -130,7 +127,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	// The oracles only judge: what they return goes to this one writer
 	// (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they
 	// may only ask whether a signature was recorded already.
-	cases, work, err := o.sel.Build(ctx, oracle.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen, Model: o.checker})
+	cases, work, err := o.sel.Build(ctx, registry.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen, Model: o.checker})
 	o.built = cases
 	return cases, work, err
 }

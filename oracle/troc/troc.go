@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
@@ -25,24 +23,6 @@ import (
 
 // Name is the oracle's name on the command line.
 const Name = "troc"
-
-// Entry registers the oracle with the command line.
-var Entry = oracle.Entry{
-	Name:    Name,
-	Help:    "Troc: each statement against the view its DBMS documents (row versions it must, may, must not see)",
-	Default: true,
-	Flags: func(*pflag.FlagSet, bool) oracle.Factory {
-		return factory{}
-	},
-}
-
-type factory struct{}
-
-func (factory) Validate(*oracle.Common) error { return nil }
-func (factory) Free() bool                    { return false }
-func (factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Model: env.Model}, nil
-}
 
 // Oracle judges cases statement by statement.
 type Oracle struct {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/oracle"
@@ -13,27 +11,10 @@ import (
 	"github.com/txlab/txlab/testcase"
 )
 
-// Entry registers WSS with the command line: its flags shape the generated
+// Validate checks the group flags of `txlab fuzz` (--orders, --max-txns,
+// --max-stmts); the zero config is `txlab run`'s, which generates no
 // groups.
-var Entry = oracle.Entry{
-	Name:    Name,
-	Help:    "WriteCheck: final state vs the first-commit-first serial schedule",
-	Default: true,
-	Flags: func(fs *pflag.FlagSet, generating bool) oracle.Factory {
-		f := &factory{}
-		if generating {
-			fs.IntVar(&f.groups.Orders, "orders", 3, "wss: submitted orders generated per group, 1–20 (e.g. --orders 5)")
-			fs.IntVar(&f.groups.MaxTxns, "max-txns", 5, "wss: transactions per group, 2–5 (e.g. --max-txns 3)")
-			fs.IntVar(&f.groups.MaxStmts, "max-stmts", 5, "wss: statements per explicit transaction, 1–10 (e.g. --max-stmts 3)")
-		}
-		return f
-	},
-}
-
-type factory struct{ groups GroupConfig }
-
-func (f *factory) Validate(*oracle.Common) error {
-	g := f.groups
+func (g GroupConfig) Validate() error {
 	switch {
 	case g == GroupConfig{}:
 		return nil // txlab run: no groups are generated
@@ -45,12 +26,6 @@ func (f *factory) Validate(*oracle.Common) error {
 		return fmt.Errorf("--max-stmts %d: want 1 to 10", g.MaxStmts)
 	}
 	return nil
-}
-
-func (f *factory) Free() bool { return false }
-
-func (f *factory) New(_ context.Context, env oracle.Env) (any, error) {
-	return &Oracle{Options: Options{Settings: env.Settings, Model: env.Model, Memo: &RunMemo{}}, Groups: f.groups}, nil
 }
 
 // Oracle plugs WSS into `txlab fuzz` and `txlab run`: it generates groups and

@@ -1,4 +1,4 @@
-package oracle_test
+package registry_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/txlab/txlab/cmd/txlab/internal/registry"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/semantics"
 )
@@ -16,29 +17,32 @@ import (
 type fake struct {
 	free     bool
 	depth    int
-	validate func(c *oracle.Common) error
+	validate func(c *registry.Common) error
 }
 
-func (f *fake) Validate(c *oracle.Common) error {
+func (f *fake) Validate(c *registry.Common) error {
 	if f.validate != nil {
 		return f.validate(c)
 	}
 	return nil
 }
 func (f *fake) Free() bool { return f.free }
-func (f *fake) New(context.Context, oracle.Env) (any, error) {
+func (f *fake) NewCase(context.Context, registry.Env) (oracle.CaseOracle, error) {
+	return nil, nil
+}
+func (f *fake) NewWorkload(context.Context, registry.Env) (oracle.Workload, error) {
 	return nil, nil
 }
 
-func registry() *oracle.Registry {
-	return oracle.NewRegistry(
-		oracle.Entry{Name: "a", Default: true, Flags: func(fs *pflag.FlagSet, gen bool) oracle.Factory {
+func fakes() *registry.Registry {
+	return registry.NewRegistry(
+		registry.Entry{Name: "a", Default: true, Flags: func(fs *pflag.FlagSet, gen bool) registry.Factory {
 			f := &fake{}
 			fs.IntVar(&f.depth, "depth", 3, "a: depth")
 			return f
 		}},
-		oracle.Entry{Name: "b", Default: true, Judges: true, Flags: func(*pflag.FlagSet, bool) oracle.Factory { return &fake{} }},
-		oracle.Entry{Name: "w", Judges: true, Flags: func(fs *pflag.FlagSet, gen bool) oracle.Factory {
+		registry.Entry{Name: "b", Default: true, Judges: true, Flags: func(*pflag.FlagSet, bool) registry.Factory { return &fake{} }},
+		registry.Entry{Name: "w", Judges: true, Flags: func(fs *pflag.FlagSet, gen bool) registry.Factory {
 			if !gen {
 				return nil
 			}
@@ -76,11 +80,11 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-		b := registry().Bind(fs, !tt.run)
+		b := fakes().Bind(fs, !tt.run)
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		sel, err := b.Select(tt.list, &oracle.Common{Model: semantics.Model(tt.model)})
+		sel, err := b.Select(tt.list, &registry.Common{Model: semantics.Model(tt.model)})
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Select(%q, %v): error %v, want %q", tt.list, tt.args, err, tt.wantErr)
@@ -98,7 +102,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestHelpNamesEveryOracle(t *testing.T) {
-	h := registry().Help()
+	h := fakes().Help()
 	for _, want := range []string{"default a,b", "\n  w:"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("help lacks %q:\n%s", want, h)

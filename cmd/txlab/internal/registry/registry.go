@@ -1,4 +1,9 @@
-package oracle
+// Package registry is the list of oracles the command line offers and the
+// binding of their flags: which oracles --oracle chooses, each one's own
+// flags, and the typed constructors that build the chosen ones for a
+// target. It belongs to the command layer; the oracles export what it needs
+// to build them and know nothing of flags.
+package registry
 
 import (
 	"context"
@@ -8,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 )
@@ -42,16 +48,19 @@ type Env struct {
 	Model *model.Checker
 }
 
-// Factory builds one oracle from its flags.
+// Factory builds one oracle from its flags: a case oracle or, when Free, a
+// workload, each with its own typed constructor.
 type Factory interface {
 	// Validate checks the oracle's flags, and the common settings it
 	// uses, before any server is started; it may fill in defaults.
 	Validate(c *Common) error
 	// Free reports whether the oracle, as configured, runs a workload of
-	// its own (a Workload) rather than judging cases (a CaseOracle).
+	// its own (NewWorkload) rather than judging cases (NewCase).
 	Free() bool
-	// New builds the oracle: a CaseOracle or, when Free, a Workload.
-	New(ctx context.Context, env Env) (any, error)
+	// NewCase builds the case oracle (when not Free).
+	NewCase(ctx context.Context, env Env) (oracle.CaseOracle, error)
+	// NewWorkload builds the workload (when Free).
+	NewWorkload(ctx context.Context, env Env) (oracle.Workload, error)
 }
 
 // Entry is one oracle in the registry.
@@ -253,24 +262,24 @@ func (s *Selection) Free() bool { return s.free }
 
 // Build makes the chosen oracles for a target: the case oracles, or the
 // one workload when the selection is Free.
-func (s *Selection) Build(ctx context.Context, env Env) ([]CaseOracle, Workload, error) {
+func (s *Selection) Build(ctx context.Context, env Env) ([]oracle.CaseOracle, oracle.Workload, error) {
 	if env.Model == nil {
 		env.Model = &model.Checker{Settings: env.Settings}
 	}
-	var cases []CaseOracle
+	var cases []oracle.CaseOracle
 	for i, f := range s.factories {
-		o, err := f.New(ctx, env)
+		if f.Free() {
+			w, err := f.NewWorkload(ctx, env)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.names[i], err)
+			}
+			return nil, w, nil
+		}
+		o, err := f.NewCase(ctx, env)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", s.names[i], err)
 		}
-		switch o := o.(type) {
-		case Workload:
-			return nil, o, nil
-		case CaseOracle:
-			cases = append(cases, o)
-		default:
-			return nil, nil, fmt.Errorf("%s: the factory built a %T, neither a case oracle nor a workload", s.names[i], o)
-		}
+		cases = append(cases, o)
 	}
 	return cases, nil, nil
 }
