@@ -88,7 +88,7 @@ func TestKnownCases(t *testing.T) {
 			}
 			checker := &model.Checker{Settings: settings} // as the command line builds it
 			defer checker.Close()
-			w := &report.Writer{Dir: t.TempDir()}
+			w := &report.Writer{Dir: t.TempDir(), KeepAllowed: true} // the allowed findings' bundles are checked too
 			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Seen: w.Seen}}
 			defer o.Close()
 			j, err := o.Check(ctx, tg, c, nil, executor.Options{Isolation: e.level})
@@ -207,7 +207,7 @@ func TestModelSettles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checker := &model.Checker{Settings: tc.model}
 			defer checker.Close()
-			w := &report.Writer{Dir: t.TempDir()}
+			w := &report.Writer{Dir: t.TempDir(), KeepAllowed: true}
 			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Seen: w.Seen}}
 			defer o.Close()
 			var plain *executor.Result
