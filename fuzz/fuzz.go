@@ -40,8 +40,12 @@ type Options struct {
 	// Cases stops the campaign after this many cases (rounds of a
 	// Workload); 0 = no limit.
 	Cases int
-	// Oracles judge every generated case; none = the cases only run.
-	Oracles []oracle.CaseOracle
+	// Oracles judge every generated case: Oracles[w] those of worker w (on
+	// targets[w]), the same oracles in the same order for every worker. Each
+	// worker has a set of its own, so what an oracle keeps beside its target
+	// (a cache, a sibling schema) is one worker's and needs no lock. None =
+	// the cases only run.
+	Oracles [][]oracle.CaseOracle
 	// Workload, when set, runs instead of generated cases.
 	Workload oracle.Workload
 	// Writer saves the findings' bundles (the oracles only return them);
@@ -67,11 +71,12 @@ type Options struct {
 	// SaveDir, when set, receives the case file of a case whose run ended
 	// the campaign with an error, so that it can be replayed.
 	SaveDir string
-	// Reduce, when set, is called on the worker's target for the first
-	// finding with verdict bug of each bundle (f.Dir), after its case is
-	// counted, and says whether it reduced the bundle; an error ends the
-	// campaign. Its time is the campaign's.
-	Reduce func(ctx context.Context, t target.Target, f verdict.Finding) (bool, error)
+	// Reduce, when set, is called on the worker's target, with the
+	// worker's oracles, for the first finding with verdict bug of each
+	// bundle (f.Dir), after its case is counted, and says whether it
+	// reduced the bundle; an error ends the campaign. Its time is the
+	// campaign's.
+	Reduce func(ctx context.Context, t target.Target, oracles []oracle.CaseOracle, f verdict.Finding) (bool, error)
 }
 
 // Run runs a campaign on one worker per target until the duration or the
@@ -82,6 +87,9 @@ type Options struct {
 func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("fuzz: no target")
+	}
+	if len(opt.Oracles) > 0 && len(opt.Oracles) != len(targets) {
+		return nil, fmt.Errorf("fuzz: %d sets of oracles for %d workers", len(opt.Oracles), len(targets))
 	}
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
@@ -129,7 +137,7 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := l.work(runCtx, w, t); err != nil {
+			if err := l.work(runCtx, w, t, l.oracles(w)); err != nil {
 				if len(targets) > 1 {
 					err = fmt.Errorf("worker %d: %w", w+1, err)
 				}
@@ -244,8 +252,17 @@ func (l *loop) nextRound() (spec oracle.RoundSpec, group []*testcase.Case, ok bo
 	return spec, group, true
 }
 
-// work runs rounds on one target until the campaign ends.
-func (l *loop) work(ctx context.Context, w int, t target.Target) error {
+// oracles are worker w's case oracles.
+func (l *loop) oracles(w int) []oracle.CaseOracle {
+	if len(l.opt.Oracles) == 0 {
+		return nil
+	}
+	return l.opt.Oracles[w]
+}
+
+// work runs rounds on one target, judged by its worker's oracles, until
+// the campaign ends.
+func (l *loop) work(ctx context.Context, w int, t target.Target, oracles []oracle.CaseOracle) error {
 	for ctx.Err() == nil && (l.until.IsZero() || time.Now().Before(l.until)) {
 		spec, group, ok := l.nextRound()
 		if !ok {
@@ -255,7 +272,7 @@ func (l *loop) work(ctx context.Context, w int, t target.Target) error {
 		if l.opt.Workload != nil {
 			err = l.workloadRound(ctx, w, t, spec)
 		} else {
-			err = l.caseRound(ctx, t, spec, group)
+			err = l.caseRound(ctx, t, oracles, spec, group)
 		}
 		if err != nil {
 			return err
@@ -266,7 +283,7 @@ func (l *loop) work(ctx context.Context, w int, t target.Target) error {
 
 // caseRound generates one group of cases and runs each through the oracle
 // pipeline. Cases stop at the deadline: a case cut short is not counted.
-func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.RoundSpec, group []*testcase.Case) error {
+func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.CaseOracle, spec oracle.RoundSpec, group []*testcase.Case) error {
 	if !l.until.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, l.until)
@@ -280,7 +297,7 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 		if spec.Level != "" {
 			tc.Isolation = spec.Level
 		}
-		out, err := oracle.CheckCase(ctx, t, tc, l.opt.Oracles, l.opt.Exec, false)
+		out, err := oracle.CheckCase(ctx, t, tc, oracles, l.opt.Exec, false)
 		if target.IsFrozen(err) {
 			return err
 		}
@@ -328,7 +345,7 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, spec oracle.Round
 			l.reducing[f.Dir] = time.Now()
 			l.progress(0)
 			l.mu.Unlock()
-			ok, err := l.opt.Reduce(ctx, t, f)
+			ok, err := l.opt.Reduce(ctx, t, oracles, f)
 			l.mu.Lock()
 			delete(l.reducing, f.Dir)
 			l.mu.Unlock()
@@ -385,7 +402,9 @@ func (l *loop) save(tc *testcase.Case) (string, error) {
 // group generates the cases of one round: the group of the first oracle
 // that generates groups, or one generated case.
 func (l *loop) group(seed uint64) []*testcase.Case {
-	for _, o := range l.opt.Oracles {
+	// Every worker's set is the same oracles: the first set's groups are
+	// everyone's (a round's cases do not depend on its worker).
+	for _, o := range l.oracles(0) {
 		if g, ok := o.(oracle.Grouper); ok {
 			return g.Group(seed, l.opt.Gen)
 		}

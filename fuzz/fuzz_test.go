@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -86,12 +87,15 @@ func TestWorkersGroups(t *testing.T) {
 	ctx := context.Background()
 	run := func(workers int) *fuzz.Summary {
 		t.Helper()
-		cos := build("wss")
 		var tgs []target.Target
 		for range workers {
 			tgs = append(tgs, connecttest.Target(t, "sqlite"))
 		}
-		s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 9, Cases: 31, Oracles: cos, Writer: &report.Writer{Dir: t.TempDir()}})
+		var sets [][]oracle.CaseOracle
+		for range tgs {
+			sets = append(sets, build("wss"))
+		}
+		s, err := fuzz.Run(ctx, tgs, fuzz.Options{Seed: 9, Cases: 31, Oracles: sets, Writer: &report.Writer{Dir: t.TempDir()}})
 		if err != nil {
 			t.Fatal(err)
 		}

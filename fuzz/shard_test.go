@@ -47,7 +47,7 @@ func TestShards(t *testing.T) {
 		t.Helper()
 		o := &seenOracle{}
 		s, err := fuzz.Run(context.Background(), []target.Target{connecttest.Target(t, "sqlite")},
-			fuzz.Options{Seed: 17, Cases: 23, Oracles: []oracle.CaseOracle{o}, Shard: sh})
+			fuzz.Options{Seed: 17, Cases: 23, Oracles: [][]oracle.CaseOracle{{o}}, Shard: sh})
 		if err != nil {
 			t.Fatal(err)
 		}

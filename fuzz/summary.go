@@ -94,8 +94,10 @@ func newSummary(info target.Info, opt Options, workers int) *Summary {
 	if opt.Workload != nil {
 		names = append(names, opt.Workload.Name())
 	}
-	for _, o := range opt.Oracles {
-		names = append(names, o.Name())
+	if len(opt.Oracles) > 0 {
+		for _, o := range opt.Oracles[0] {
+			names = append(names, o.Name())
+		}
 	}
 	for _, n := range names {
 		s.Oracles = append(s.Oracles, n)

@@ -134,16 +134,20 @@ saying what failed).`,
 				return &exitError{code: 2, err: err}
 			}
 			closeOracles = orc.close
-			var reduceBundle func(context.Context, target.Target, verdict.Finding) (bool, error)
+			sets, err := orc.perWorker(cmd.Context(), cases, len(targets))
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			var reduceBundle func(context.Context, target.Target, []oracle.CaseOracle, verdict.Finding) (bool, error)
 			if doReduce && len(cases) > 0 {
-				// The campaign's own oracles judge the candidates: they only
+				// The worker's own oracles judge the candidates: they only
 				// return findings, and a reduction saves none. It runs on the
 				// worker that found the bundle, between two of its cases.
-				reduceBundle = bundleReducer(cases, g.execOptions(""), reduceFor, g.log(cmd))
+				reduceBundle = bundleReducer(g.execOptions(""), reduceFor, g.log(cmd))
 			}
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
 				Seed: seed, Duration: duration, Start: began, Cases: limit, Levels: levels,
-				Oracles: cases, Workload: work, Writer: orc.writer,
+				Oracles: sets, Workload: work, Writer: orc.writer,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
 				SaveDir: orc.out, Reduce: reduceBundle, Shard: shard,
@@ -228,13 +232,14 @@ func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, erro
 	return out, nil
 }
 
-// bundleReducer reduces a bug bundle's case in place with the given
-// oracles, keeping none of the candidates' findings. A bundle whose case does not give its finding again (a flaky
-// finding), that the campaign's end cuts short or that cannot be reduced
-// for any reason of its own is left as found (said with -v); only a failed
-// run (a lost connection) or write (a full disk) is an error.
-func bundleReducer(oracles []oracle.CaseOracle, exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, verdict.Finding) (bool, error) {
-	return func(ctx context.Context, t target.Target, f verdict.Finding) (bool, error) {
+// bundleReducer reduces a bug bundle's case in place with the worker's
+// oracles, keeping none of the candidates' findings. A bundle whose case
+// does not give its finding again (a flaky finding), that the campaign's
+// end cuts short or that cannot be reduced for any reason of its own is
+// left as found (said with -v); only a failed run (a lost connection) or
+// write (a full disk) is an error.
+func bundleReducer(exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, []oracle.CaseOracle, verdict.Finding) (bool, error) {
+	return func(ctx context.Context, t target.Target, oracles []oracle.CaseOracle, f verdict.Finding) (bool, error) {
 		var res *reduce.Result
 		key, err := reduce.KeyOf(f)
 		if err == nil {

@@ -38,7 +38,7 @@ type oracleFlags struct {
 	writer      *report.Writer
 	// built are what build made, for close.
 	built    []oracle.CaseOracle
-	checker  *model.Checker
+	checkers []*model.Checker
 	settings map[string]string
 }
 
@@ -122,14 +122,40 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	info := t.Info()
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
 		DB: g.targetRecord(info), Replay: g.replayFlags(o.common)}
-	o.checker = &model.Checker{Settings: settings}
 	o.settings = settings
-	// The oracles only judge: what they return goes to this one writer
-	// (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they
-	// may only ask whether a signature was recorded already.
-	cases, work, err := o.sel.Build(ctx, registry.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen, Model: o.checker})
-	o.built = cases
+	o.built, o.checkers = nil, nil
+	return o.buildSet(ctx)
+}
+
+// buildSet makes one set of the chosen oracles with a model checker of its
+// own. The oracles only judge: what they return goes to the one writer
+// (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they may
+// only ask whether a signature was recorded already.
+func (o *oracleFlags) buildSet(ctx context.Context) ([]oracle.CaseOracle, oracle.Workload, error) {
+	checker := &model.Checker{Settings: o.settings}
+	o.checkers = append(o.checkers, checker)
+	cases, work, err := o.sel.Build(ctx, registry.Env{Common: o.common, Settings: o.settings, Seen: o.writer.Seen, Model: checker})
+	o.built = append(o.built, cases...)
 	return cases, work, err
+}
+
+// perWorker gives each of n fuzz workers a set of the case oracles of its
+// own: first the set build made, then n-1 more, so that what an oracle
+// keeps beside a target (its caches, the model's evaluator sessions,
+// IsoRel's sibling schema) is one worker's.
+func (o *oracleFlags) perWorker(ctx context.Context, first []oracle.CaseOracle, n int) ([][]oracle.CaseOracle, error) {
+	if len(first) == 0 {
+		return nil, nil
+	}
+	sets := [][]oracle.CaseOracle{first}
+	for len(sets) < n {
+		cases, _, err := o.buildSet(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, cases)
+	}
+	return sets, nil
 }
 
 // close releases the connections the oracles opened for themselves
@@ -141,7 +167,7 @@ func (o *oracleFlags) close() {
 			cl.Close()
 		}
 	}
-	if o.checker != nil {
-		o.checker.Close()
+	for _, c := range o.checkers {
+		c.Close()
 	}
 }

@@ -67,6 +67,9 @@ type Options struct {
 type Oracle struct {
 	Options
 
+	// mu stays although an oracle serves one worker: Close may run while
+	// a judging that a frozen server cut off (executor.Watch leaves it to
+	// end by itself) still opens the sibling.
 	mu   sync.Mutex
 	runs map[target.Target]target.Target // target → where its instrumented runs go
 }

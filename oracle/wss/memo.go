@@ -1,8 +1,6 @@
 package wss
 
 import (
-	"sync"
-
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -16,10 +14,9 @@ import (
 // database: its result depends on nothing but its text and the level, so
 // it is run once. The memo holds one setup per target and forgets the
 // previous one when a case with another setup comes, which bounds it to
-// one group. It is safe for concurrent use by workers on different
-// targets.
+// one group. It belongs to one oracle, which serves one worker: it takes
+// no lock.
 type RunMemo struct {
-	mu      sync.Mutex
 	targets map[target.Target]*setupRuns
 	// Hits counts the serial runs the memo saved.
 	Hits int
@@ -45,8 +42,6 @@ func (m *RunMemo) get(t target.Target, c *testcase.Case, opt executor.Options) *
 		return nil
 	}
 	setup, key := memoKey(c, opt)
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	sr := m.targets[t]
 	if sr == nil || sr.setup != setup {
 		return nil
@@ -63,8 +58,6 @@ func (m *RunMemo) put(t target.Target, c *testcase.Case, opt executor.Options, r
 		return
 	}
 	setup, key := memoKey(c, opt)
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.targets == nil {
 		m.targets = map[target.Target]*setupRuns{}
 	}
