@@ -31,8 +31,11 @@ func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted ==
 // Checker judges executions against the model. It keeps one evaluator
 // session per target (the temporary tables live there) and remembers the
 // last execution it judged, so several oracles judging the same plain
-// execution pay for the model once. It is safe for concurrent use by
-// workers on different targets.
+// execution pay for the model once. It serves the oracles of one worker,
+// which judge one case at a time: a session takes no lock. Its map of
+// sessions keeps one, for Close may run while a judging that a frozen
+// server cut off (executor.Watch leaves it to end by itself) still opens
+// a session.
 type Checker struct {
 	// Settings are the server settings the rules depend on.
 	Settings map[string]string
@@ -43,7 +46,6 @@ type Checker struct {
 
 // scratch is the evaluator session of one target.
 type scratch struct {
-	mu     sync.Mutex
 	s      target.Session
 	tables []string
 	last   *executor.Result
@@ -135,8 +137,6 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	if err != nil {
 		return nil, err
 	}
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
 	if sc.last == res && sc.conf != nil {
 		return sc.conf, nil
 	}

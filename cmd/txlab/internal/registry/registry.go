@@ -44,7 +44,8 @@ type Env struct {
 	// skip costly evidence for a repeat the writer only counts.
 	Seen func(sig string) bool
 	// Model judges executions against each DBMS's documented semantics;
-	// one checker serves every oracle (Build makes one when it is nil).
+	// one checker serves every oracle of a set, and each fuzz worker has a
+	// set of its own (Build makes one when it is nil).
 	Model *model.Checker
 }
 
