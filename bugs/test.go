@@ -133,9 +133,10 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 				o.Isolation = l
 				// show: the expect clauses read the plain execution.
 				res, err := oracle.CheckCase(ctx, t, e.Case, oracles, o, true)
-				if err == nil {
-					// The oracles only judge; their bundles are saved here.
-					err = w.Save(res.Findings, res.Evidence)
+				// The oracles only judge; their bundles are saved here, even
+				// when a later oracle failed.
+				if serr := w.Save(res.Findings, res.Evidence); serr != nil && err == nil {
+					err = serr
 				}
 				var setup *executor.SetupError
 				var scope *executor.ScopeError

@@ -298,6 +298,11 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 			tc.Isolation = spec.Level
 		}
 		out, err := oracle.CheckCase(ctx, t, tc, oracles, l.opt.Exec, false)
+		// What the oracles returned is saved whatever ended the case after
+		// them (a later oracle's error, the campaign's end).
+		if serr := l.opt.Writer.Save(out.Findings, out.Evidence); serr != nil && err == nil {
+			err = serr
+		}
 		if target.IsFrozen(err) {
 			return err
 		}
@@ -315,11 +320,6 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 			return nil
 		}
 		var setupErr *executor.SetupError
-		if err == nil || errors.As(err, &setupErr) {
-			if serr := l.opt.Writer.Save(out.Findings, out.Evidence); serr != nil {
-				err = serr
-			}
-		}
 		if err != nil && !errors.As(err, &setupErr) {
 			err = fmt.Errorf("%s (seed %d): %w", tc.Name, spec.Seed, err)
 			if path, serr := l.save(tc); serr == nil && path != "" {
@@ -429,7 +429,7 @@ func (l *loop) workloadRound(ctx context.Context, w int, t target.Target, spec o
 	if ctx.Err() != nil && res == nil {
 		return nil
 	}
-	if err == nil {
+	if err == nil && res != nil {
 		err = l.opt.Writer.Save(res.Findings, res.Evidence)
 	}
 	if err != nil {

@@ -84,8 +84,9 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 	// The plain execution is what the user sees: the statements as written,
 	// without an oracle's rewriting or its own connections.
 	o, err := oracle.CheckCase(ctx, t, c, oracles, opt, true)
-	if err == nil {
-		err = w.Save(o.Findings, o.Evidence)
+	// What the oracles returned is saved even when a later one failed.
+	if serr := w.Save(o.Findings, o.Evidence); serr != nil && err == nil {
+		err = serr
 	}
 	if err != nil {
 		return nil, o.Result, fmt.Errorf("%s: %w", c.Name, err)
