@@ -35,7 +35,9 @@ type oracleFlags struct {
 	common      registry.Common
 	bound       *registry.Bound
 	sel         *registry.Selection
-	writer      *report.Writer
+	// writer is the one writer of the run's bundles: the oracles only
+	// return their findings, the command hands them to it.
+	writer *report.Writer
 	// built are what build made, for close.
 	built    []oracle.CaseOracle
 	checkers []*model.Checker
