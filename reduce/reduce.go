@@ -95,8 +95,13 @@ func (k Key) Matches(f verdict.Finding) bool {
 		return false
 	}
 	got, err := KeyOf(f)
-	if err != nil || got.Verdict != k.Verdict || len(got.Kinds) == 0 && len(k.Kinds) > 0 {
+	if err != nil || got.Verdict != k.Verdict {
 		return false
+	}
+	if len(got.Kinds) == 0 {
+		// A signature without statement kinds: its rule names the cause
+		// (report.Bundle.Signature), whatever kinds the key lists.
+		return true
 	}
 	for _, kind := range got.Kinds {
 		if !slices.Contains(k.Kinds, kind) {

@@ -39,7 +39,7 @@ func TestParseKeyMatches(t *testing.T) {
 		{"wss tx-wss REPLACE+UPDATE repeatable-read bug [mdev-30835-update-skips-uncommitted-insert]", false},
 		{"wss tx-wss REPLACE+UPDATE read-committed suspect [mdev-30835-update-skips-uncommitted-insert]", false},
 		{"wss tx-wss REPLACE+UPDATE read-committed bug [wss-fcrfs]", false},
-		{"wss tx-wss  read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false}, // no kinds left
+		{"wss tx-wss read-committed bug [mdev-30835-update-skips-uncommitted-insert]", true}, // the rule names the cause: no kinds
 		{"wss tx-wss SELECT FOR UPDATE+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]", false},
 	} {
 		if got := key.Matches(finding(tt.sig)); got != tt.want {
