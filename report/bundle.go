@@ -435,15 +435,6 @@ func (w *Writer) Summary() []SignatureCount {
 // known findings last.
 func (w *Writer) WriteSummary(out io.Writer) {
 	sum := w.Summary()
-	rank := func(v verdict.Verdict) int {
-		switch v {
-		case verdict.Bug:
-			return 0
-		case verdict.Known:
-			return 2
-		}
-		return 1
-	}
 	sort.SliceStable(sum, func(i, j int) bool { return rank(sum[i].Verdict) < rank(sum[j].Verdict) })
 	if len(sum) == 0 {
 		fmt.Fprintln(out, "no findings")

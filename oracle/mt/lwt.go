@@ -145,20 +145,8 @@ func checkLWT(h *history.History) (*Result, error) {
 				chainedCAS++
 			}
 		}
-		// Real time: scan backwards keeping the earliest end among the
-		// transactions after each one.
-		minEnd, minAt := int64(math.MaxInt64), int32(-1)
-		for i := len(chain) - 1; i >= 0; i-- {
-			t := &h.Txns[chain[i]]
-			if t.Start > minEnd {
-				after := &h.Txns[minAt]
-				add(semantics.RealTimeViolation, []int32{chain[i], minAt}, "on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
-					t.Ops[0].Key, t.ID, t.Ops, after.ID, after.Ops, after.ID, after.End, t.ID, t.Start)
-				break
-			}
-			if t.End != 0 && t.End < minEnd {
-				minEnd, minAt = t.End, chain[i]
-			}
+		if before, after, ok := realTimeViolation(h, chain); ok {
+			add(semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(h, before, after))
 		}
 	}
 	// Committed CASes no chain reached read a value that was never current
@@ -171,4 +159,29 @@ func checkLWT(h *history.History) (*Result, error) {
 	}
 	res.Valid = len(res.Anomalies) == 0
 	return res, nil
+}
+
+// realTimeViolation finds, in a key's chain of values, a transaction that
+// started after a transaction later in the chain had ended: scanning
+// backwards, keeping the earliest end among the transactions after each
+// one. It returns the first it meets from the end.
+func realTimeViolation(h *history.History, chain []int32) (before, after int32, ok bool) {
+	minEnd, minAt := int64(math.MaxInt64), int32(-1)
+	for i := len(chain) - 1; i >= 0; i-- {
+		t := &h.Txns[chain[i]]
+		if t.Start > minEnd {
+			return chain[i], minAt, true
+		}
+		if t.End != 0 && t.End < minEnd {
+			minEnd, minAt = t.End, chain[i]
+		}
+	}
+	return 0, 0, false
+}
+
+// realTimeText explains a real-time violation.
+func realTimeText(h *history.History, before, after int32) string {
+	t, a := &h.Txns[before], &h.Txns[after]
+	return fmt.Sprintf("on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
+		t.Ops[0].Key, t.ID, t.Ops, a.ID, a.Ops, a.ID, a.End, t.ID, t.Start)
 }

@@ -196,18 +196,8 @@ func checkLWTPart(h *history.History, ts []int32, succ []int32, inChain []bool) 
 				out.chainedCAS++
 			}
 		}
-		minEnd, minAt := int64(math.MaxInt64), int32(-1)
-		for i := len(chain) - 1; i >= 0; i-- {
-			t := &h.Txns[chain[i]]
-			if t.Start > minEnd {
-				after := &h.Txns[minAt]
-				add(1, ins, semantics.RealTimeViolation, []int32{chain[i], minAt}, "on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
-					t.Ops[0].Key, t.ID, t.Ops, after.ID, after.Ops, after.ID, after.End, t.ID, t.Start)
-				break
-			}
-			if t.End != 0 && t.End < minEnd {
-				minEnd, minAt = t.End, chain[i]
-			}
+		if before, after, ok := realTimeViolation(h, chain); ok {
+			add(1, ins, semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(h, before, after))
 		}
 	}
 	return out
