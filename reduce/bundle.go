@@ -119,6 +119,13 @@ func writeReduced(dir, from string, res *Result) error {
 	if err := writeSchedule(dir, res.Schedule); err != nil {
 		return err
 	}
+	if res.Evidence != nil {
+		// One story: the report is the reduced case's own run; the case as
+		// found keeps its report in report.orig.txt and report.orig.json.
+		note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes its own run. report.orig.txt (and report.orig.json) describe case.orig.txn, the case as found.\n",
+			res.Before, res.After, res.Elapsed.Seconds())
+		return report.RewriteReduced(dir, *res.Evidence, note)
+	}
 	// report.txt describes the run of the case as found.
 	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
 		res.Before, res.After, res.Elapsed.Seconds())

@@ -153,8 +153,11 @@ type Result struct {
 	Elapsed                time.Duration
 	// OutOfTime is set when the budget ended the reduction early.
 	OutOfTime bool
-	// Schedule is a plain execution of Case that gave the finding.
+	// Schedule is a plain execution of Case that gave the finding, and
+	// Evidence the finding's bundle from that run: what the reduced case's
+	// own report is made of.
 	Schedule *executor.Result
+	Evidence *report.Bundle
 }
 
 // A candidate may run hangFactor times as long as the original, and at
@@ -183,6 +186,8 @@ type reducer struct {
 	deadline time.Time
 	res      *Result
 	lastRun  *executor.Result // the last run of gives that gave the finding
+	// lastEvidence is that run's bundle of the finding.
+	lastEvidence *report.Bundle
 }
 
 // Reduce shrinks c while it keeps giving key's finding on t. c itself must
@@ -230,7 +235,7 @@ func Reduce(ctx context.Context, t target.Target, c *testcase.Case, key Key, opt
 	if !ok {
 		return nil, fmt.Errorf("%w %s in each of %d runs", ErrNotReproduced, key, opt.Runs)
 	}
-	r.res.Schedule = r.lastRun
+	r.res.Schedule, r.res.Evidence = r.lastRun, r.lastEvidence
 	cur := c
 	for progress := true; progress; {
 		progress = false
@@ -293,7 +298,7 @@ func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase
 		ok, err := r.gives(ctx, cand)
 		if ok {
 			r.res.Kept++
-			r.res.Schedule = r.lastRun
+			r.res.Schedule, r.res.Evidence = r.lastRun, r.lastEvidence
 			if r.opt.Log != nil {
 				fmt.Fprintf(r.opt.Log, "reduce: %s: %s\n", p.name, sizeOf(cand))
 			}
@@ -370,10 +375,15 @@ func (r *reducer) gives(ctx context.Context, c *testcase.Case) (bool, error) {
 		// The candidate's findings are only matched, never saved: they
 		// are no findings of a run.
 		report.Sign(out.Findings, out.Evidence)
-		if !slices.ContainsFunc(out.Findings, r.key.Matches) {
+		i := slices.IndexFunc(out.Findings, r.key.Matches)
+		if i < 0 {
 			return false, nil
 		}
 		r.lastRun = out.Result
+		r.lastEvidence = nil
+		if i < len(out.Evidence) {
+			r.lastEvidence = &out.Evidence[i]
+		}
 	}
 	return true, nil
 }

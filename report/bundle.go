@@ -305,14 +305,14 @@ func ShellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
-func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []string) error {
-	files := map[string][]byte{}
+// reportText is report.txt: the oracle's text with the target's line after
+// its headline (which names the DBMS and level).
+func reportText(b *Bundle, db *DB) string {
 	text := b.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	if db != nil {
-		// After the oracle's headline, which names the DBMS and level.
 		head, rest, _ := strings.Cut(text, "\n")
 		if head == "" && rest == "" {
 			text = db.Line() + "\n"
@@ -320,6 +320,12 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []stri
 			text = head + "\n" + db.Line() + "\n" + rest
 		}
 	}
+	return text
+}
+
+func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []string) error {
+	files := map[string][]byte{}
+	text := reportText(b, db)
 	if b.Case != nil {
 		withReplay := *b.Case
 		withReplay.Replay = ShellJoin(replay)

@@ -128,6 +128,40 @@ func TestReduceBundle(t *testing.T) {
 	if code != 1 || verdict.CountBugs(decodeCases(t, stdout)[0].Findings) == 0 {
 		t.Errorf("the reduced bundle case does not replay its bug: exit %d", code)
 	}
+	// One story: report.json and report.txt describe the reduced case's own
+	// run (its step is a step of case.txn, its SQL that step's), the case as
+	// found keeps report.orig.json and report.orig.txt, and the bundle keeps
+	// its signature.
+	var rep, was report.Report
+	for _, f := range []struct {
+		name string
+		r    *report.Report
+	}{{"report.json", &rep}, {"report.orig.json", &was}} {
+		data, err := os.ReadFile(filepath.Join(dirs[0], f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, f.r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var d struct {
+		Step int    `json:"step"`
+		SQL  string `json:"sql"`
+	}
+	if err := json.Unmarshal(rep.Details, &d); err != nil || d.Step < 1 || d.Step > len(reduced.Steps) || reduced.Steps[d.Step-1].SQL != d.SQL {
+		t.Errorf("report.json's statement (step %d, %q) is not the reduced case's (%d steps; %v)", d.Step, d.SQL, len(reduced.Steps), err)
+	}
+	if rep.Signature != was.Signature || rep.Finding.Dir != dirs[0] || rep.Replay == "" || rep.Replay != was.Replay {
+		t.Errorf("the reduced bundle's identity changed: signature %q (was %q), dir %q, replay %q", rep.Signature, was.Signature, rep.Finding.Dir, rep.Replay)
+	}
+	txt, _ := os.ReadFile(filepath.Join(dirs[0], "report.txt"))
+	if !strings.Contains(string(txt), "this report describes its own run") {
+		t.Errorf("report.txt does not say it is the reduced case's:\n%s", txt)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "report.orig.txt")); err != nil {
+		t.Error(err)
+	}
 
 	if code, _, stderr := txlab(t, "reduce", "--db", "mariadb", "../../examples/mariadb-rc-update-delete.txn"); code != 2 || !strings.Contains(stderr, "no finding") {
 		t.Errorf("a case without a finding: exit %d, %s", code, stderr)
