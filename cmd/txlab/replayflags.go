@@ -85,7 +85,7 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 		if given[name] {
 			continue
 		}
-		if name == "db" && (strings.Contains(value, "://") || strings.Contains(value, ":") || strings.Contains(value, "@/")) {
+		if name == "db" && !throwawaySpec(value) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab: the case names --db %s: not taken from a file; give --db yourself\n", value)
 			continue
 		}
@@ -140,4 +140,18 @@ func shellSplit(s string) ([]string, error) {
 		out = append(out, cur.String())
 	}
 	return out, nil
+}
+
+// throwawaySpec reports whether a --db value names only a kind of
+// throwaway server and maybe its release (sqlite, mariadb, postgres@18,
+// tidb@8.5.6): never a URL, a file, or a path to binaries to run.
+func throwawaySpec(v string) bool {
+	kind, release, hasAt := strings.Cut(v, "@")
+	if kind == "" || strings.Trim(strings.ToLower(kind), "abcdefghijklmnopqrstuvwxyz") != "" {
+		return false
+	}
+	if !hasAt {
+		return true
+	}
+	return release != "" && release[0] >= '0' && release[0] <= '9' && strings.Trim(release, "0123456789.-abcdefghijklmnopqrstuvwxyz") == ""
 }

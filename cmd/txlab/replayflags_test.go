@@ -74,6 +74,9 @@ func TestReplayHeaderLimits(t *testing.T) {
 		"--db postgres://me@localhost/prod --isolation serializable --oracle none",
 		"--db sqlite:/tmp/x.db --oracle none",
 		"--db mariadb@/tmp/evil --oracle none",
+		"--db mariadb@./evil --oracle none",
+		"--db postgres@~/evil --oracle none",
+		"--db 'postgres@18/../../x' --oracle none",
 	} {
 		path := filepath.Join(dir, "c.txn")
 		os.WriteFile(path, []byte("-- replay: "+header+"\nCREATE TABLE t (a INT);\n1> SELECT * FROM t;\n"), 0o644)
@@ -91,6 +94,15 @@ func TestReplayHeaderLimits(t *testing.T) {
 	code, stdout, stderr := txlab(t, "run", "--oracle", "none", path)
 	if code != 0 || !strings.Contains(stderr, "replaying with the case's --isolation serializable") || strings.Contains(stderr, "--oracle wss") || strings.Contains(stdout, "wss") {
 		t.Errorf("the command line's --oracle did not win: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestThrowawaySpec(t *testing.T) {
+	for v, want := range map[string]bool{"sqlite": true, "mariadb": true, "postgres@18": true, "postgres@18.4.0-beta.17": true, "tidb@8.5.6": true,
+		"": false, "sqlite:/x.db": false, "mysql://h/": false, "mariadb@/usr": false, "mariadb@./b": false, "postgres@~/b": false, "postgres@18/../x": false, "x y": false} {
+		if got := throwawaySpec(v); got != want {
+			t.Errorf("throwawaySpec(%q) = %v, want %v", v, got, want)
+		}
 	}
 }
 
