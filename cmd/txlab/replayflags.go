@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/testcase"
 )
 
@@ -85,6 +87,13 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 		if given[name] {
 			continue
 		}
+		if name == "set" && !semanticSetting(value) {
+			// A server setting can run programs (archive_command,
+			// plugin_load): from a file only the settings the semantics
+			// table reads, with plain values.
+			fmt.Fprintf(cmd.ErrOrStderr(), "txlab: the case sets %s: not taken from a file; give --set yourself\n", value)
+			continue
+		}
 		if name == "db" && !throwawaySpec(value) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab: the case names --db %s: not taken from a file; give --db yourself\n", value)
 			continue
@@ -154,4 +163,16 @@ func throwawaySpec(v string) bool {
 		return true
 	}
 	return release != "" && release[0] >= '0' && release[0] <= '9' && strings.Trim(release, "0123456789.-abcdefghijklmnopqrstuvwxyz") == ""
+}
+
+// semanticSetting reports whether name=value is a setting the semantics
+// table reads (innodb_snapshot_isolation, tidb_txn_mode, …; not TiDB's
+// configuration file) with a plain value.
+func semanticSetting(kv string) bool {
+	name, value, ok := strings.Cut(kv, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "tidb_config" || !slices.Contains(model.SettingNames(), name) {
+		return false
+	}
+	return value != "" && strings.Trim(strings.ToLower(value), "abcdefghijklmnopqrstuvwxyz0123456789_.-") == ""
 }

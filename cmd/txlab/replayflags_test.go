@@ -85,7 +85,17 @@ func TestReplayHeaderLimits(t *testing.T) {
 			t.Errorf("header %d %q: exit %d, stderr %q: want the --db refused and the case run on SQLite", i, header, code, stderr)
 		}
 	}
+	// A server setting that could run a program is not taken from a file;
+	// one the semantics table reads is.
+	if !semanticSetting("innodb_snapshot_isolation=ON") || !semanticSetting("tidb_txn_mode=optimistic") ||
+		semanticSetting("archive_command=curl x|sh") || semanticSetting("plugin_load=evil.so") || semanticSetting("tidb_config=/etc/x") {
+		t.Error("semanticSetting lets through the wrong settings")
+	}
 	path := filepath.Join(dir, "c.txn")
+	os.WriteFile(path, []byte("-- replay: --set 'archive_command=touch /tmp/pwned' --oracle none\nCREATE TABLE t (a INT);\n1> SELECT 1;\n"), 0o644)
+	if code, _, stderr := txlab(t, "run", path); code != 0 || !strings.Contains(stderr, "the case sets archive_command=touch /tmp/pwned: not taken from a file") {
+		t.Errorf("a dangerous --set: exit %d, %q", code, stderr)
+	}
 	os.WriteFile(path, []byte("-- replay: --oracle none --output x\nCREATE TABLE t (a INT);\n1> SELECT 1;\n"), 0o644)
 	if code, _, stderr := txlab(t, "run", path); code != 2 || !strings.Contains(stderr, `"--output" is not a flag txlab run takes from a case`) {
 		t.Errorf("an unknown flag: exit %d, %q", code, stderr)
