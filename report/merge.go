@@ -97,7 +97,9 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 				continue
 			}
 			n++
-			to := filepath.Join(dst, fmt.Sprintf("%04d-%s-%s-%s", n, r.Finding.Oracle, r.Finding.Kind, r.Finding.Verdict))
+			// The name's parts come from a file that may come from anyone:
+			// only plain characters, so the copy stays inside dst.
+			to := filepath.Join(dst, fmt.Sprintf("%04d-%s-%s-%s", n, plainName(r.Finding.Oracle), plainName(r.Finding.Kind), plainName(string(r.Finding.Verdict))))
 			if err := copyBundle(dir, to); err != nil {
 				return n, missing, err
 			}
@@ -165,4 +167,19 @@ func copyBundle(from, to string) error {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(to, "report.json"), append(js, '\n'), 0o644)
+}
+
+// plainName keeps letters, digits, '_' and '-' of s (others become '_'): a
+// directory name part that cannot leave its parent.
+func plainName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
 }

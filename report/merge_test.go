@@ -86,3 +86,28 @@ func TestMerge(t *testing.T) {
 		t.Error("merging into one of the sources was accepted")
 	}
 }
+
+// TestMergeHostileName: a report.json whose oracle or kind holds a path
+// cannot place its copy outside the merge's directory.
+func TestMergeHostileName(t *testing.T) {
+	src := t.TempDir()
+	bad := filepath.Join(src, "0001-x")
+	os.Mkdir(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "report.json"), []byte(`{"finding":{"oracle":"../../../escaped","kind":"/k","verdict":"bug"},"signature":"s"}`), 0o644)
+	dst := filepath.Join(t.TempDir(), "m")
+	if _, _, err := report.Merge(dst, []string{src}); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(dst, "*"))
+	for _, d := range dirs {
+		if filepath.Dir(d) != dst {
+			t.Errorf("%s is outside %s", d, dst)
+		}
+	}
+	if escaped, _ := filepath.Glob(filepath.Join(filepath.Dir(dst), "*escaped*")); len(escaped) > 0 {
+		t.Errorf("a copy escaped: %v", escaped)
+	}
+	if len(dirs) != 2 { // the bundle and summary.json
+		t.Errorf("merge wrote %v", dirs)
+	}
+}
