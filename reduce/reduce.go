@@ -40,32 +40,14 @@ type Key struct {
 	Kinds                   []string
 }
 
-// ParseKey reads a finding signature (report.json's "signature": oracle,
-// kind, statement kinds joined by + where the signature has them,
-// isolation, verdict, [rule]). A
-// statement kind may hold spaces (SELECT FOR UPDATE), so the fields after
-// the kinds are read from the end.
+// ParseKey reads a finding signature (report.json's "signature"; see
+// report.ParseSignature) as a key.
 func ParseKey(sig string) (Key, error) {
-	bad := fmt.Errorf("%q is not a finding signature (oracle kind statement-kinds isolation verdict [rule])", sig)
-	s := strings.TrimSpace(sig)
-	var k Key
-	if strings.HasSuffix(s, "]") {
-		i := strings.LastIndex(s, " [")
-		if i < 0 {
-			return Key{}, bad
-		}
-		k.Rule, s = s[i+2:len(s)-1], s[:i]
+	p, ok := report.ParseSignature(sig)
+	if !ok {
+		return Key{}, fmt.Errorf("%q is not a finding signature (oracle kind statement-kinds isolation verdict [rule])", sig)
 	}
-	f := strings.Split(s, " ")
-	if len(f) < 4 { // the statement kinds may be left out (report.Bundle.Signature)
-		return Key{}, bad
-	}
-	k.Oracle, k.Kind = f[0], f[1]
-	k.Isolation, k.Verdict = f[len(f)-2], verdict.Verdict(f[len(f)-1])
-	if kinds := strings.Join(f[2:len(f)-2], " "); kinds != "" {
-		k.Kinds = strings.Split(kinds, "+")
-	}
-	return k, nil
+	return Key{Oracle: p.Oracle, Kind: p.Kind, Isolation: p.Isolation, Verdict: p.Verdict, Rule: p.Rule, Kinds: p.Kinds}, nil
 }
 
 // KeyOf is the key of a finding a Writer returned (it carries its

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/txlab/txlab/verdict"
 )
 
 // Suppressions are the entries of one or more suppression files
@@ -187,10 +189,11 @@ func (c BugCase) fits(sig, rule string) bool {
 	if !slices.ContainsFunc(c.Rules, func(r string) bool { return strings.EqualFold(r, rule) }) {
 		return false
 	}
-	oracle, kinds, level, ok := parseSignature(sig)
+	p, ok := ParseSignature(sig)
 	if !ok {
 		return false
 	}
+	oracle, kinds, level := p.Oracle, p.Kinds, p.Isolation
 	if len(c.Oracles) > 0 && !slices.Contains(c.Oracles, oracle) {
 		return false
 	}
@@ -211,22 +214,41 @@ func (c BugCase) fits(sig, rule string) bool {
 	return true
 }
 
-// parseSignature splits a finding signature ("oracle kind KINDS level
-// verdict [rule]"; statement kinds joined by + and possibly holding spaces,
-// as "SELECT FOR UPDATE").
-func parseSignature(sig string) (oracle string, kinds []string, level string, ok bool) {
-	f := strings.Fields(sig)
-	if n := len(f); n > 0 && strings.HasPrefix(f[n-1], "[") {
-		f = f[:n-1]
+// SignatureParts is a finding signature read back (Bundle.Signature).
+type SignatureParts struct {
+	Oracle, Kind string
+	// Kinds are the statement kinds, nil where the signature leaves them
+	// out; a kind may hold spaces ("SELECT FOR UPDATE").
+	Kinds     []string
+	Isolation string
+	Verdict   verdict.Verdict
+	Rule      string
+}
+
+// ParseSignature reads a finding signature: oracle, kind, statement kinds
+// joined by + where the signature has them, isolation, verdict, [rule].
+// The fields after the kinds are read from the end, since a kind may hold
+// spaces.
+func ParseSignature(sig string) (SignatureParts, bool) {
+	s := strings.TrimSpace(sig)
+	var p SignatureParts
+	if strings.HasSuffix(s, "]") {
+		i := strings.LastIndex(s, " [")
+		if i < 0 {
+			return SignatureParts{}, false
+		}
+		p.Rule, s = s[i+2:len(s)-1], s[:i]
 	}
+	f := strings.Split(s, " ")
 	if len(f) < 4 {
-		return "", nil, "", false
+		return SignatureParts{}, false
 	}
-	oracle, level = f[0], f[len(f)-2]
-	if stmts := strings.Join(f[2:len(f)-2], " "); stmts != "" {
-		kinds = strings.Split(stmts, "+")
+	p.Oracle, p.Kind = f[0], f[1]
+	p.Isolation, p.Verdict = f[len(f)-2], verdict.Verdict(f[len(f)-1])
+	if kinds := strings.Join(f[2:len(f)-2], " "); kinds != "" {
+		p.Kinds = strings.Split(kinds, "+")
 	}
-	return oracle, kinds, level, true
+	return p, true
 }
 
 // Counts are the entries, in file order, with how many findings each
