@@ -37,11 +37,11 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 		return 0, nil, err
 	}
 	var out []SignatureCount
-	index := map[string]int{} // signature (known: "known " + signature) → out
+	index := map[string]int{} // signature (counted without a bundle: "unbundled " + signature) → out
 	add := func(s SignatureCount) {
 		key := s.Signature
 		if s.Dir == "" {
-			key = "known " + s.Signature
+			key = "unbundled " + s.Signature
 		}
 		if i, ok := index[key]; ok {
 			out[i].Count += s.Count
@@ -57,7 +57,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 			continue
 		}
 		counts := map[string]int{} // bundle directory name → its count
-		var known []SignatureCount
+		var unbundled []SignatureCount // known findings, and allowed ones without --keep-allowed
 		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
 			var sum []SignatureCount
 			if err := json.Unmarshal(data, &sum); err != nil {
@@ -65,7 +65,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 			}
 			for _, s := range sum {
 				if s.Dir == "" {
-					known = append(known, s)
+					unbundled = append(unbundled, s)
 					continue
 				}
 				counts[filepath.Base(s.Dir)] += s.Count
@@ -105,7 +105,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 			}
 			add(SignatureCount{Signature: r.Signature, Verdict: r.Finding.Verdict, Rule: r.Finding.Rule, Count: count, Dir: to, KnownAs: r.Finding.KnownAs})
 		}
-		for _, k := range known {
+		for _, k := range unbundled {
 			add(k)
 		}
 	}
