@@ -56,7 +56,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 			missing = append(missing, src)
 			continue
 		}
-		counts := map[string]int{} // bundle directory name → its count
+		counts := map[string]int{}     // bundle directory name → its count
 		var unbundled []SignatureCount // known findings, and allowed ones without --keep-allowed
 		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
 			var sum []SignatureCount
