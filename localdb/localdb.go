@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -190,13 +191,24 @@ func (s *Server) start(ctx context.Context) error {
 		s.kill()
 		// Between closing the probe listener and the server binding, someone
 		// else may take the port; only that failure is worth a retry.
-		// (TiDB, a Go program, says it in lower case.)
-		if !strings.Contains(strings.ToLower(err.Error()), "address already in use") || ctx.Err() != nil {
+		if !portTaken(err) || ctx.Err() != nil {
 			return err
 		}
 		s.logf("port %d taken, retrying", s.port)
 	}
 	return err
+}
+
+// portTaken says whether a start failed because the port was taken. It reads
+// the whole server log, not the error's short line, which may cut the
+// message off. (TiDB, a Go program, says it in lower case.)
+func portTaken(err error) bool {
+	text := err.Error()
+	var se *startError
+	if errors.As(err, &se) {
+		text += "\n" + se.log
+	}
+	return strings.Contains(strings.ToLower(text), "address already in use")
 }
 
 // initData runs mariadb-install-db or initdb, creating workDir/data.
@@ -475,30 +487,40 @@ func (e *startError) Error() string {
 }
 
 // logCause is the server's own words for why it stopped: the messages of
-// the log's error lines (MariaDB's [ERROR], PostgreSQL's FATAL/ERROR/PANIC,
-// TiDB's [FATAL]/[ERROR]), without timestamps and MariaDB's final
-// "Aborting", at most about 200 characters; "" when there are none.
+// the log's fatal lines (TiDB's [FATAL], PostgreSQL's FATAL/PANIC) and then
+// of its error lines (MariaDB's [ERROR], PostgreSQL's ERROR, TiDB's
+// [ERROR]), without timestamps, TiDB's source position and MariaDB's final
+// "Aborting", at most about 200 characters; "" when there are none. Fatal
+// lines come first because a server may log harmless errors before the one
+// that stops it (TiDB on a machine without cgroup v2 CPU limits).
 func logCause(log string) string {
-	var msgs []string
+	var fatal, errs []string
 	for _, line := range strings.Split(log, "\n") {
-		for _, mark := range []string{"[ERROR] ", "[FATAL] ", "FATAL:  ", "PANIC:  ", "ERROR:  "} {
+		for _, mark := range []string{"[FATAL] ", "FATAL:  ", "PANIC:  ", "[ERROR] ", "ERROR:  "} {
 			_, msg, ok := strings.Cut(line, mark)
-			msg = strings.TrimSpace(msg)
+			msg = strings.TrimSpace(tidbSource.ReplaceAllString(msg, ""))
 			if !ok || msg == "" || msg == "Aborting" {
 				continue
 			}
-			if !slices.Contains(msgs, msg) {
-				msgs = append(msgs, msg)
+			to := &errs
+			if !strings.Contains(mark, "ERROR") {
+				to = &fatal
+			}
+			if !slices.Contains(*to, msg) {
+				*to = append(*to, msg)
 			}
 			break
 		}
 	}
-	cause := strings.Join(msgs, "; ")
+	cause := strings.Join(append(fatal, errs...), "; ")
 	if len(cause) > 200 {
 		cause = cause[:197] + "..."
 	}
 	return cause
 }
+
+// tidbSource is the source position TiDB's log puts before a message.
+var tidbSource = regexp.MustCompile(`^\[[A-Za-z0-9_]+\.go:[0-9]+\] `)
 
 func (e *startError) Unwrap() error { return e.err }
 
