@@ -1,8 +1,11 @@
 package fuzz
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,9 +71,14 @@ type Summary struct {
 // OracleCounts is one oracle's share of a campaign.
 type OracleCounts struct {
 	// Judged counts the cases (rounds) the oracle judged.
-	Judged   int `json:"judged"`
-	Findings int `json:"findings"`
-	Bugs     int `json:"bugs"`
+	Judged int `json:"judged"`
+	// JudgedToEnd counts the judged cases the oracle judged to their end;
+	// Undecided counts the others by why (oracle.Judgement.Undecided).
+	// A workload's rounds are always judged to the end.
+	JudgedToEnd int            `json:"judged_to_end"`
+	Undecided   map[string]int `json:"undecided,omitempty"`
+	Findings    int            `json:"findings"`
+	Bugs        int            `json:"bugs"`
 	// Known counts the findings a suppression file matched.
 	Known int `json:"known,omitempty"`
 }
@@ -154,7 +162,25 @@ func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed boo
 		return
 	}
 	for _, name := range out.Judged {
-		s.ByOracle[name].Judged++
+		c := s.ByOracle[name]
+		c.Judged++
+		why := out.Undecided[name]
+		if why == "" {
+			c.JudgedToEnd++
+			continue
+		}
+		if c.Undecided == nil {
+			c.Undecided = map[string]int{}
+		}
+		c.Undecided[why]++
+	}
+	if name := out.JudgeTimeout; name != "" {
+		// Not judged at all, but counted: judging it took too long.
+		c := s.ByOracle[name]
+		if c.Undecided == nil {
+			c.Undecided = map[string]int{}
+		}
+		c.Undecided["judging ran out of time"]++
 	}
 	s.addFindings(out.Findings)
 	if out.JudgeTimeout != "" {
@@ -199,6 +225,7 @@ func (s *Summary) addRound(name string, res *oracle.RoundResult) {
 	s.Rounds++
 	s.Cases++
 	s.ByOracle[name].Judged++
+	s.ByOracle[name].JudgedToEnd++
 	s.Transactions += res.Transactions
 	s.Committed += res.Committed
 	s.Failed += res.Failed
@@ -293,6 +320,45 @@ func (s *Summary) findingsLine() string {
 	return strings.Join(parts, ", ")
 }
 
+// toTheEndLines say, per oracle that judged cases, how many it judged to
+// their end and the commonest reasons it did not: "troc 951 of 1000
+// (95.1%); undecided: 30 open rows: UPDATE, 12 hang, 7 for 3 other reasons".
+func (s *Summary) toTheEndLines() []string {
+	const shown = 3
+	var lines []string
+	for _, name := range s.Oracles {
+		c := s.ByOracle[name]
+		if c.Judged == 0 && len(c.Undecided) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s %d of %d", name, c.JudgedToEnd, c.Judged)
+		if c.Judged > 0 {
+			line += fmt.Sprintf(" (%.1f%%)", 100*float64(c.JudgedToEnd)/float64(c.Judged))
+		}
+		reasons := slices.SortedFunc(maps.Keys(c.Undecided), func(a, b string) int {
+			return cmp.Or(cmp.Compare(c.Undecided[b], c.Undecided[a]), strings.Compare(a, b))
+		})
+		var parts []string
+		rest, restN := 0, 0
+		for i, r := range reasons {
+			if i < shown {
+				parts = append(parts, fmt.Sprintf("%d %s", c.Undecided[r], r))
+				continue
+			}
+			rest += c.Undecided[r]
+			restN++
+		}
+		if restN > 0 {
+			parts = append(parts, fmt.Sprintf("%d for %d other reason%s", rest, restN, english.S(restN)))
+		}
+		if len(parts) > 0 {
+			line += "; undecided: " + strings.Join(parts, ", ")
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 func (s *Summary) errorsLine() string {
 	if len(s.ErrorsByClass) == 0 {
 		return "none"
@@ -358,6 +424,11 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "  oracles       none (cases only ran)")
 	} else {
 		fmt.Fprintf(w, "  oracles       %s\n", strings.Join(s.Oracles, ", "))
+		if !s.Free {
+			for _, line := range s.toTheEndLines() {
+				fmt.Fprintf(w, "  to the end    %s\n", line)
+			}
+		}
 	}
 	fmt.Fprintf(w, "  findings      %d (%d bugs", len(s.Findings), verdict.CountBugs(s.Findings))
 	if n := verdict.Count(s.Findings, verdict.Known); n > 0 {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
 )
 
@@ -66,5 +68,40 @@ func TestProgressLineFits(t *testing.T) {
 	s.Free = true
 	if n := len([]rune(s.progressLine(10*time.Hour, 0))); n > 80-25 {
 		t.Errorf("free-running progress line of %d columns", n)
+	}
+}
+
+// TestJudgedToEnd: each oracle's cases are counted as judged to the end or
+// by why not, in the JSON and the text summary, commonest reason first; a
+// judging that ran out of time counts as a reason too.
+func TestJudgedToEnd(t *testing.T) {
+	s := &Summary{Oracles: []string{"troc", "wss"}, ByOracle: map[string]*OracleCounts{"troc": {}, "wss": {}}, ErrorsByClass: map[string]int{}}
+	add := func(troc string) {
+		out := &oracle.Outcome{Judged: []string{"troc", "wss"}}
+		if troc != "" {
+			out.Undecided = map[string]string{"troc": troc}
+		}
+		s.addCase(&testcase.Case{}, out, false)
+	}
+	for _, why := range []string{"", "", "", "open rows: UPDATE", "statements released together", "open rows: UPDATE"} {
+		add(why)
+	}
+	s.addCase(&testcase.Case{}, &oracle.Outcome{Judged: []string{"wss"}, JudgeTimeout: "troc"}, false)
+	tr := s.ByOracle["troc"]
+	if tr.Judged != 6 || tr.JudgedToEnd != 3 || tr.Undecided["open rows: UPDATE"] != 2 || tr.Undecided["statements released together"] != 1 || tr.Undecided["judging ran out of time"] != 1 {
+		t.Errorf("troc counts %+v", tr)
+	}
+	if w := s.ByOracle["wss"]; w.Judged != 7 || w.JudgedToEnd != 7 || w.Undecided != nil {
+		t.Errorf("wss counts %+v, want 7 judged, all to the end", w)
+	}
+	b, _ := json.Marshal(s)
+	if !strings.Contains(string(b), `"judged_to_end":3,"undecided":{"judging ran out of time":1,"open rows: UPDATE":2,"statements released together":1}`) {
+		t.Errorf("JSON: %s", b)
+	}
+	var text strings.Builder
+	s.WriteText(&text)
+	if !strings.Contains(text.String(), "troc 3 of 6 (50.0%); undecided: 2 open rows: UPDATE, 1 judging ran out of time, 1 statements released together") ||
+		!strings.Contains(text.String(), "wss 7 of 7 (100.0%)\n") {
+		t.Errorf("text summary:\n%s", text.String())
 	}
 }

@@ -58,6 +58,11 @@ type Judgement struct {
 	// Notes are lines for the reader (e.g. statements IsoRel could not
 	// instrument).
 	Notes []string
+	// Undecided says, in a short form that is the same for every case
+	// stopped by the same cause ("open rows: UPDATE"), why the oracle did
+	// not judge the case to its end; "" when it did. A campaign counts its
+	// cases by it: each is a place where a bug can hide.
+	Undecided string
 	// Execution is the oracle's own execution of the case (IsoRel's
 	// instrumented run, hidden columns stripped), or nil. It stands for the
 	// case when no plain execution was made.
@@ -126,8 +131,11 @@ type Outcome struct {
 	// the first oracle's own when no oracle judged a plain execution.
 	Result *executor.Result
 	// Judged names the oracles that judged the case, in order.
-	Judged   []string
-	Findings []verdict.Finding
+	Judged []string
+	// Undecided maps an oracle that judged the case, but not to its end,
+	// to why (Judgement.Undecided).
+	Undecided map[string]string
+	Findings  []verdict.Finding
 	// Evidence is each finding's bundle, in the order of Findings: the
 	// caller hands it to a report.Writer (or report.Sign when nothing is
 	// to be written).
@@ -213,6 +221,12 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 		out.Judged = append(out.Judged, o.Name())
 		if j == nil {
 			continue
+		}
+		if j.Undecided != "" {
+			if out.Undecided == nil {
+				out.Undecided = map[string]string{}
+			}
+			out.Undecided[o.Name()] = j.Undecided
 		}
 		out.Findings = append(out.Findings, j.Findings...)
 		out.Evidence = append(out.Evidence, j.Evidence...)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -164,6 +165,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	}
 	if p.Unjudged != "" {
 		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+"; the transactions it recorded are not the ones that ran")
+		j.Undecided = "implicit commit"
+		if strings.HasPrefix(p.Unjudged, "an XA") {
+			j.Undecided = "XA transaction"
+		}
 		return j, nil
 	}
 	if res.Hang {
@@ -178,13 +183,49 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	// saw, which the model's per-statement views cannot vouch for (WSS
 	// does the same).
 	var decide func(*verdict.Finding) error
+	var st *settle
 	if o.Checker != nil && !semantics.Lookup(t.Info().DBMS, level, o.Settings).Serializable {
-		decide = (&settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}).decide
+		st = &settle{ctx: ctx, t: t, opt: opt, checker: o.Checker, plan: p, inst: res, plain: plain}
+		decide = st.decide
 	}
 	j.Findings, j.Evidence, err = o.judge(ctx, t, h, level, decide, func(f *infer.Finding) (*testcase.Case, string, error) {
 		return annotated(c, f, level), "case.txn replays the case: " + replayCommand, nil
 	})
+	j.Undecided = undecided(h, j.Findings, st)
 	return j, err
+}
+
+// undecided is why IsoRel did not judge a case to its end: a cycle the
+// model could not settle (left suspect), or a statement it ran without
+// full instrumentation, whose reads and writes the graph lacks.
+func undecided(h *history.History, fs []verdict.Finding, st *settle) string {
+	if st != nil && st.conf != nil && slices.ContainsFunc(fs, func(f verdict.Finding) bool { return f.Verdict == verdict.Suspect }) {
+		switch {
+		case st.conf.Conforms() && st.unfaithful != "":
+			return "the instrumented run differs from the plain one"
+		case st.conf.Deviation == nil && st.conf.Halted != "":
+			return "the model cannot decide: " + st.conf.Reason
+		}
+	}
+	if h == nil {
+		return ""
+	}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Init {
+			continue
+		}
+		for _, s := range t.Stmts {
+			if s.Note != "" {
+				what, _, _ := strings.Cut(s.Note, ":")
+				if r, ok := strings.CutPrefix(what, "instrumented, but the "); ok {
+					what = strings.Replace(r, " are not recorded", " not recorded", 1)
+				}
+				return what + ": " + testcase.Classify(s.SQL).Signature()
+			}
+		}
+	}
+	return ""
 }
 
 // settle asks the model of documented semantics about IsoRel's bug

@@ -40,6 +40,7 @@ func (o *Oracle) JudgesPlain() bool { return true }
 func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, _ executor.Options) (*oracle.Judgement, error) {
 	j := &oracle.Judgement{}
 	if plain == nil || plain.Hang {
+		j.Undecided = "hang"
 		return j, nil
 	}
 	conf, err := o.Model.Check(ctx, t, c, plain)
@@ -50,6 +51,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if dev == nil {
 		if conf.Halted != "" {
 			j.Notes = append(j.Notes, "troc: judged up to a statement it cannot decide: "+conf.Halted)
+			j.Undecided = conf.Reason
 		}
 		return j, nil
 	}

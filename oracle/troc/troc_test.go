@@ -87,3 +87,34 @@ func TestKnownCases(t *testing.T) {
 		})
 	}
 }
+
+// TestUndecided: a case the model stops on is returned with the reason,
+// in its short form, for the campaign's count; one it judges to the end
+// has none.
+func TestUndecided(t *testing.T) {
+	tg := connecttest.Target(t, "sqlite")
+	ctx := context.Background()
+	m := &model.Checker{}
+	defer m.Close()
+	o := &troc.Oracle{Model: m}
+	for txn, want := range map[string]string{
+		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT a FROM t;\n1> COMMIT;\n":                  "",
+		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SAVEPOINT s;\n1> SELECT a FROM t;\n1> COMMIT;\n": "not understood: SAVEPOINT",
+	} {
+		c, err := testcase.ParseString("c", txn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := executor.Run(ctx, tg, c, executor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := o.Check(ctx, tg, c, res, executor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Undecided != want || len(j.Findings) != 0 {
+			t.Errorf("%q: undecided %q, findings %v; want %q and none", txn, j.Undecided, j.Findings, want)
+		}
+	}
+}

@@ -3,12 +3,15 @@ package wss
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Validate checks the group flags of `txlab fuzz` (--orders, --max-txns,
@@ -65,5 +68,32 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 		// could not compare it.
 		notes = append(notes, fmt.Sprintf("wss: not judged: %s within the hang bound (--hang-timeout %v)", out.Skipped, opt.Hang()))
 	}
-	return &oracle.Judgement{Findings: out.Findings, Evidence: out.Bundles(), Notes: notes}, nil
+	return &oracle.Judgement{Findings: out.Findings, Evidence: out.Bundles(), Notes: notes, Undecided: undecided(out)}, nil
+}
+
+// undecided is why WSS did not judge a case to its end: the runs it
+// compares did not finish, or a difference it found is left suspect (the
+// model of documented semantics could not settle it, the serial orders
+// were too many to search, the case is outside its transaction model).
+func undecided(out *Outcome) string {
+	if out.Skipped != "" {
+		why, _, _ := strings.Cut(out.Skipped, " (")
+		return why
+	}
+	for _, v := range out.Violations {
+		if v.Finding.Verdict != verdict.Suspect {
+			continue
+		}
+		switch m := out.Model; {
+		case v.Finding.Rule == semantics.RuleOutsideModel.Name:
+			return "outside WSS's transaction model"
+		case v.Finding.Rule == semantics.RuleOrdersNotSearched.Name:
+			return "serial orders not searched"
+		case m != nil && m.Deviation == nil && m.Halted != "":
+			return "the model cannot decide: " + m.Reason
+		default:
+			return "a difference left suspect"
+		}
+	}
+	return ""
 }

@@ -21,6 +21,9 @@ type Conformance struct {
 	// it judged every statement and the final state), or why it could not
 	// judge at all.
 	Halted string
+	// Reason is Halted's short form, the same for every case that stopped
+	// for the same cause, for counting ("open rows: UPDATE").
+	Reason string
 }
 
 // Conforms reports whether every statement and the final state lie inside
@@ -124,13 +127,13 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	conf := &Conformance{Level: level, Rules: Lookup(info.DBMS, level, c.Settings)}
 	switch {
 	case res == nil || res.Hang:
-		conf.Halted = "the case did not finish"
+		conf.Halted, conf.Reason = "the case did not finish", "hang"
 		return conf, nil
 	case !ok:
-		conf.Halted = "connections run at different isolation levels"
+		conf.Halted, conf.Reason = "connections run at different isolation levels", "connections at different levels"
 		return conf, nil
 	case !conf.Rules.Known:
-		conf.Halted = fmt.Sprintf("no model of %s at %s", info.DBMS, level)
+		conf.Halted, conf.Reason = fmt.Sprintf("no model of %s at %s", info.DBMS, level), "no model of the level"
 		return conf, nil
 	}
 	sc, err := c.scratch(ctx, t)
@@ -172,7 +175,7 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	}
 	conf.Deviation = dev
 	if dev == nil {
-		conf.Halted = eng.Halted()
+		conf.Halted, conf.Reason = eng.Halted(), eng.HaltReason()
 	}
 	sc.last, sc.conf = res, conf
 	return conf, nil
@@ -232,13 +235,13 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation,
 			continue
 		}
 		if groups[ev.Concurrent] > 1 {
-			eng.Stop("statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
+			eng.Stop("statements released together", "statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
 			return nil, nil
 		}
 		if ctl == testcase.NotControl {
 			for c, released := range pending {
 				if c != ev.Conn && released {
-					eng.Stop(fmt.Sprintf("connection %d's write, released earlier, may have run before it was recorded", c))
+					eng.Stop("a released write may have run earlier", fmt.Sprintf("connection %d's write, released earlier, may have run before it was recorded", c))
 					return nil, nil
 				}
 			}

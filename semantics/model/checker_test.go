@@ -50,3 +50,35 @@ func TestCheckerRenewsBrokenSession(t *testing.T) {
 		t.Error("the session is still marked broken after a Check that renewed it")
 	}
 }
+
+// TestHaltReason: a case the model stops on says why in a short form that
+// names the cause and the statement's kind, the same for every case
+// stopped the same way, so that a campaign can count them; a case judged
+// to the end has none.
+func TestHaltReason(t *testing.T) {
+	tg := connecttest.Target(t, "sqlite")
+	ctx := context.Background()
+	c := &Checker{}
+	defer c.Close()
+	for _, tc := range []struct{ name, txn, want string }{
+		{"to the end", "CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\n1> BEGIN;\n1> SELECT a FROM t;\n1> COMMIT;\n", ""},
+		{"savepoint", "CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\n1> BEGIN;\n1> SAVEPOINT s1;\n1> SELECT a FROM t;\n1> COMMIT;\n", "not understood: SAVEPOINT"},
+		{"setup", "CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT a FROM t;\n1> BEGIN;\n1> SELECT a FROM t;\n1> COMMIT;\n", "setup not understood: CREATE near VIEW"},
+	} {
+		cs, err := testcase.ParseString(tc.name, tc.txn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := executor.Run(ctx, tg, cs, executor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf, err := c.Check(ctx, tg, cs, res)
+		if err != nil {
+			t.Fatalf("%s: Check: %v", tc.name, err)
+		}
+		if conf.Reason != tc.want || (tc.want == "") != conf.Conforms() {
+			t.Errorf("%s: reason %q (halted %q, deviation %v), want %q", tc.name, conf.Reason, conf.Halted, conf.Deviation, tc.want)
+		}
+	}
+}

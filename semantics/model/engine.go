@@ -97,6 +97,7 @@ type Engine struct {
 	open         map[int]*Txn // explicit transaction per connection
 	loaded       map[string][]int
 	halted       string
+	haltReason   string
 	// reverse: the SELECT being judged may scan an index backwards
 	// (Rules.ReverseScan).
 	reverse bool
@@ -118,14 +119,44 @@ func NewEngine(r Rules, d sqlast.Dialect, ev Evaluator) *Engine {
 // follows such a statement is not judged, never guessed.
 func (e *Engine) Halted() string { return e.halted }
 
-// Stop makes the engine stop judging, for a reason the caller knows (the
-// schedule's order is not known from here on).
-func (e *Engine) Stop(reason string) { e.halt("%s", reason) }
+// HaltReason is Halted's short form, the same for every case that stopped
+// for the same cause ("open rows: UPDATE", "not understood: SELECT near
+// SKIP"): a campaign counts its cases by it.
+func (e *Engine) HaltReason() string { return e.haltReason }
 
-func (e *Engine) halt(format string, args ...any) {
+// Stop makes the engine stop judging, for a reason the caller knows (the
+// schedule's order is not known from here on): reason is the short form,
+// text the sentence.
+func (e *Engine) Stop(reason, text string) { e.halt(reason, "%s", text) }
+
+// halt stops the judging for the first reason given.
+func (e *Engine) halt(reason, format string, args ...any) {
 	if e.halted == "" {
 		e.halted = fmt.Sprintf(format, args...)
+		e.haltReason = reason
 	}
+}
+
+// deviated is the halt that follows a deviation: not a reason a case is
+// left undecided, for the deviation decides it.
+const deviated = "deviation"
+
+// about is a halt reason naming the statement's kind: "cause: KIND".
+func about(cause, sql string) string {
+	return cause + ": " + testcase.Classify(sql).Signature()
+}
+
+// notUnderstood is the halt reason for a statement the parser rejects: its
+// kind and the word the parser stopped at.
+func notUnderstood(cause, sql string, err error) string {
+	r := about(cause, sql)
+	var pe *sqlast.ParseError
+	if errors.As(err, &pe) && pe.Offset > 0 && pe.Offset < len(sql) {
+		if f := strings.Fields(sql[pe.Offset:]); len(f) > 0 {
+			r += " near " + strings.ToUpper(strings.Trim(f[0], "(),;"))
+		}
+	}
+	return r
 }
 
 // Tables lists the temporary tables the engine created, for cleanup.
@@ -151,13 +182,13 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 	for _, s := range stmts {
 		st, err := sqlast.Parse(e.dialect, s)
 		if err != nil {
-			e.halt("setup statement not understood: %s", s)
+			e.halt(notUnderstood("setup not understood", s, err), "setup statement not understood: %s", s)
 			return nil
 		}
 		switch st := st.(type) {
 		case *sqlast.CreateTable:
 			if typ := unheldType(e.dialect, s); typ != "" {
-				e.halt("the model's copy of table %s cannot hold its column type %s (it keeps DECIMAL(10,2) and VARCHAR(20))", st.Name, typ)
+				e.halt("setup: column type "+typ, "the model's copy of table %s cannot hold its column type %s (it keeps DECIMAL(10,2) and VARCHAR(20))", st.Name, typ)
 				return nil
 			}
 			if err := e.createTable(ctx, st); err != nil {
@@ -187,16 +218,16 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 		case *sqlast.Insert:
 			sql, ok := e.withColumns(st)
 			if !ok {
-				e.halt("setup statement not understood: %s", s)
+				e.halt(about("setup not understood", s), "setup statement not understood: %s", s)
 				return nil
 			}
 			if _, err := e.ev.Exec(ctx, sql); err != nil {
-				e.halt("setup statement fails on the model's tables: %v", err)
+				e.halt(about("setup fails on the model's tables", s), "setup statement fails on the model's tables: %v", err)
 				return nil
 			}
 		default:
 			if _, err := e.ev.Exec(ctx, s); err != nil {
-				e.halt("setup statement fails on the model's tables: %v", err)
+				e.halt(about("setup fails on the model's tables", s), "setup statement fails on the model's tables: %v", err)
 				return nil
 			}
 		}
@@ -231,7 +262,7 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 		sql := sqlast.Format(e.dialect, t)
 		sql = "CREATE TEMPORARY TABLE" + strings.TrimPrefix(sql, "CREATE TABLE")
 		if _, err := e.ev.Exec(ctx, sql); err != nil {
-			e.halt("the model cannot create table %s: %v", ct.Name, err)
+			e.halt("setup: a table the model cannot copy", "the model cannot create table %s: %v", ct.Name, err)
 			return nil
 		}
 	}
@@ -346,7 +377,7 @@ var errHalted = errors.New("model halted")
 // infrastructure error.
 func (e *Engine) evalErr(err error) error {
 	if te := target.AsError(err); te != nil && te.Class != target.ClassConnection {
-		e.halt("the model cannot hold this view in the DBMS's tables: %v", te)
+		e.halt("a view the model's copy of the table cannot hold", "the model cannot hold this view in the DBMS's tables: %v", te)
 		return errHalted
 	}
 	return fmt.Errorf("model evaluator: %w", err)
@@ -491,7 +522,7 @@ func (e *Engine) commitConflict(t *Txn, st *Stmt) *Deviation {
 				d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.StatementView(), Stmt: st, StmtKind: "COMMIT", Table: name,
 					Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction wrote a row of %s that transaction T%d changed and committed after its snapshot; %s documents a %s error at commit",
 						st.Conn, name, o.ID, r.name(), r.CommitConflict)}
-				e.halt("stopped at the first deviation")
+				e.halt(deviated, "stopped at the first deviation")
 				return d
 			}
 		}
@@ -548,12 +579,12 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	parsed, err := sqlast.Parse(e.dialect, st.SQL)
 	if err != nil {
-		e.halt("statement not understood: %s", st.SQL)
+		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil
 	}
 	s, ok := e.classify(parsed, t)
 	if !ok {
-		e.halt("statement kind not modelled: %s", st.SQL)
+		e.halt(about("not modelled", st.SQL), "statement kind not modelled: %s", st.SQL)
 		return nil, nil
 	}
 	switch {

@@ -565,12 +565,12 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	}
 	sql, ok := e.render(s.ast)
 	if !ok {
-		e.halt("cannot render for the model: %s", st.SQL)
+		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
 		return nil, nil
 	}
 	res, msg, err := e.exec(ctx, sql)
 	if err != nil || res == nil {
-		e.halt("the model cannot run %s: %s", st.SQL, msg)
+		e.halt("evaluation fails: "+s.kind.String(), "the model cannot run %s: %s", st.SQL, msg)
 		return nil, err
 	}
 	want := stripVID(res)
@@ -650,7 +650,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		}
 	}
 	if !exact || sel.Limit != nil {
-		e.halt("cannot decide %s: its result depends on rows the model leaves open", st.SQL)
+		e.halt("open rows: "+s.kind.String(), "cannot decide %s: its result depends on rows the model leaves open", st.SQL)
 		d := e.resultDev(st, s, Suspect, "", want, nil)
 		return d, nil
 	}
@@ -704,7 +704,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v verdict.Verdict, rule string
 		d.Rule = e.ruleNamed(rule)
 	}
 	d.Text = fmt.Sprintf("connection %d's %s returned rows its documented view does not allow", st.Conn, s.kind)
-	e.halt("stopped at the first deviation")
+	e.halt(deviated, "stopped at the first deviation")
 	return d
 }
 
@@ -873,7 +873,7 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 			}
 			d.Rule = lt.vary.Rule
 		}
-		e.halt("stopped at the first deviation")
+		e.halt(deviated, "stopped at the first deviation")
 		return d
 	}
 	return nil
@@ -919,7 +919,7 @@ func (e *Engine) evalCandidates(ctx context.Context, s *stmtInfo, tv *tableView,
 	}
 	sql, rok := e.render(&sqlast.SelectStmt{Query: q})
 	if !rok {
-		e.halt("cannot render for the model: %s", sqlast.Format(e.dialect, s.ast))
+		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", sqlast.Format(e.dialect, s.ast))
 		return nil, nil, false, nil
 	}
 	res, msg, err := e.exec(ctx, sql)
@@ -927,7 +927,7 @@ func (e *Engine) evalCandidates(ctx context.Context, s *stmtInfo, tv *tableView,
 		return nil, nil, false, err
 	}
 	if res == nil {
-		e.halt("the model cannot evaluate %s: %s", sql, msg)
+		e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", sql, msg)
 		return nil, nil, false, nil
 	}
 	for _, r := range res.Rows {

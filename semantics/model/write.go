@@ -25,7 +25,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		// followed with the plain choice only when its count agrees; what
 		// it wrote is then a guess, and nothing after it is judged.
 		if e.unsure && !wasUnsure {
-			e.halt("the rows %s wrote depend on rows the model leaves open", st.SQL)
+			e.halt("open rows: "+s.kind.String(), "the rows %s wrote depend on rows the model leaves open", st.SQL)
 		}
 	}()
 	// The sources a write reads in subqueries or INSERT … SELECT (a
@@ -117,7 +117,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	}
 	sql, ok := e.render(stmt)
 	if !ok {
-		e.halt("cannot render for the model: %s", st.SQL)
+		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
 		return nil, nil
 	}
 	var touched map[int]bool
@@ -128,7 +128,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: stmt.(*sqlast.Update).Where}
 		qs, ok := e.render(&sqlast.SelectStmt{Query: q})
 		if !ok {
-			e.halt("cannot render for the model: %s", st.SQL)
+			e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
 			return nil, nil
 		}
 		res, msg, err := e.exec(ctx, qs)
@@ -136,7 +136,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			return nil, err
 		}
 		if res == nil {
-			e.halt("the model cannot evaluate %s: %s", qs, msg)
+			e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", qs, msg)
 			return nil, nil
 		}
 		touched = map[int]bool{}
@@ -154,7 +154,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		// The DBMS executed it; on the model's view it fails: a view the
 		// model does not know well enough (uncommitted rows of others
 		// count for uniqueness, not for the view).
-		e.halt("on its documented view %s fails (%s), but it succeeded", st.SQL, msg)
+		e.halt("succeeded where its view fails: "+s.kind.String(), "on its documented view %s fails (%s), but it succeeded", st.SQL, msg)
 		return nil, nil
 	}
 	after, err := e.readBack(ctx, s.table)
@@ -175,14 +175,14 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		if e.unsure || s.kind == KindUpsert {
 			// An upsert's conflicts involve rows outside its view (others'
 			// uncommitted keys): the model does not decide its count.
-			e.halt("cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
+			e.halt("open rows: "+s.kind.String(), "cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
 			return nil, nil
 		}
 		d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: s.table,
 			Text: fmt.Sprintf("connection %d's %s affected %s; on its documented view it affects %d",
 				st.Conn, s.kind, english.Plural(int(st.Affected), "row"), res.Affected)}
-		e.halt("stopped at the first deviation")
+		e.halt(deviated, "stopped at the first deviation")
 		return d, nil
 	}
 	e.apply(t, s.table, view, after, touched)
@@ -411,7 +411,7 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 		Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s succeeded, but it writes a row changed by a transaction that committed after its snapshot; %s %s documents a %s error",
 			st.Conn, s.kind, e.rules.DBMS, e.rules.Level, e.rules.WriteConflict)}
-	e.halt("stopped at the first deviation")
+	e.halt(deviated, "stopped at the first deviation")
 	return d
 }
 
@@ -452,7 +452,7 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s affected %s: it skipped rows that match in the version it waited for (%s)",
 			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), vary.Rule.Text)}
-	e.halt("stopped at the first deviation")
+	e.halt(deviated, "stopped at the first deviation")
 	return d, nil
 }
 
@@ -469,15 +469,15 @@ func (e *Engine) blockWithSubVariation(ctx context.Context, st *Stmt, s *stmtInf
 	if err != nil || !ok {
 		return nil, err
 	}
-	halted := e.halted
+	halted, reason := e.halted, e.haltReason
 	if d := e.mustBlock(st, s, tv, tests, m); d != nil {
 		return nil, nil
 	}
-	e.halted = halted
+	e.halted, e.haltReason = halted, reason
 	d := &Deviation{Kind: "incorrect-blocking", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s did not wait for a locked row it matches on its documented view; it does not match it with what its subqueries read instead (%s)",
 			st.Conn, s.kind, vary.Rule.Text)}
-	e.halt("stopped at the first deviation")
+	e.halt(deviated, "stopped at the first deviation")
 	return d, nil
 }
 
@@ -501,7 +501,7 @@ func (e *Engine) trySubVariation(ctx context.Context, st *Stmt, s *stmtInfo, vie
 	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s affected %s: its subqueries read other versions than its documented view (%s)",
 			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), vary.Rule.Text)}
-	e.halt("stopped at the first deviation")
+	e.halt(deviated, "stopped at the first deviation")
 	return d, nil
 }
 
@@ -511,7 +511,7 @@ func (e *Engine) keyChanged(table string, a, b target.Row) bool {
 	cols, known := e.clusteredKey(table)
 	changed := !e.sameKey(cols, a, b)
 	if changed && !known {
-		e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
+		e.halt("clustered index unknown", "cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
 	}
 	return changed && known
 }
@@ -594,7 +594,7 @@ func (e *Engine) revived(table string, vals target.Row) *Row {
 			continue
 		}
 		if !known {
-			e.halt("cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
+			e.halt("clustered index unknown", "cannot tell which index InnoDB clusters %s by (a UNIQUE index added after CREATE TABLE)", table)
 			return nil
 		}
 		return r
