@@ -37,8 +37,8 @@ const (
 
 // Refined names of cycles (IsoRel §2.4, MTC).
 const (
-	LostUpdate    Anomaly = "lost-update"     // rw and ww on one row
-	ReadWriteSkew Anomaly = "read-write-skew" // rw and ww on several rows
+	LostUpdate    Anomaly = "lost-update"     // one rw and ww on one row
+	ReadWriteSkew Anomaly = "read-write-skew" // one rw and ww on several rows
 	WriteSkew     Anomaly = "write-skew"      // rw edges only
 )
 

@@ -3,11 +3,13 @@ package model
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Conformance is what the model makes of one execution.
@@ -165,20 +167,80 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 		sc.broken = cutOff(ctx, err)
 		return nil, err
 	}
-	dev, err := replay(ctx, eng, res)
-	if err != nil {
+	if err := judgeOrders(ctx, eng, res, conf); err != nil {
 		sc.broken = cutOff(ctx, err)
 		return nil, err
 	}
-	if dev == nil {
-		dev = eng.Final(ctx, res.Final)
-	}
-	conf.Deviation = dev
-	if dev == nil {
-		conf.Halted, conf.Reason = eng.Halted(), eng.HaltReason()
-	}
 	sc.last, sc.conf = res, conf
 	return conf, nil
+}
+
+// judgeOrders replays every order the schedule's statements may have taken
+// effect in (Orders) on a copy of the engine as the setup left it. The
+// execution conforms when one order does: the server may have taken it.
+// Otherwise an order the model cannot finish leaves the case undecided,
+// and when every order deviates, the deviation is the mildest one (a
+// documented variation before a bug), for the server may have taken that
+// order.
+func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *Conformance) error {
+	orders, ok := Orders(res)
+	if !ok {
+		base.Stop(reasonTooManyOrders, fmt.Sprintf("more than %d orders in which statements released together may have taken effect", maxOrders))
+		orders = [][]int{nil}
+	}
+	var dev *Deviation
+	devOrder := -1
+	halted, reason := "", ""
+	for k, order := range orders {
+		eng := base
+		if len(orders) > 1 {
+			eng = base.fork()
+		}
+		d, err := replay(ctx, eng, res, order)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			d = eng.Final(ctx, res.Final)
+		}
+		switch {
+		case d == nil && eng.Halted() == "":
+			return nil // conforms
+		case d == nil:
+			if halted == "" {
+				halted, reason = eng.Halted(), eng.HaltReason()
+			}
+		case dev == nil || milder(d.Verdict, dev.Verdict):
+			dev, devOrder = d, k
+		}
+	}
+	if halted != "" {
+		if len(orders) > 1 && !strings.Contains(halted, "orders") {
+			halted += fmt.Sprintf(" (in one of the %d orders in which statements released together may have taken effect)", len(orders))
+		}
+		conf.Halted, conf.Reason = halted, reason
+		return nil
+	}
+	if len(orders) > 1 {
+		dev.Text += fmt.Sprintf(" (in each of the %d orders in which statements released together may have taken effect; shown for %s)", len(orders), orderText(res, orders[devOrder]))
+	}
+	conf.Deviation = dev
+	return nil
+}
+
+// milder reports whether verdict a is milder than b: a documented
+// variation or an undecided outcome before a bug.
+func milder(a, b verdict.Verdict) bool {
+	rank := func(v verdict.Verdict) int {
+		switch v {
+		case verdict.Bug:
+			return 2
+		case verdict.Suspect:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) < rank(b)
 }
 
 // oneLevel is the isolation level every connection ran at.
@@ -198,67 +260,24 @@ func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
 	return l, true
 }
 
-// replay feeds the schedule to the engine in completion order and returns
-// the first deviation.
-func replay(ctx context.Context, eng *Engine, res *executor.Result) (*Deviation, error) {
-	// Statements one COMMIT released together ran at the same time: if
-	// more than one of them touches data, their order is unknown.
-	groups := map[int]int{}
-	for _, ev := range res.Events {
-		if ev.Concurrent != 0 && ev.Status != executor.StatusBlocked && ev.Kind.For(ev.SQL).Control == testcase.NotControl {
-			groups[ev.Concurrent]++
-		}
-	}
+// replay feeds the schedule to the engine in the given order (indexes into
+// res.Events, see Orders) and returns the first deviation. Positions in
+// that order are the engine's times.
+func replay(ctx context.Context, eng *Engine, res *executor.Result, order []int) (*Deviation, error) {
 	start := map[int]int{}
-	// An autocommit write that waited commits when it completes. Once a
-	// transaction ends it may have been released, and it may have run and
-	// committed before the executor saw its result: statements recorded
-	// in between might have seen it.
-	explicit := map[int]bool{}
-	pending := map[int]bool{} // conn → released since it blocked
-	for i, ev := range res.Events {
+	for i, at := range order {
 		// A statement's judging costs time in the size of the history so
 		// far: a long case must end with its bound (the caller's ctx).
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kind := ev.Kind.For(ev.SQL)
-		ctl := kind.Control
+		ev := res.Events[at]
 		switch ev.Status {
 		case executor.StatusBlocked:
 			start[ev.Conn] = i
-			if ctl == testcase.NotControl && !explicit[ev.Conn] && kind.Changes {
-				pending[ev.Conn] = false
-			}
 			continue
 		case executor.StatusSkipped:
 			continue
-		}
-		if groups[ev.Concurrent] > 1 {
-			eng.Stop("statements released together", "statements released together by one COMMIT or ROLLBACK ran in an order the schedule does not tell")
-			return nil, nil
-		}
-		if ctl == testcase.NotControl {
-			for c, released := range pending {
-				if c != ev.Conn && released {
-					eng.Stop("a released write may have run earlier", fmt.Sprintf("connection %d's write, released earlier, may have run before it was recorded", c))
-					return nil, nil
-				}
-			}
-		}
-		delete(pending, ev.Conn)
-		ends := ctl == testcase.Commit || ctl == testcase.Rollback ||
-			(ev.Error != nil && ev.Error.RolledBack) || (ctl == testcase.NotControl && !explicit[ev.Conn])
-		switch {
-		case ctl == testcase.Begin && ev.Error == nil:
-			explicit[ev.Conn] = true
-		case ends:
-			explicit[ev.Conn] = false
-		}
-		if ends {
-			for c := range pending {
-				pending[c] = true
-			}
 		}
 		st := &Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
 			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}

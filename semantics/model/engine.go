@@ -159,6 +159,25 @@ func notUnderstood(cause, sql string, err error) string {
 	return r
 }
 
+// fork copies an engine the setup has just prepared, so that one schedule
+// can be replayed in several orders from the same start. The copies share
+// the evaluator, one at a time: a copy starts with nothing loaded, so it
+// loads every table it reads.
+func (e *Engine) fork() *Engine {
+	c := *e
+	c.h = e.h.clone()
+	c.txns = nil
+	for _, t := range e.txns {
+		c.txns = append(c.txns, c.h.txn(t))
+	}
+	c.open = map[int]*Txn{}
+	for conn, t := range e.open {
+		c.open[conn] = c.h.txn(t)
+	}
+	c.loaded = map[string][]int{}
+	return &c
+}
+
 // Tables lists the temporary tables the engine created, for cleanup.
 func (e *Engine) Tables() []string {
 	var out []string

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/txlab/txlab/target"
 )
 
@@ -68,6 +70,62 @@ type History struct {
 	tables  []string
 	nextVID int
 	nextRow int
+	// txns and rowMap map the originals to their copies in a clone.
+	txns   map[*Txn]*Txn
+	rowMap map[*Row]*Row
+}
+
+// clone copies the history deeply: its rows, their versions and the
+// transactions that wrote them (History.txn maps an original transaction
+// to its copy).
+func (h *History) clone() *History {
+	c := &History{now: h.now, rows: map[string][]*Row{}, tables: slices.Clone(h.tables), nextVID: h.nextVID, nextRow: h.nextRow,
+		txns: map[*Txn]*Txn{}, rowMap: map[*Row]*Row{}}
+	for name, rs := range h.rows {
+		out := make([]*Row, len(rs))
+		for i, r := range rs {
+			out[i] = &Row{ID: r.ID, Table: r.Table}
+			c.rowMap[r] = out[i]
+		}
+		c.rows[name] = out
+	}
+	versions := map[*Version]*Version{}
+	for _, rs := range h.rows {
+		for _, r := range rs {
+			nr := c.rowMap[r]
+			for _, v := range r.Versions {
+				nv := *v
+				nv.Row, nv.Txn = nr, c.txn(v.Txn)
+				if v.Prev != nil {
+					nv.Prev = versions[v.Prev]
+				}
+				versions[v] = &nv
+				nr.Versions = append(nr.Versions, &nv)
+			}
+		}
+	}
+	return c
+}
+
+// txn is the copy of transaction t in a cloned history (t itself in one
+// that is not a clone). The copy shares t's rules, which never change.
+func (h *History) txn(t *Txn) *Txn {
+	if h.txns == nil || t == nil {
+		return t
+	}
+	if c, ok := h.txns[t]; ok {
+		return c
+	}
+	c := *t
+	c.locks = nil
+	if len(t.locks) > 0 {
+		c.locks = map[*Row]bool{}
+		for r, x := range t.locks {
+			c.locks[h.rowMap[r]] = x
+		}
+	}
+	h.txns[t] = &c
+	return &c
 }
 
 func newHistory() *History {

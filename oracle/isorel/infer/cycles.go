@@ -287,7 +287,11 @@ func isIntermediate(es []Edge, intermediate map[key]bool) bool {
 
 // refine names a cycle as IsoRel does (§2.4): only rw edges → write-skew;
 // rw and ww only, all on one row → lost-update, on several rows →
-// read-write-skew. Cycles needing wr or so keep their Adya name.
+// read-write-skew. Cycles needing wr or so keep their Adya name, and so
+// does a cycle of ww edges and several rw edges: lost update and
+// read-write skew are G-single (one anti-dependency), which snapshot
+// isolation forbids, while T1 -rw→ T2 -ww→ T3 -rw→ T1 is G2-item, which
+// it permits.
 func refine(c Cycle) string {
 	var rw, ww, other int
 	rows := make(map[string]bool)
@@ -310,6 +314,8 @@ func refine(c Cycle) string {
 		return c.Adya
 	case ww == 0 && rw >= 2:
 		return string(semantics.WriteSkew)
+	case ww > 0 && rw > 1:
+		return c.Adya
 	case ww > 0 && len(rows) == 1:
 		return string(semantics.LostUpdate)
 	case ww > 0:
