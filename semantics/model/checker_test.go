@@ -2,9 +2,11 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
 )
@@ -79,6 +81,32 @@ func TestHaltReason(t *testing.T) {
 		}
 		if conf.Reason != tc.want || (tc.want == "") != conf.Conforms() {
 			t.Errorf("%s: reason %q (halted %q, deviation %v), want %q", tc.name, conf.Reason, conf.Halted, conf.Deviation, tc.want)
+		}
+	}
+}
+
+// TestAddedIndex: the setup statements that add an index over columns are
+// read, ALTER TABLE's form included; an added PRIMARY KEY is not one the
+// model follows.
+func TestAddedIndex(t *testing.T) {
+	for sql, want := range map[string]string{
+		"CREATE UNIQUE INDEX i ON t (a, b)":          "t [a b] unique",
+		"ALTER TABLE t ADD INDEX t_index(a)":         "t [a]",
+		"ALTER TABLE t ADD UNIQUE KEY k (b)":         "t [b] unique",
+		"ALTER TABLE t ADD CONSTRAINT c UNIQUE (b)":  "t [b] unique",
+		"ALTER TABLE t ADD PRIMARY KEY (a)":          "none",
+		"ALTER TABLE t ADD COLUMN d INT":             "none",
+		"ALTER TABLE t ADD INDEX i (a), ADD KEY (b)": "none",
+	} {
+		got := "none"
+		if ci := addedIndex(sqlast.MySQL, sql); ci != nil {
+			got = fmt.Sprintf("%s %v", ci.Table, ci.Columns)
+			if ci.Unique {
+				got += " unique"
+			}
+		}
+		if got != want {
+			t.Errorf("addedIndex(%q) = %s, want %s", sql, got, want)
 		}
 	}
 }

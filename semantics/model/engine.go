@@ -194,12 +194,15 @@ func (e *Engine) q(name string) string { return sqlast.QuoteIdent(e.dialect, nam
 func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 	e.inlineUnique = map[string][][]string{}
 	for _, s := range stmts {
-		if ci, ok := parseOK(e.dialect, s).(*sqlast.CreateIndex); ok && ci.Unique {
+		if ci := addedIndex(e.dialect, s); ci != nil && ci.Unique {
 			e.inlineUnique[ci.Table] = append(e.inlineUnique[ci.Table], ci.Columns)
 		}
 	}
 	for _, s := range stmts {
 		st, err := sqlast.Parse(e.dialect, s)
+		if ci := addedIndex(e.dialect, s); err != nil && ci != nil {
+			st, err = ci, nil // ALTER TABLE … ADD INDEX, which the parser does not take
+		}
 		if err != nil {
 			e.halt(notUnderstood("setup not understood", s, err), "setup statement not understood: %s", s)
 			return nil
@@ -321,6 +324,21 @@ func unheldType(d sqlast.Dialect, create string) string {
 		return m[0]
 	}
 	return ""
+}
+
+// addedIndex reads a statement that adds an index over columns to a table
+// (CREATE [UNIQUE] INDEX, ALTER TABLE … ADD [UNIQUE] INDEX|KEY|UNIQUE), nil
+// for any other. An added PRIMARY KEY is not one: in InnoDB it changes
+// the index the table is clustered by, which the model does not follow.
+func addedIndex(d sqlast.Dialect, sql string) *sqlast.CreateIndex {
+	if ci, ok := parseOK(d, sql).(*sqlast.CreateIndex); ok {
+		return ci
+	}
+	idx, err := sqlast.ReadIndex(d, sql)
+	if err != nil || idx.Primary || len(idx.Columns) == 0 {
+		return nil
+	}
+	return &sqlast.CreateIndex{Table: idx.Table, Columns: idx.Columns, Unique: idx.Unique}
 }
 
 // parseOK parses a statement, nil when it does not parse.
