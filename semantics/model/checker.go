@@ -175,13 +175,18 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	return conf, nil
 }
 
+// maxReplays bounds the replays of one case, over its orders and
+// choices: past it, the case is left undecided.
+const maxReplays = 64
+
 // judgeOrders replays every order the schedule's statements may have taken
-// effect in (Orders) on a copy of the engine as the setup left it. The
-// execution conforms when one order does: the server may have taken it.
-// Otherwise an order the model cannot finish leaves the case undecided,
-// and when every order deviates, the deviation is the mildest one (a
-// documented variation before a bug), for the server may have taken that
-// order.
+// effect in (Orders), and in each order every choice the rules leave open
+// (the views of a write whose rows the rules do not fix: Engine.choose),
+// each on a copy of the engine as the setup left it. The execution
+// conforms when one replay does: the server may have taken that order
+// and those rows. Otherwise a replay the model cannot finish leaves the
+// case undecided, and when every replay deviates, the deviation is the
+// mildest one (a documented variation before a bug).
 func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *Conformance) error {
 	orders, ok := Orders(res)
 	if !ok {
@@ -191,38 +196,53 @@ func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *
 	var dev *Deviation
 	devOrder := -1
 	halted, reason := "", ""
+	replays := 0
 	for k, order := range orders {
-		eng := base
-		if len(orders) > 1 {
-			eng = base.fork()
-		}
-		d, err := replay(ctx, eng, res, order)
-		if err != nil {
-			return err
-		}
-		if d == nil {
-			d = eng.Final(ctx, res.Final)
-		}
-		switch {
-		case d == nil && eng.Halted() == "":
-			return nil // conforms
-		case d == nil:
-			if halted == "" {
-				halted, reason = eng.Halted(), eng.HaltReason()
+		var script []int
+		for {
+			replays++
+			if replays > maxReplays {
+				conf.Halted, conf.Reason = fmt.Sprintf("more than %d replays of the orders and the open rows the rules permit", maxReplays), "too many replays"
+				return nil
 			}
-		case dev == nil || milder(d.Verdict, dev.Verdict):
-			dev, devOrder = d, k
+			eng := base.fork()
+			eng.script = script
+			d, err := replay(ctx, eng, res, order)
+			if err != nil {
+				return err
+			}
+			if d == nil {
+				d = eng.Final(ctx, res.Final)
+			}
+			switch {
+			case d == nil && eng.Halted() == "":
+				return nil // conforms
+			case d == nil:
+				if halted == "" {
+					halted, reason = eng.Halted(), eng.HaltReason()
+				}
+			case dev == nil || milder(d.Verdict, dev.Verdict):
+				dev, devOrder = d, k
+			}
+			next, more := nextScript(script, eng.points)
+			if !more {
+				break
+			}
+			script = next
 		}
 	}
 	if halted != "" {
-		if len(orders) > 1 && !strings.Contains(halted, "orders") {
-			halted += fmt.Sprintf(" (in one of the %d orders in which statements released together may have taken effect)", len(orders))
+		if replays > 1 && !strings.Contains(halted, "orders") {
+			halted += fmt.Sprintf(" (in one of %d replays of the orders and rows the rules permit)", replays)
 		}
 		conf.Halted, conf.Reason = halted, reason
 		return nil
 	}
-	if len(orders) > 1 {
-		dev.Text += fmt.Sprintf(" (in each of the %d orders in which statements released together may have taken effect; shown for %s)", len(orders), orderText(res, orders[devOrder]))
+	switch {
+	case len(orders) > 1:
+		dev.Text += fmt.Sprintf(" (in each of the %d orders in which statements released together may have taken effect, and each choice of the rows the rules leave open; shown for %s)", len(orders), orderText(res, orders[devOrder]))
+	case replays > 1:
+		dev.Text += fmt.Sprintf(" (in each of the %d choices of the rows the rules leave open)", replays)
 	}
 	conf.Deviation = dev
 	return nil

@@ -106,6 +106,49 @@ type Engine struct {
 	subquery bool
 	unsure   bool
 	nextTxn  int
+	// script are the alternatives to take at the choice points of a
+	// replay, in order (0 past its end); points the number of
+	// alternatives each choice point met had (see choose).
+	script []int
+	points []int
+}
+
+// maxChoice bounds the alternatives of one choice point: a write whose
+// rows have more possible views than this leaves the case undecided.
+const maxChoice = 8
+
+// choose takes the next choice point, of n alternatives, and returns the
+// one this replay follows: the script's, or the first.
+func (e *Engine) choose(n int) int {
+	k := len(e.points)
+	e.points = append(e.points, n)
+	if k < len(e.script) && e.script[k] < n {
+		return e.script[k]
+	}
+	return 0
+}
+
+// nextScript is the script of the replay after the one that followed
+// script and met the choice points points, in depth-first order; false
+// when every combination was followed.
+func nextScript(script, points []int) ([]int, bool) {
+	at := func(i int) int {
+		if i < len(script) {
+			return script[i]
+		}
+		return 0
+	}
+	for i := len(points) - 1; i >= 0; i-- {
+		if at(i)+1 < points[i] {
+			next := make([]int, i+1)
+			for j := range i {
+				next[j] = at(j)
+			}
+			next[i] = at(i) + 1
+			return next, true
+		}
+	}
+	return nil, false
 }
 
 // NewEngine makes an engine for one case.
@@ -175,6 +218,7 @@ func (e *Engine) fork() *Engine {
 		c.open[conn] = c.h.txn(t)
 	}
 	c.loaded = map[string][]int{}
+	c.script, c.points = nil, nil
 	return &c
 }
 

@@ -412,6 +412,38 @@ func (tv *tableView) plainExact() bool {
 	return true
 }
 
+// plainViews lists the views the plain rules permit (each row's options
+// without the variations' and without re-check gates), the strict one
+// first; nil when a row has a gate or there are more than maxChoice.
+func (tv *tableView) plainViews() [][]*Version {
+	views := [][]*Version{make([]*Version, 0, len(tv.opts))}
+	for _, os := range tv.opts {
+		var vs []*Version
+		for _, o := range os {
+			if o.gate != nil {
+				return nil
+			}
+			if o.vary == nil {
+				vs = append(vs, o.v)
+			}
+		}
+		if len(vs) == 0 {
+			vs = []*Version{os[0].v}
+		}
+		var next [][]*Version
+		for _, v := range vs {
+			for _, w := range views {
+				next = append(next, append(slices.Clone(w), v))
+			}
+		}
+		if len(next) > maxChoice {
+			return nil
+		}
+		views = next
+	}
+	return views
+}
+
 // strict is the view the plain rules prefer.
 func (tv *tableView) strict() []*Version {
 	out := make([]*Version, len(tv.opts))

@@ -35,13 +35,20 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	subVaried, subVary := map[string][]*Version{}, (*Variation)(nil)
 	for _, name := range s.subs {
 		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
+		load := sv.strict()
 		if !sv.plainExact() {
-			e.unsure = true
+			// The rows the subquery reads are open: follow each view
+			// the rules permit, one replay each, where they are few.
+			if views := sv.plainViews(); len(views) > 0 && len(views) <= maxChoice {
+				load = views[e.choose(len(views))]
+			} else {
+				e.unsure = true
+			}
 		}
 		if vs, vary := sv.varied(); vary != nil {
 			subVaried[name], subVary = vs, vary
 		}
-		if err := e.load(ctx, subPrefix+name, sv.strict()); err != nil {
+		if err := e.load(ctx, subPrefix+name, load); err != nil {
 			return nil, err
 		}
 	}
@@ -78,12 +85,15 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	}
 
 	// The write view: one version per row; rows a re-check drops are kept
-	// out of the statement's reach.
+	// out of the statement's reach. Where the rules permit several
+	// versions of a row that the statement would treat differently, each
+	// combination is followed, one replay each, where they are few.
+	pick, chosen := e.writeChoice(tv, matched, hasWhere)
 	view := make([]*Version, len(tv.rows))
 	var excluded, varyExcluded []int
 	var vary *Variation
 	for i, os := range tv.opts {
-		o := os[0]
+		o := os[pick[i]]
 		view[i] = o.v
 		if o.v == nil {
 			continue
@@ -93,6 +103,12 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		}
 		if len(os) > 1 && hasWhere {
 			for _, alt := range os[1:] {
+				if alt.vary != nil && pick[i] != 0 {
+					continue // the variation is one of the plain option
+				}
+				if alt.vary == nil && chosen[i] {
+					continue // followed as a choice
+				}
 				if alt.vary != nil {
 					// The variation skips the row when the version it
 					// judges by does not match.
@@ -187,6 +203,64 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	}
 	e.apply(t, s.table, view, after, touched)
 	return nil, nil
+}
+
+// differs reports whether a write treats option alt of a row otherwise
+// than its plain option o: it matches one and not the other, or matches
+// both with other values.
+func differs(o, alt option, matched map[int]bool) bool {
+	return alt.v == nil || o.v == nil || matched[alt.v.ID] != matched[o.v.ID] || (matched[o.v.ID] && !slices.Equal(alt.v.Values, o.v.Values))
+}
+
+// writeChoice picks, per row of the write's view, the option the write
+// follows (an index into tv.opts[i]): the plain one, except where the
+// rules permit other versions (no variation) that the write would treat
+// differently; those rows' combinations are a choice point when they are
+// at most maxChoice, and are left open (the plain option) otherwise.
+func (e *Engine) writeChoice(tv *tableView, matched map[int]bool, hasWhere bool) (pick []int, chosen []bool) {
+	pick, chosen = make([]int, len(tv.opts)), make([]bool, len(tv.opts))
+	if !hasWhere {
+		return pick, chosen
+	}
+	type open struct{ row, n int }
+	var rows []open
+	combos := 1
+	for i, os := range tv.opts {
+		alts := []int{0}
+		for k, alt := range os[1:] {
+			if alt.vary == nil && alt.gate == nil && os[0].gate == nil && differs(os[0], alt, matched) {
+				alts = append(alts, k+1)
+			}
+		}
+		if len(alts) > 1 {
+			rows = append(rows, open{i, len(alts)})
+			combos *= len(alts)
+			if combos > maxChoice {
+				return make([]int, len(tv.opts)), make([]bool, len(tv.opts))
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return pick, chosen
+	}
+	c := e.choose(combos)
+	for _, r := range rows {
+		k := c % r.n
+		c /= r.n
+		// The k-th option of the row that the write treats differently.
+		n := 0
+		chosen[r.row] = true
+		for j, alt := range tv.opts[r.row] {
+			if j == 0 || alt.vary == nil && alt.gate == nil && differs(tv.opts[r.row][0], alt, matched) {
+				if n == k {
+					pick[r.row] = j
+					break
+				}
+				n++
+			}
+		}
+	}
+	return pick, chosen
 }
 
 // unchangedNeedNotWait marks the rows an autocommit UPDATE must wait for
