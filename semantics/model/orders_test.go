@@ -107,3 +107,93 @@ func TestCheckTriesOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestNextScript: the scripts of a case's replays visit every combination
+// of the choice points they meet once, depth first; a choice point met
+// only under some earlier choice is visited under that choice alone.
+func TestNextScript(t *testing.T) {
+	// Two choice points, of 2 and 3 alternatives; a third, of 2, is met
+	// only when the first takes its second alternative.
+	points := func(script []int) []int {
+		at := func(i int) int {
+			if i < len(script) {
+				return script[i]
+			}
+			return 0
+		}
+		p := []int{2, 3}
+		if at(0) == 1 {
+			p = append(p, 2)
+		}
+		return p
+	}
+	var seen []string
+	var script []int
+	for range 100 {
+		e := &Engine{script: script}
+		for _, n := range points(script) {
+			e.choose(n)
+		}
+		full := make([]int, len(e.points))
+		copy(full, script)
+		seen = append(seen, fmt.Sprint(full))
+		next, more := nextScript(script, e.points)
+		if !more {
+			break
+		}
+		script = next
+	}
+	want := "[[0 0] [0 1] [0 2] [1 0 0] [1 0 1] [1 1 0] [1 1 1] [1 2 0] [1 2 1]]"
+	if got := fmt.Sprint(seen); got != want {
+		t.Errorf("replays %s, want %s", got, want)
+	}
+}
+
+// TestCheckFollowsChoices: at READ COMMITTED, InnoDB creates a statement's
+// read view when its first consistent read runs, which may follow its lock
+// wait: the subquery of an UPDATE that waited may read u before or after
+// the holder's commit changed it. Each final state those two views give
+// conforms; one neither gives deviates in every replay.
+func TestCheckFollowsChoices(t *testing.T) {
+	tg := connecttest.Target(t, "mariadb")
+	ctx := context.Background()
+	cs, err := testcase.ParseString("choice", "CREATE TABLE t (id INT PRIMARY KEY, v INT);\nCREATE TABLE u (id INT PRIMARY KEY);\n"+
+		"INSERT INTO t VALUES (1, 0), (2, 0);\nINSERT INTO u VALUES (1);\n"+
+		"1> BEGIN;\n1> UPDATE t SET v = 5 WHERE id = 1;\n1> UPDATE u SET id = 2 WHERE id = 1;\n"+
+		"2> UPDATE t SET v = 9 WHERE id IN (SELECT id FROM u);\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Isolation = "read-committed"
+	c := &Checker{}
+	defer c.Close()
+	ev := func(i int, status executor.Status, affected int64) executor.Event {
+		s := cs.Steps[i]
+		return executor.Event{Conn: s.Conn, SQL: s.SQL, Step: i, Status: status, Resumed: i == 3 && status == executor.StatusOK, Affected: affected}
+	}
+	state := func(v1, v2 string) target.State {
+		return target.State{"t": {{{S: "1"}, {S: v1}}, {{S: "2"}, {S: v2}}}, "u": {{{S: "2"}}}}
+	}
+	for _, tc := range []struct {
+		final    target.State
+		conforms bool
+	}{
+		{state("9", "0"), true},  // the subquery read u before the commit
+		{state("5", "9"), true},  // and after it
+		{state("9", "9"), false}, // neither
+	} {
+		res := &executor.Result{
+			Events: []executor.Event{ev(0, executor.StatusOK, -1), ev(1, executor.StatusOK, 1), ev(2, executor.StatusOK, 1),
+				ev(3, executor.StatusBlocked, -1), ev(4, executor.StatusOK, -1), ev(3, executor.StatusOK, 1)},
+			Levels: map[int]target.Level{1: "read-committed", 2: "read-committed"},
+			Final:  tc.final,
+		}
+		conf, err := c.Check(ctx, tg, cs, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if conf.Conforms() != tc.conforms || (!tc.conforms && conf.Deviation == nil) {
+			t.Errorf("final %v: conforms %v (deviation %+v, halted %q), want %v", tc.final, conf.Conforms(), conf.Deviation, conf.Halted, tc.conforms)
+		}
+	}
+}
