@@ -614,6 +614,16 @@ func (p *parser) create() (Stmt, error) {
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
 	}
+	if p.d == MySQL && p.acceptKw("ENGINE") {
+		// ENGINE=InnoDB names the default engine, so the table is the one
+		// without it; another engine (MyISAM has no transactions) is not
+		// understood.
+		p.acceptOp("=")
+		t := p.peek()
+		if e, err := p.ident("a storage engine"); err != nil || !strings.EqualFold(e, "InnoDB") {
+			return nil, p.errAt(t, "a table of a storage engine other than InnoDB")
+		}
+	}
 	return s, nil
 }
 
