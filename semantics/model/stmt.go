@@ -296,7 +296,10 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 					// for another row may not have seen it either.
 					opts = append(opts, option{})
 				}
-				if e.indexMoved(l, opts[0].v) {
+				// The row's index record moved during the wait, by the
+				// holder or by another writer that took the lock first
+				// when the holder let go.
+				if e.indexMoved(l, opts[0].v) || e.indexMoved(committed(r, st.Start), opts[0].v) {
 					opts = e.mayMissMoved(opts)
 				}
 				return opts
