@@ -122,6 +122,12 @@ type Rules struct {
 	// another transaction inserted and has not committed must wait for it
 	// (nil: it must) or what skipping it means.
 	UncommittedInsert *Variation
+	// UncommittedChange, when set, is what it means that a locking
+	// statement that waited skipped a row whose committed version did not
+	// match when it started and which the lock holder's change, not yet
+	// committed then, made match (TiDB: a current read reads the latest
+	// committed data and locks the rows it finds).
+	UncommittedChange *Variation
 	// SemiConsistent, when set, is what it means that an UPDATE skipped,
 	// without waiting, a row another transaction held locked because the
 	// row's last committed version did not match (InnoDB's semi-consistent

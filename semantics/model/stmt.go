@@ -290,6 +290,13 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 						opts = append(opts, option{v: old, vary: vary})
 					}
 				}
+				if v := e.rules.UncommittedChange; v != nil && l.Prev != nil {
+					// The holder changed the row: the statement read its
+					// committed version before it waited.
+					if old := visible(committed(r, st.Start)); old != opts[0].v {
+						opts = append(opts, option{v: old, vary: v})
+					}
+				}
 				if v := e.rules.UncommittedInsert; v != nil && e.rules.UncommittedInsertAnyWrite && v.Verdict == verdict.Allowed &&
 					l.Prev == nil && committed(r, st.Start) == nil && opts[0].v != nil {
 					// The holder inserted the row: a statement that waited
@@ -745,7 +752,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v verdict.Verdict, rule string
 
 func (e *Engine) ruleNamed(name string) verdict.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.UncommittedChange, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}

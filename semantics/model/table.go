@@ -576,6 +576,7 @@ var table = []row{
 		r.ShareLocksMayMiss = true
 		r.UncommittedInsert = &tidbUncommittedInsert
 		r.UncommittedInsertAnyWrite = true
+		r.UncommittedChange = &tidbUncommittedChange
 		r.AutocommitOptimistic = &tidbAutocommitOptimistic
 		r.Sources = append(r.Sources, srcTiDBPess, srcTiDBCons)
 	}},

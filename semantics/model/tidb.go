@@ -38,6 +38,19 @@ var (
 		},
 		Verdict: verdict.Allowed,
 	}
+	// tidbUncommittedChange: the same reading for a row another
+	// transaction changed and has not committed: the statement reads its
+	// committed version, and when that does not match, the row is not one
+	// it acts on, so it neither locks nor changes it, even when the
+	// statement waits for other rows until the change commits.
+	tidbUncommittedChange = Variation{
+		Rule: verdict.Rule{
+			Name:   "tidb-current-read-skips-uncommitted-change",
+			Text:   "a pessimistic UPDATE, DELETE or SELECT FOR UPDATE reads the latest committed data and locks the rows it finds: a row whose committed version does not match, which another transaction's uncommitted change makes match, is neither waited for nor changed, even when the statement waits for other rows until that change commits",
+			Source: srcTiDBPess,
+		},
+		Verdict: verdict.Allowed,
+	}
 	// tidbAutocommitOptimistic: autocommit statements run optimistically
 	// first, and an optimistic statement takes no lock while it runs and
 	// writes (and so meets others' locks at commit) only the rows it

@@ -190,6 +190,24 @@ func TestTiDBModel(t *testing.T) {
 			{conn: 3, sql: "SELECT * FROM t", rows: tuples("A")},
 			{conn: 3, sql: "COMMIT"},
 		}, kind: "incorrect-result", rule: "tidb-rr-statement-view", verdict: "bug", at: 5},
+		// Found by a TiDB campaign (seed 41): the DELETE waits for the row
+		// it found matching; the other row matches only through the
+		// holder's uncommitted change, so TiDB neither waits for it nor
+		// deletes it.
+		{name: "pessimistic DML skips a row an uncommitted change makes match", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 VARCHAR(20))", "INSERT INTO t VALUES (NULL), ('a')"}, steps: []step{
+			{conn: 3, sql: "BEGIN"},
+			{conn: 3, sql: "UPDATE t SET c0 = NULL", affected: 1},
+			{conn: 3, sql: "COMMIT"},
+			{conn: 1, sql: "DELETE FROM t WHERE c0 IS NULL", affected: 1, from: 2},
+		}, kind: "incorrect-affected", rule: "tidb-current-read-skips-uncommitted-change", verdict: "allowed", at: 3},
+		{name: "pessimistic DML that re-reads the changed row after its wait", level: target.RepeatableRead, setup: []string{
+			"CREATE TABLE t (c0 VARCHAR(20))", "INSERT INTO t VALUES (NULL), ('a')"}, steps: []step{
+			{conn: 3, sql: "BEGIN"},
+			{conn: 3, sql: "UPDATE t SET c0 = NULL", affected: 1},
+			{conn: 3, sql: "COMMIT"},
+			{conn: 1, sql: "DELETE FROM t WHERE c0 IS NULL", affected: 2, from: 2},
+		}},
 		{name: "pingcap/tidb#57170: unistore's reverse scan reads the latest version", level: target.RepeatableRead, settings: unistore, setup: []string{
 			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
 			{conn: 3, sql: "BEGIN"},
