@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/txlab/txlab/executor"
@@ -232,7 +231,7 @@ func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *
 		}
 	}
 	if halted != "" {
-		if replays > 1 && !strings.Contains(halted, "orders") {
+		if replays > 1 {
 			halted += fmt.Sprintf(" (in one of %d replays of the orders and rows the rules permit)", replays)
 		}
 		conf.Halted, conf.Reason = halted, reason
