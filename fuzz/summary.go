@@ -83,6 +83,14 @@ type OracleCounts struct {
 	Known int `json:"known,omitempty"`
 }
 
+// undecided counts a case the oracle did not judge to its end, by why.
+func (c *OracleCounts) undecided(why string) {
+	if c.Undecided == nil {
+		c.Undecided = map[string]int{}
+	}
+	c.Undecided[why]++
+}
+
 // maxInvalidExamples bounds the invalid statements kept for the summary.
 const maxInvalidExamples = 5
 
@@ -164,23 +172,15 @@ func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed boo
 	for _, name := range out.Judged {
 		c := s.ByOracle[name]
 		c.Judged++
-		why := out.Undecided[name]
-		if why == "" {
+		if why := out.Undecided[name]; why != "" {
+			c.undecided(why)
+		} else {
 			c.JudgedToEnd++
-			continue
 		}
-		if c.Undecided == nil {
-			c.Undecided = map[string]int{}
-		}
-		c.Undecided[why]++
 	}
 	if name := out.JudgeTimeout; name != "" {
 		// Not judged at all, but counted: judging it took too long.
-		c := s.ByOracle[name]
-		if c.Undecided == nil {
-			c.Undecided = map[string]int{}
-		}
-		c.Undecided["judging ran out of time"]++
+		s.ByOracle[name].undecided("judging ran out of time")
 	}
 	s.addFindings(out.Findings)
 	if out.JudgeTimeout != "" {

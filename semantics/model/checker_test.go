@@ -85,10 +85,10 @@ func TestHaltReason(t *testing.T) {
 	}
 }
 
-// TestAddedIndex: the setup statements that add an index over columns are
+// TestParseSetup: the setup statements that add an index over columns are
 // read, ALTER TABLE's form included; an added PRIMARY KEY is not one the
 // model follows.
-func TestAddedIndex(t *testing.T) {
+func TestParseSetup(t *testing.T) {
 	for sql, want := range map[string]string{
 		"CREATE UNIQUE INDEX i ON t (a, b)":          "t [a b] unique",
 		"ALTER TABLE t ADD INDEX t_index(a)":         "t [a]",
@@ -99,14 +99,18 @@ func TestAddedIndex(t *testing.T) {
 		"ALTER TABLE t ADD INDEX i (a), ADD KEY (b)": "none",
 	} {
 		got := "none"
-		if ci := addedIndex(sqlast.MySQL, sql); ci != nil {
+		if st, _ := parseSetup(sqlast.MySQL, sql); st != nil {
+			ci, ok := st.(*sqlast.CreateIndex)
+			if !ok {
+				t.Fatalf("parseSetup(%q) = %T, want a CREATE INDEX or nothing", sql, st)
+			}
 			got = fmt.Sprintf("%s %v", ci.Table, ci.Columns)
 			if ci.Unique {
 				got += " unique"
 			}
 		}
 		if got != want {
-			t.Errorf("addedIndex(%q) = %s, want %s", sql, got, want)
+			t.Errorf("parseSetup(%q) = %s, want %s", sql, got, want)
 		}
 	}
 }

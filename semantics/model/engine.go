@@ -237,16 +237,16 @@ func (e *Engine) q(name string) string { return sqlast.QuoteIdent(e.dialect, nam
 // rows they leave as the initial versions.
 func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 	e.inlineUnique = map[string][][]string{}
-	for _, s := range stmts {
-		if ci := addedIndex(e.dialect, s); ci != nil && ci.Unique {
+	parsed := make([]sqlast.Stmt, len(stmts))
+	errs := make([]error, len(stmts))
+	for i, s := range stmts {
+		parsed[i], errs[i] = parseSetup(e.dialect, s)
+		if ci, ok := parsed[i].(*sqlast.CreateIndex); ok && ci.Unique {
 			e.inlineUnique[ci.Table] = append(e.inlineUnique[ci.Table], ci.Columns)
 		}
 	}
-	for _, s := range stmts {
-		st, err := sqlast.Parse(e.dialect, s)
-		if ci := addedIndex(e.dialect, s); err != nil && ci != nil {
-			st, err = ci, nil // ALTER TABLE … ADD INDEX, which the parser does not take
-		}
+	for i, s := range stmts {
+		st, err := parsed[i], errs[i]
 		if err != nil {
 			e.halt(notUnderstood("setup not understood", s, err), "setup statement not understood: %s", s)
 			return nil
@@ -370,28 +370,21 @@ func unheldType(d sqlast.Dialect, create string) string {
 	return ""
 }
 
-// addedIndex reads a statement that adds an index over columns to a table
-// (CREATE [UNIQUE] INDEX, ALTER TABLE … ADD [UNIQUE] INDEX|KEY|UNIQUE), nil
-// for any other. An added PRIMARY KEY is not one: in InnoDB it changes
-// the index the table is clustered by, which the model does not follow.
-func addedIndex(d sqlast.Dialect, sql string) *sqlast.CreateIndex {
-	if ci, ok := parseOK(d, sql).(*sqlast.CreateIndex); ok {
-		return ci
-	}
-	idx, err := sqlast.ReadIndex(d, sql)
-	if err != nil || idx.Primary || len(idx.Columns) == 0 {
-		return nil
-	}
-	return &sqlast.CreateIndex{Table: idx.Table, Columns: idx.Columns, Unique: idx.Unique}
-}
-
-// parseOK parses a statement, nil when it does not parse.
-func parseOK(d sqlast.Dialect, sql string) sqlast.Stmt {
+// parseSetup parses a setup statement. ALTER TABLE … ADD [UNIQUE]
+// INDEX|KEY|UNIQUE, which Parse does not take, comes back as the CREATE
+// INDEX it amounts to; an added PRIMARY KEY does not (in InnoDB it changes
+// the index the table is clustered by, which the model does not follow),
+// and fails with Parse's error.
+func parseSetup(d sqlast.Dialect, sql string) (sqlast.Stmt, error) {
 	st, err := sqlast.Parse(d, sql)
-	if err != nil {
-		return nil
+	if err == nil {
+		return st, nil
 	}
-	return st
+	idx, ierr := sqlast.ReadIndex(d, sql)
+	if ierr != nil || idx.Primary || len(idx.Columns) == 0 {
+		return nil, err
+	}
+	return &sqlast.CreateIndex{Table: idx.Table, Columns: idx.Columns, Unique: idx.Unique}, nil
 }
 
 // withColumns renders an INSERT with its column list spelled out, so the

@@ -278,8 +278,10 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 			if l := latest(r, st.Start); l != nil && l.Txn != t && l.Txn.activeAt(st.Start) && !l.Txn.noLocks {
 				// Locked when the statement started: it waits for the
 				// holder and reads what the holder left.
+				started := committed(r, st.Start)
+				old := visible(started)
 				if kind == KindUpdate && e.rules.SemiConsistent != nil {
-					if old := visible(committed(r, st.Start)); old != opts[0].v {
+					if old != opts[0].v {
 						vary := e.rules.SemiConsistent
 						if old == nil && e.rules.UncommittedInsert != nil {
 							// No committed version to judge by: the
@@ -293,12 +295,12 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 				if v := e.rules.UncommittedChange; v != nil && l.Prev != nil {
 					// The holder changed the row: the statement read its
 					// committed version before it waited.
-					if old := visible(committed(r, st.Start)); old != opts[0].v {
+					if old != opts[0].v {
 						opts = append(opts, option{v: old, vary: v})
 					}
 				}
 				if v := e.rules.UncommittedInsert; v != nil && e.rules.UncommittedInsertAnyWrite && v.Verdict == verdict.Allowed &&
-					l.Prev == nil && committed(r, st.Start) == nil && opts[0].v != nil {
+					l.Prev == nil && started == nil && opts[0].v != nil {
 					// The holder inserted the row: a statement that waited
 					// for another row may not have seen it either.
 					opts = append(opts, option{})
@@ -306,7 +308,7 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 				// The row's index record moved during the wait, by the
 				// holder or by another writer that took the lock first
 				// when the holder let go.
-				if e.indexMoved(l, opts[0].v) || e.indexMoved(committed(r, st.Start), opts[0].v) {
+				if e.indexMoved(l, opts[0].v) || e.indexMoved(started, opts[0].v) {
 					opts = e.mayMissMoved(opts)
 				}
 				return opts

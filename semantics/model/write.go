@@ -222,7 +222,12 @@ func (e *Engine) writeChoice(tv *tableView, matched map[int]bool, hasWhere bool)
 	if !hasWhere {
 		return pick, chosen
 	}
-	type open struct{ row, n int }
+	// Per row the write treats in several ways: the options it may follow
+	// (the plain one first).
+	type open struct {
+		row  int
+		alts []int
+	}
 	var rows []open
 	combos := 1
 	for i, os := range tv.opts {
@@ -233,7 +238,7 @@ func (e *Engine) writeChoice(tv *tableView, matched map[int]bool, hasWhere bool)
 			}
 		}
 		if len(alts) > 1 {
-			rows = append(rows, open{i, len(alts)})
+			rows = append(rows, open{i, alts})
 			combos *= len(alts)
 			if combos > maxChoice {
 				return make([]int, len(tv.opts)), make([]bool, len(tv.opts))
@@ -245,20 +250,8 @@ func (e *Engine) writeChoice(tv *tableView, matched map[int]bool, hasWhere bool)
 	}
 	c := e.choose(combos)
 	for _, r := range rows {
-		k := c % r.n
-		c /= r.n
-		// The k-th option of the row that the write treats differently.
-		n := 0
-		chosen[r.row] = true
-		for j, alt := range tv.opts[r.row] {
-			if j == 0 || alt.vary == nil && alt.gate == nil && differs(tv.opts[r.row][0], alt, matched) {
-				if n == k {
-					pick[r.row] = j
-					break
-				}
-				n++
-			}
-		}
+		pick[r.row], chosen[r.row] = r.alts[c%len(r.alts)], true
+		c /= len(r.alts)
 	}
 	return pick, chosen
 }
