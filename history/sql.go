@@ -30,6 +30,11 @@ type Stmt struct {
 	Deleted []Version `json:"deleted,omitempty"`
 	// Inserted are the rowIds the statement created (wList "Tn").
 	Inserted []string `json:"inserted,omitempty"`
+	// Names are what a person calls rows this statement inserted or (in
+	// the final read) holds: rowId → table and key values, "a(id=1)".
+	// Explanations show these instead of rowIds; a row without one is
+	// shown by its rowId.
+	Names map[string]string `json:"names,omitempty"`
 	// Predicate, Seen, Installed and Evaluated carry predicate reads
 	// (Adya's predicate dependencies). Predicate names the WHERE of a
 	// predicate read ("p1"); Seen is every version of its table the

@@ -85,6 +85,7 @@ func graphSVG(dot string) (svg string, ok bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="graph" xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="dependency graph">`, width, height, width, height)
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#444"/></marker></defs>`)
+	var labels []string
 	for _, e := range edges {
 		from, to := index[e.from], index[e.to]
 		if from == nil || to == nil || from == to {
@@ -97,7 +98,11 @@ func graphSVG(dot string) (svg string, ok bool) {
 		sx, sy := border(from, cx, cy)
 		ex, ey := border(to, cx, cy)
 		fmt.Fprintf(&b, `<path class="edge" d="M%.1f %.1f Q%.1f %.1f %.1f %.1f" marker-end="url(#arrow)"/>`, sx, sy, cx, cy, ex, ey)
-		fmt.Fprintf(&b, `<text class="edge-label" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, (sx+2*cx+ex)/4, (sy+2*cy+ey)/4-4, html.EscapeString(e.label))
+		// The label sits just outside the arc's middle, on the side it
+		// bends to, and is drawn over the boxes (below): a row's name
+		// can be wider than the gap between two boxes.
+		labels = append(labels, fmt.Sprintf(`<text class="edge-label" x="%.1f" y="%.1f" text-anchor="middle" dominant-baseline="central">%s</text>`,
+			(sx+2*cx+ex)/4-dy/l*10, (sy+2*cy+ey)/4+dx/l*10, html.EscapeString(e.label)))
 	}
 	for _, n := range nodes {
 		fmt.Fprintf(&b, `<g class="node"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="4"/>`, n.x-n.hw, n.y-n.hh, 2*n.hw, 2*n.hh)
@@ -109,6 +114,9 @@ func graphSVG(dot string) (svg string, ok bool) {
 			fmt.Fprintf(&b, `<text class="%s" x="%.1f" y="%.1f">%s</text>`, class, n.x-n.hw+8, n.y-n.hh+6+float64(i+1)*lineHeight-3, html.EscapeString(l))
 		}
 		b.WriteString(`</g>`)
+	}
+	for _, l := range labels {
+		b.WriteString(l)
 	}
 	b.WriteString(`</svg>`)
 	return b.String(), true

@@ -37,7 +37,7 @@ img.graph, svg.graph { max-width: 100%; height: auto; }
 svg.graph .node rect { fill: #f6f8fa; stroke: #57606a; }
 svg.graph .node text { font: 12px monospace; fill: #1d232a; } svg.graph .node text.txn { font-weight: 700; }
 svg.graph .edge { fill: none; stroke: #444; stroke-width: 1.4; }
-svg.graph .edge-label { font: 12px monospace; fill: #b3261e; }
+svg.graph .edge-label { font: 12px monospace; fill: #b3261e; stroke: #fff; stroke-width: 4px; paint-order: stroke; }
 .legend span { margin-right: 1.2em; font-size: 12px; }
 .muted { color: #57606a; }
 `

@@ -34,8 +34,10 @@ import (
 // Name is the oracle's name in findings and on the command line.
 const Name = "isorel"
 
-// replayCommand replays a finding's bundle; reports and case headers name it.
-const replayCommand = "txlab run --oracle isorel case.txn"
+// replayCommand replays a finding's bundle; reports and case headers name
+// it. The case's replay header (written with the bundle) names the target,
+// level, oracle and model, so the file alone is enough.
+const replayCommand = "txlab run case.txn (its replay line names the target and flags)"
 
 // Modes.
 const (
@@ -344,7 +346,7 @@ func (o *Options) judge(ctx context.Context, t target.Target, h *history.History
 			if err != nil {
 				return nil, nil, err
 			}
-			if b, err = bundle(rf, f, h, c, replay); err != nil {
+			if b, err = bundle(rf, f, h, c, replay, res.Deps.RowName); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -360,7 +362,7 @@ func firstLine(s string) string {
 }
 
 // bundle is the finding's report directory.
-func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string) (report.Bundle, error) {
+func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string, rowName func(string) string) (report.Bundle, error) {
 	involved := map[int64]bool{}
 	for _, id := range f.Txns {
 		involved[id] = true
@@ -387,7 +389,7 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 	if !strings.HasSuffix(f.Text, "\n") {
 		b.WriteString("\n")
 	}
-	b.WriteString("\nThe transactions involved, with the row versions (rowId: wList) they read:\n")
+	b.WriteString("\nThe transactions involved, with the row versions (row: wList, the transactions that wrote it) they read:\n")
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		if !involved[t.ID] {
@@ -400,14 +402,14 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 				fmt.Fprintf(&b, "  -- error %s", s.Error)
 			}
 			b.WriteString("\n")
-			if vs := versions(s.Reads); vs != "" {
+			if vs := versions(s.Reads, rowName); vs != "" {
 				fmt.Fprintf(&b, "      read %s\n", vs)
 			}
-			if vs := versions(s.Deleted); vs != "" {
+			if vs := versions(s.Deleted, rowName); vs != "" {
 				fmt.Fprintf(&b, "      deleted %s\n", vs)
 			}
 			if s.Predicate != "" {
-				fmt.Fprintf(&b, "      its view (* = matches its WHERE) %s\n", view(s))
+				fmt.Fprintf(&b, "      its view (* = matches its WHERE) %s\n", view(s, rowName))
 			}
 		}
 	}
@@ -430,13 +432,13 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 
 // view renders a predicate read's view: every version, the matching ones
 // starred.
-func view(s history.Stmt) string {
+func view(s history.Stmt, rowName func(string) string) string {
 	if len(s.Seen) == 0 {
 		return "(no row)"
 	}
 	parts := make([]string, len(s.Seen))
 	for i, v := range s.Seen {
-		parts[i] = v.Row + ": " + v.WList
+		parts[i] = rowName(v.Row) + ": " + v.WList
 		if v.Match(s.Predicate) {
 			parts[i] += "*"
 		}
@@ -444,10 +446,10 @@ func view(s history.Stmt) string {
 	return strings.Join(parts, ", ")
 }
 
-func versions(vs []history.Version) string {
+func versions(vs []history.Version, rowName func(string) string) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = v.Row + ": " + v.WList
+		parts[i] = rowName(v.Row) + ": " + v.WList
 	}
 	return strings.Join(parts, ", ")
 }

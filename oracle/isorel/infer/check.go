@@ -112,7 +112,7 @@ func CheckContext(ctx context.Context, h *history.History, o Options) (*Result, 
 	}
 	for _, r := range d.AbortedReads {
 		f := Finding{Class: string(semantics.G1a), Adya: string(semantics.G1a), Txns: uniq(r.Writer, r.Txn),
-			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d aborted: an aborted read.", r.Txn, r.Row, r.Writer, r.WList, r.Writer)}
+			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d aborted: an aborted read.", r.Txn, d.RowName(r.Row), r.Writer, r.WList, r.Writer)}
 		f.StmtKinds = d.kinds(nil, []Read{r})
 		f.Dot = d.dot(f.Txns, []Edge{{From: r.Writer, To: r.Txn, Kind: depgraph.WR, Row: r.Row, FromStmt: -1, ToStmt: r.Stmt, WList: r.WList}})
 		add(f)
@@ -121,7 +121,7 @@ func CheckContext(ctx context.Context, h *history.History, o Options) (*Result, 
 	for _, r := range d.IntermediateReads {
 		intermediate[key{r.Writer, r.Txn, depgraph.WR, r.Row, false}] = true
 		f := Finding{Class: string(semantics.G1b), Adya: string(semantics.G1b), Txns: uniq(r.Writer, r.Txn),
-			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d wrote %s again afterwards: an intermediate read.", r.Txn, r.Row, r.Writer, r.WList, r.Writer, r.Row)}
+			Text: fmt.Sprintf("T%d read %s as written by T%d (wList %s), but T%d wrote %s again afterwards: an intermediate read.", r.Txn, d.RowName(r.Row), r.Writer, r.WList, r.Writer, d.RowName(r.Row))}
 		f.StmtKinds = d.kinds(nil, []Read{r})
 		f.Dot = d.dot(f.Txns, []Edge{{From: r.Writer, To: r.Txn, Kind: depgraph.WR, Row: r.Row, FromStmt: -1, ToStmt: r.Stmt, WList: r.WList}})
 		add(f)

@@ -12,12 +12,12 @@ import (
 func (d *Deps) because(e Edge) string {
 	switch e.Kind {
 	case depgraph.WR:
-		return fmt.Sprintf("T%d read %s as written by T%d (wList %s)", e.To, e.Row, e.From, e.WList)
+		return fmt.Sprintf("T%d read %s as written by T%d (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
 	case depgraph.WW:
 		if e.ToStmt >= 0 {
-			return fmt.Sprintf("T%d deleted %s after T%d wrote it (wList %s)", e.To, e.Row, e.From, e.WList)
+			return fmt.Sprintf("T%d deleted %s after T%d wrote it (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
 		}
-		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (wList %s)", e.To, e.Row, e.From, e.WList)
+		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
 	case depgraph.RW:
 		if e.Predicate != "" {
 			return d.becausePredicate(e)
@@ -26,7 +26,7 @@ func (d *Deps) because(e Edge) string {
 		if t := d.byID[e.To]; t != nil && e.ToStmt >= 0 && e.ToStmt < len(t.Stmts) && t.Stmts[e.ToStmt].Kind != "SELECT" {
 			verb = "deleted"
 		}
-		return fmt.Sprintf("T%d %s %s after T%d read it (T%d read wList %s)", e.To, verb, e.Row, e.From, e.From, e.WList)
+		return fmt.Sprintf("T%d %s %s after T%d read it (T%d read wList %s)", e.To, verb, d.RowName(e.Row), e.From, e.From, e.WList)
 	case depgraph.SO:
 		s := 0
 		if t := d.byID[e.From]; t != nil {
@@ -80,7 +80,7 @@ func (d *Deps) dot(txns []int64, es []Edge) []byte {
 	for _, e := range es {
 		l := e.Kind.String()
 		if e.Row != "" {
-			l += " " + e.Row
+			l += " " + d.RowName(e.Row)
 		}
 		fmt.Fprintf(&b, "  T%d -> T%d [label=\"%s\"];\n", e.From, e.To, dotEscape(l))
 	}
@@ -108,9 +108,9 @@ func (d *Deps) becausePredicate(e Edge) string {
 	}
 	switch {
 	case e.WList.String() == "":
-		return fmt.Sprintf("T%d did not see %s in %s, and T%d wrote a version of %s that it matches (a phantom)", e.From, e.Row, read, e.To, e.Row)
+		return fmt.Sprintf("T%d did not see %s in %s, and T%d wrote a version of %s that it matches (a phantom)", e.From, d.RowName(e.Row), read, e.To, d.RowName(e.Row))
 	case matched:
-		return fmt.Sprintf("T%d saw %s (wList %s) match %s, and T%d wrote a later version that no longer matches", e.From, e.Row, e.WList, read, e.To)
+		return fmt.Sprintf("T%d saw %s (wList %s) match %s, and T%d wrote a later version that no longer matches", e.From, d.RowName(e.Row), e.WList, read, e.To)
 	}
-	return fmt.Sprintf("T%d saw %s (wList %s) not match %s, and T%d wrote a later version that matches", e.From, e.Row, e.WList, read, e.To)
+	return fmt.Sprintf("T%d saw %s (wList %s) not match %s, and T%d wrote a later version that matches", e.From, d.RowName(e.Row), e.WList, read, e.To)
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/txlab/txlab/depgraph"
 	"github.com/txlab/txlab/history"
@@ -106,6 +107,44 @@ type Deps struct {
 	h     *history.History
 	byID  map[int64]*history.Txn
 	index map[key]int
+	// names are the rows' names (RowName), gathered on first use: only
+	// findings need them, and a stress history holds many.
+	namesOnce sync.Once
+	names     map[string]string
+}
+
+// RowName is what a person calls row id: its table and key values as the
+// history names it ("a(id=1)"), with the rowId added when another row of
+// the history has the same name ("a(id=1) r7", a key deleted and inserted
+// again); the rowId alone when the history does not name it.
+func (d *Deps) RowName(id string) string {
+	d.namesOnce.Do(func() {
+		if d.h == nil {
+			return
+		}
+		d.names = map[string]string{}
+		rows := map[string]map[string]bool{}
+		for i := range d.h.Txns {
+			for j := range d.h.Txns[i].Stmts {
+				for r, n := range d.h.Txns[i].Stmts[j].Names {
+					d.names[r] = n
+					if rows[n] == nil {
+						rows[n] = map[string]bool{}
+					}
+					rows[n][r] = true
+				}
+			}
+		}
+		for r, n := range d.names {
+			if len(rows[n]) > 1 {
+				d.names[r] = n + " " + r
+			}
+		}
+	})
+	if n := d.names[id]; n != "" {
+		return n
+	}
+	return id
 }
 
 // Txn returns the transaction with the given id, nil if the history lacks it.

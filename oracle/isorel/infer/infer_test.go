@@ -105,6 +105,39 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestExplainNamesRows: where the history names its rows by their values,
+// the explanation and the graph say t(id=2), not r2; two rows with one name
+// (a key deleted and inserted again) keep their rowIds apart; a row the
+// history does not name keeps its rowId.
+func TestExplainNamesRows(t *testing.T) {
+	h, err := history.ReadFile("testdata/writeskew-named.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(h, Options{DBMS: "postgres", Level: target.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings: %+v", res.Findings)
+	}
+	f := res.Findings[0]
+	want := "T1 < T2, because T2 overwrote t(id=2) after T1 read it (T1 read wList T0). However, T2 < T1, because T1 overwrote t(id=1) r1 after T2 read it (T2 read wList T0): a cycle."
+	if f.Text != want {
+		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
+	}
+	for _, s := range []string{`T1 -> T2 [label="rw t(id=2)"]`, `T2 -> T1 [label="rw t(id=1) r1"]`} {
+		if !bytes.Contains(f.Dot, []byte(s)) {
+			t.Errorf("dot lacks %q:\n%s", s, f.Dot)
+		}
+	}
+	for id, want := range map[string]string{"r1": "t(id=1) r1", "r2": "t(id=2)", "r3": "t(id=1) r3", "r9": "r9"} {
+		if got := res.Deps.RowName(id); got != want {
+			t.Errorf("RowName(%s) = %q, want %q", id, got, want)
+		}
+	}
+}
+
 // TestDeleteRules checks IsoRel Fig. 4: a DELETE's pre-read gives ww from
 // the last writer and rw from a reader of the same version.
 func TestDeleteRules(t *testing.T) {

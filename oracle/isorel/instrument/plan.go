@@ -53,6 +53,8 @@ type Plan struct {
 	FinalConn int
 	// finalReads are the final read's statements as a history shows them.
 	finalReads map[string]string
+	// names names the rows of a final state by their values.
+	names func(target.State) map[string]string
 	// Unjudged, when set, says why the history of this case cannot be
 	// judged: its transactions are not the ones Record sees (a statement
 	// that commits the transaction implicitly, XA).
@@ -127,6 +129,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 	// the connection that made them.
 	p.Tables = slices.Clone(rw.Shared())
 	p.finalReads = make(map[string]string, len(p.Tables))
+	p.names = rw.StateNames
 	for _, tbl := range p.Tables {
 		p.finalReads[tbl], _ = rw.SnapshotRead(tbl)
 	}

@@ -287,7 +287,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 		if !info.Instrumented || len(info.Inserted) == 0 {
 			continue
 		}
-		init.Stmts = append(init.Stmts, history.Stmt{SQL: p.Original.Setup[i], Sent: []string{p.Case.Setup[i]}, Kind: info.Kind, Inserted: info.Inserted})
+		init.Stmts = append(init.Stmts, history.Stmt{SQL: p.Original.Setup[i], Sent: []string{p.Case.Setup[i]}, Kind: info.Kind, Inserted: info.Inserted, Names: info.Names})
 	}
 	h.Txns = append(h.Txns, init)
 
@@ -454,7 +454,7 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 			default:
 				st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
 			}
-			st.Inserted = ps.Info.Inserted
+			st.Inserted, st.Names = ps.Info.Inserted, ps.Info.Names
 		}
 	}
 	for _, id := range order {
@@ -476,6 +476,9 @@ func (p *Plan) finalTxn(final target.State, at int64) history.Txn {
 	t := history.Txn{ID: p.FinalTxn, Session: p.FinalConn, Status: history.OK, Start: at, End: at, Final: true}
 	for _, tbl := range p.Tables {
 		st := history.Stmt{SQL: p.finalReads[tbl], Kind: "SELECT", Table: tbl, Start: at, End: at}
+		if p.names != nil {
+			st.Names = p.names(target.State{tbl: final[tbl]})
+		}
 		for _, row := range final[tbl] {
 			if len(row) < 2 {
 				continue

@@ -77,6 +77,24 @@ func recordRun(t *testing.T, tg target.Target, c *testcase.Case) (*Plan, *execut
 	return p, res, h
 }
 
+// rowNames lists the rows' names the history gives, from the final read or
+// from the other transactions, sorted.
+func rowNames(h *history.History, final bool) string {
+	var out []string
+	for _, t := range h.Txns {
+		if t.Final != final {
+			continue
+		}
+		for _, s := range t.Stmts {
+			for r, n := range s.Names {
+				out = append(out, r+"="+n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
+
 func render(h *history.History) string {
 	var b strings.Builder
 	for _, t := range h.Txns {
@@ -127,6 +145,15 @@ func TestRecordOnServers(t *testing.T) {
 			}
 			if got := render(h); got != want {
 				t.Errorf("history:\n%swant:\n%s", got, want)
+			}
+			// Rows are named by their key (t) or, without one, by every
+			// column (u): from the INSERTs' literals, and from the
+			// final state's values in the final read.
+			if got, want := rowNames(h, false), "r1=t(id=1) r2=t(id=2) r3=u(id=1, w=100) r4=u(id=2, w=200)"; got != want {
+				t.Errorf("names from the INSERTs: %s, want %s", got, want)
+			}
+			if got, want := rowNames(h, true), "r1=t(id=1) r3=u(id=1, w=100) r4=u(id=2, w=200)"; got != want {
+				t.Errorf("names from the final read: %s, want %s", got, want)
 			}
 			// The history must survive its own file format.
 			var sb strings.Builder

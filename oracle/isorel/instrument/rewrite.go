@@ -17,6 +17,7 @@ package instrument
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -180,6 +181,10 @@ type Info struct {
 	// starts those of the rows an INSERT … SELECT inserts.
 	Inserted       []string
 	InsertedPrefix string
+	// Names says, for each rowId in Inserted whose key the statement
+	// writes as a literal, what a person calls the row: its table and key
+	// values, "a(id=1)" (see Rewriter.rowName).
+	Names map[string]string
 	// Predicate names the WHERE of a predicate read (see predicate.go);
 	// Scans says its rewritten result holds every row of its view, with
 	// MatchColumn telling those it returns.
@@ -357,6 +362,87 @@ func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view view) ([]Se
 		return rw.insert(s, tn, info)
 	}
 	return nil, errUnsupported
+}
+
+// nameColumns are the columns that name a row of t to a person: its
+// primary key, else its first unique key, else every column.
+func (t *table) nameColumns() []string {
+	switch {
+	case t.primary != nil:
+		return t.primary
+	case len(t.keys) > 0:
+		return t.keys[0]
+	}
+	return t.columns
+}
+
+// rowName renders a row of table t as a person names it, "a(id=1)" or
+// "b(k=1, v='x')", from the values of its naming columns; "" when one of
+// them is unknown (value returns false).
+func rowName(t *table, value func(col string) (string, bool)) string {
+	var b strings.Builder
+	b.WriteString(t.name)
+	b.WriteByte('(')
+	for i, c := range t.nameColumns() {
+		v, ok := value(c)
+		if !ok {
+			return ""
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c)
+		b.WriteByte('=')
+		b.WriteString(v)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// literalName names a VALUES row whose naming columns are literals.
+func (rw *Rewriter) literalName(t *table, cols []string, row []sqlast.Expr) string {
+	return rowName(t, func(col string) (string, bool) {
+		i := slices.Index(cols, col)
+		if i < 0 || i >= len(row) {
+			return "", false
+		}
+		l, ok := row[i].(*sqlast.Literal)
+		if !ok {
+			return "", false
+		}
+		return sqlast.FormatExpr(rw.d, l), true
+	})
+}
+
+// StateNames names the rows of a final state (its hidden columns still
+// on, the last two of each row) by their values: rowId → "a(id=1)".
+func (rw *Rewriter) StateNames(st target.State) map[string]string {
+	out := map[string]string{}
+	for name, rows := range st {
+		t := rw.tables[name]
+		if t == nil {
+			continue
+		}
+		for _, r := range rows {
+			if len(r) != len(t.columns)+2 || r[len(r)-2].Null {
+				continue
+			}
+			n := rowName(t, func(col string) (string, bool) {
+				v := r[slices.Index(t.columns, col)]
+				if v.Null {
+					return "NULL", true
+				}
+				if _, err := strconv.ParseFloat(v.S, 64); err == nil {
+					return v.S, true
+				}
+				return "'" + strings.ReplaceAll(v.S, "'", "''") + "'", true
+			})
+			if n != "" {
+				out[r[len(r)-2].S] = n
+			}
+		}
+	}
+	return out
 }
 
 func str(s string) *sqlast.Literal { return &sqlast.Literal{Kind: sqlast.LitString, Text: s} }

@@ -98,6 +98,12 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		for i, row := range rows {
 			id := rw.newRowID()
 			info.Inserted = append(info.Inserted, id)
+			if n := rw.literalName(t, cols, row); n != "" {
+				if info.Names == nil {
+					info.Names = map[string]string{}
+				}
+				info.Names[id] = n
+			}
 			c.Values[i] = append(append([]sqlast.Expr(nil), row...), str(id), rw.newWList(tn))
 		}
 		upsert := s.OnConflict != nil && !s.OnConflict.DoNothing

@@ -71,7 +71,7 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 		sent = append(sent, sql)
 		// Every setup statement is kept, DDL too: a finding's case file
 		// is rebuilt from the history.
-		init.Stmts = append(init.Stmts, history.Stmt{SQL: orig, Sent: []string{sql}, Kind: info.Kind, Inserted: info.Inserted})
+		init.Stmts = append(init.Stmts, history.Stmt{SQL: orig, Sent: []string{sql}, Kind: info.Kind, Inserted: info.Inserted, Names: info.Names})
 	}
 	if _, err := executor.Prepare(ctx, t, sent); err != nil {
 		return nil, fmt.Errorf("stress: %w", err)
@@ -257,7 +257,7 @@ func (s *stress) runTxn(ctx context.Context, conn *executor.Conn, id int64, gt *
 				st.Reads = append(st.Reads, vs...)
 			}
 			if x.Role == RoleMain {
-				st.Inserted = gr.info.Inserted
+				st.Inserted, st.Names = gr.info.Inserted, gr.info.Names
 			}
 			if gr.table != "" {
 				st.Table = gr.table
