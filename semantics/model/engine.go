@@ -604,6 +604,29 @@ func (e *Engine) commitConflict(t *Txn, st *Stmt) *Deviation {
 	return nil
 }
 
+// doomedCommit judges the COMMIT of a transaction whose INSERT
+// duplicated a key of its view with the unique check deferred
+// (Rules.LazyUnique): it must fail. One that succeeded committed a
+// duplicate of a committed key; where the duplicate may be of the
+// transaction's own row (whether TiDB checks its own buffer at once is
+// not documented), the model stops undecided instead.
+func (e *Engine) doomedCommit(t *Txn, st *Stmt) *Deviation {
+	e.end(t, st.End, false)
+	if st.Err != nil {
+		return nil
+	}
+	r := e.rulesOf(t)
+	if t.doomedOwn {
+		e.halt("deferred unique check: COMMIT", "connection %d's COMMIT succeeded after an INSERT that duplicated a key its transaction may have written itself", st.Conn)
+		return nil
+	}
+	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.rule("unique-check-at-commit", fmt.Sprintf("%s checks an INSERT's unique keys at COMMIT: a transaction that inserted a key its snapshot already holds must fail to commit", r.name())),
+		Stmt: st, StmtKind: "COMMIT",
+		Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction inserted a key its snapshot already held; %s documents a %s error at commit", st.Conn, r.name(), target.ClassDuplicateKey)}
+	e.halt(deviated, "stopped at the first deviation")
+	return d
+}
+
 func (e *Engine) end(t *Txn, at int, commit bool) {
 	if commit {
 		t.CommitAt = at
@@ -630,6 +653,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		return nil, nil
 	case testcase.Commit:
 		if t := e.open[st.Conn]; t != nil {
+			if t.doomed {
+				return e.doomedCommit(t, st), nil
+			}
 			dev := e.commitConflict(t, st)
 			e.end(t, st.End, st.Err == nil)
 			return dev, nil
@@ -642,6 +668,13 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		return nil, nil
 	}
 	t := e.txnOf(st.Conn)
+	if t.doomed {
+		// Not followed: the transaction's view holds a duplicate key.
+		if st.Err != nil && st.Err.RolledBack {
+			e.end(t, st.End, false)
+		}
+		return nil, nil
+	}
 	// The statement follows its transaction's rules (its mode's).
 	base := e.rules
 	e.rules = *e.rulesOf(t)

@@ -34,6 +34,11 @@ type Txn struct {
 	// them until COMMIT).
 	rules   *Rules
 	noLocks bool
+	// doomed: an INSERT of the transaction duplicated a key of its view
+	// and succeeded because the check is deferred (Rules.LazyUnique); its
+	// COMMIT must fail, and the model does not follow its statements
+	// after that INSERT. doomedOwn: the duplicate may be of its own row.
+	doomed, doomedOwn bool
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }

@@ -205,6 +205,11 @@ type Rules struct {
 	// evaluates an uncorrelated subquery while planning, at its start_ts:
 	// pingcap/tidb#45677).
 	SubquerySnapshot *Variation
+	// LazyUnique: an INSERT in an explicit transaction checks its unique
+	// keys only at COMMIT (TiDB's optimistic transactions unless
+	// tidb_constraint_check_in_place=ON): an INSERT that duplicates a key
+	// of its view succeeds, and the COMMIT must fail.
+	LazyUnique bool
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write

@@ -539,14 +539,24 @@ func (e *Engine) run(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Devia
 // exec runs a statement on the evaluator; a statement the DBMS rejects
 // there comes back as res == nil with its error text.
 func (e *Engine) exec(ctx context.Context, sql string) (*target.Result, string, error) {
+	res, te, err := e.execClass(ctx, sql)
+	if te != nil {
+		return nil, te.Error(), err
+	}
+	return res, "", err
+}
+
+// execClass is exec with the evaluator's error as a target error (nil
+// with a result).
+func (e *Engine) execClass(ctx context.Context, sql string) (*target.Result, *target.Error, error) {
 	res, err := e.ev.Exec(ctx, sql)
 	if err != nil {
 		if te := target.AsError(err); te != nil && te.Class != target.ClassConnection {
-			return nil, te.Error(), nil
+			return nil, te, nil
 		}
-		return nil, "", fmt.Errorf("model evaluator: %w", err)
+		return nil, nil, fmt.Errorf("model evaluator: %w", err)
 	}
-	return res, "", nil
+	return res, nil, nil
 }
 
 // stripVID removes the version column from a result (SELECT * over the

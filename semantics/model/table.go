@@ -559,6 +559,7 @@ var table = []row{
 		r.CommitConflict = target.ClassSerialization
 		r.Sources = append(r.Sources, srcTiDBOpt, srcTiDBCons)
 	}},
+	{dbms: []string{"tidb"}, mode: TiDBOptimistic, when: "tidb_constraint_check_in_place!=ON", source: srcTiDBCons, views: func(r *Rules) { r.LazyUnique = true }},
 	// Pessimistic: DML and SELECT FOR UPDATE read the latest committed
 	// data, subqueries and INSERT … SELECT sources included (a statement
 	// reads at one timestamp; an embedded SELECT is only not locked), and

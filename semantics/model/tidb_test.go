@@ -35,7 +35,49 @@ func tuples(ts ...string) []target.Row {
 	return out
 }
 
+var dupKey = &target.Error{Class: target.ClassDuplicateKey, Code: "1062", Message: "Duplicate entry", RolledBack: true}
+
+var lazySetup = []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "CREATE TABLE u (id INT PRIMARY KEY, k INT, UNIQUE (k))",
+	"INSERT INTO t VALUES (1, 10)", "INSERT INTO u VALUES (1, 5)"}
+
+// lazySteps is an optimistic schedule whose two transactions insert keys
+// their snapshots hold (as TiDB ran it), with the errors of connection
+// 2's and 1's COMMIT.
+func lazySteps(commit2, commit1 *target.Error) []step {
+	return []step{
+		{conn: 1, sql: "BEGIN"},
+		{conn: 1, sql: "INSERT INTO t VALUES (1, 20)", affected: 1},
+		{conn: 1, sql: "SELECT * FROM t", rows: tuples("1, 20")},
+		{conn: 2, sql: "BEGIN"},
+		{conn: 2, sql: "INSERT INTO u VALUES (2, 5)", affected: 1},
+		{conn: 2, sql: "SELECT * FROM u", rows: tuples("1, 5", "2, 5")},
+		{conn: 2, sql: "COMMIT", err: commit2},
+		{conn: 1, sql: "UPDATE t SET v = 30 WHERE id = 1", affected: 1},
+		{conn: 1, sql: "COMMIT", err: commit1},
+	}
+}
+
 var writeConflict = &target.Error{Class: target.ClassSerialization, Code: "9007", Message: "Write conflict", RolledBack: true}
+
+// TestLazyUnique: TiDB's optimistic transactions check unique keys at
+// COMMIT unless tidb_constraint_check_in_place is ON; pessimistic ones
+// when the statement runs.
+func TestLazyUnique(t *testing.T) {
+	for _, c := range []struct {
+		settings map[string]string
+		want     bool
+	}{
+		{map[string]string{"tidb_txn_mode": "optimistic"}, true},
+		{map[string]string{"tidb_txn_mode": "optimistic", "tidb_constraint_check_in_place": "1"}, false},
+		{map[string]string{"tidb_txn_mode": "optimistic", "tidb_constraint_check_in_place": "OFF"}, true},
+		{map[string]string{}, false},
+	} {
+		r := model.Lookup("tidb", target.RepeatableRead, c.settings)
+		if r.LazyUnique != c.want || r.Modes[model.TiDBPessimistic].LazyUnique {
+			t.Errorf("%v: LazyUnique %v (pessimistic mode's %v), want %v", c.settings, r.LazyUnique, r.Modes[model.TiDBPessimistic].LazyUnique, c.want)
+		}
+	}
+}
 
 // TestTiDBModel replays hand-written TiDB schedules, each one as TiDB
 // v8.5.6 ran it (txlab run --db tidb) and doctored: the documented
@@ -242,6 +284,13 @@ func TestTiDBModel(t *testing.T) {
 			{conn: 2, sql: "COMMIT"},
 			{conn: 3, sql: "UPDATE t SET c0 = 0 WHERE EXISTS (SELECT * FROM t2)", affected: 0},
 		}, kind: "incorrect-blocking", rule: "tidb-45677-dml-subquery-snapshot", verdict: "bug", at: 6},
+		// TiDB v8.5.6, tidb_txn_mode=optimistic: the INSERTs of keys the
+		// snapshot holds succeed, each transaction then sees its own row
+		// in place of (t) or beside (u) the committed one, and the
+		// COMMITs fail with 1062 (Constraints: the unique check is lazy).
+		{name: "optimistic INSERT of a key its snapshot holds: the COMMIT fails", level: target.RepeatableRead, settings: opt, setup: lazySetup, steps: lazySteps(dupKey, dupKey)},
+		{name: "optimistic INSERT of a key its snapshot holds, doctored: the COMMIT succeeds", level: target.RepeatableRead, settings: opt, setup: lazySetup, steps: lazySteps(dupKey, nil),
+			kind: "missing-error", rule: "tidb-optimistic-rr-unique-check-at-commit", verdict: "bug", at: 8},
 		{name: "pingcap/tidb#57170 is unistore's: MAX on TiKV", level: target.RepeatableRead, settings: map[string]string{"tidb_config": `{"store": "tikv"}`}, setup: []string{
 			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
 			{conn: 3, sql: "BEGIN"},

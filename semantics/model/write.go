@@ -161,12 +161,20 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			touched[id] = true
 		}
 	}
-	res, msg, err := e.exec(ctx, sql)
+	res, te, err := e.execClass(ctx, sql)
 	delete(e.loaded, s.table)
 	if err != nil {
 		return nil, err
 	}
+	if res == nil && te.Class == target.ClassDuplicateKey && e.rules.LazyUnique && t.Explicit && (s.kind == KindInsert || s.kind == KindInsertSelect) {
+		// Documented: the unique check waits for the COMMIT, which must
+		// fail. What the transaction sees after this INSERT is a state
+		// the model's copy (with its keys) cannot hold.
+		t.doomed, t.doomedOwn = true, e.wrote(t, s.table)
+		return nil, nil
+	}
 	if res == nil {
+		msg := te.Error()
 		// The DBMS executed it; on the model's view it fails: a view the
 		// model does not know well enough (uncommitted rows of others
 		// count for uniqueness, not for the view).
@@ -203,6 +211,18 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	}
 	e.apply(t, s.table, view, after, touched)
 	return nil, nil
+}
+
+// wrote reports whether t has written a version of a row of table.
+func (e *Engine) wrote(t *Txn, table string) bool {
+	for _, row := range e.h.rows[table] {
+		for _, v := range row.Versions {
+			if v.Txn == t {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // differs reports whether a write treats option alt of a row otherwise
