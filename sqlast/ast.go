@@ -57,6 +57,7 @@ const (
 	TypeDecimal // DECIMAL(10,2)
 	TypeVarchar // VARCHAR(20)
 	TypeBool
+	TypeText // TEXT: a string without a declared length
 )
 
 // Stmt is any statement of the subset.
@@ -75,11 +76,17 @@ type Query interface{ query() }
 
 // ColumnDef is one column of CREATE TABLE.
 type ColumnDef struct {
-	Name       string
-	Type       Type
+	Name string
+	Type Type
+	// Size is a VARCHAR's length or a DECIMAL's precision and scale as
+	// written ("255", "12,4"); "" renders the type's default size.
+	Size       string
 	NotNull    bool
 	PrimaryKey bool // single-column primary key
 	Unique     bool
+	// AutoIncrement is the MySQL family's AUTO_INCREMENT: an INSERT that
+	// gives the column no value (or NULL, or 0) gets the next number.
+	AutoIncrement bool
 	Default    Expr // nil: none
 	Check      Expr // nil: none
 }
@@ -91,6 +98,13 @@ type CreateTable struct {
 	PrimaryKey []string   // composite primary key; nil when none or single-column
 	Uniques    [][]string // table-level UNIQUE (a, b)
 	Checks     []Expr     // table-level CHECK (expr)
+	// Indexes are the MySQL family's KEY/INDEX (a, b) inside the table's
+	// definition (a mysqldump writes its secondary indexes there).
+	Indexes [][]string
+	// Charset and Collate are the MySQL family's table options DEFAULT
+	// CHARSET and COLLATE ("" when not given): they decide how its
+	// strings compare.
+	Charset, Collate string
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX name ON table (columns).

@@ -54,7 +54,11 @@ func FormatQuery(d Dialect, q Query) string {
 }
 
 // FormatType renders a column type in dialect d.
-func FormatType(d Dialect, t Type) string {
+func FormatType(d Dialect, t Type) string { return formatSized(d, t, "") }
+
+// formatSized renders a column type with its size as written ("" for the
+// type's default).
+func formatSized(d Dialect, t Type, size string) string {
 	switch t {
 	case TypeInt:
 		return "INT"
@@ -67,12 +71,20 @@ func FormatType(d Dialect, t Type) string {
 		}
 		return "DOUBLE"
 	case TypeDecimal:
+		if size != "" {
+			return "DECIMAL(" + size + ")"
+		}
 		return "DECIMAL(10,2)"
 	case TypeVarchar:
 		if d == SQLite {
 			return "TEXT"
 		}
+		if size != "" {
+			return "VARCHAR(" + size + ")"
+		}
 		return "VARCHAR(20)"
+	case TypeText:
+		return "TEXT"
 	case TypeBool:
 		return "BOOLEAN"
 	}
@@ -222,7 +234,7 @@ func (p *printer) createTable(s *CreateTable) {
 	for _, c := range s.Columns {
 		sep()
 		p.ident(c.Name)
-		if t := FormatType(p.d, c.Type); t != "" {
+		if t := formatSized(p.d, c.Type, c.Size); t != "" {
 			p.w(" " + t)
 		}
 		if c.NotNull {
@@ -233,6 +245,9 @@ func (p *printer) createTable(s *CreateTable) {
 		}
 		if c.Unique {
 			p.w(" UNIQUE")
+		}
+		if c.AutoIncrement && p.d == MySQL {
+			p.w(" AUTO_INCREMENT")
 		}
 		if c.Default != nil {
 			p.w(" DEFAULT ")
@@ -268,7 +283,22 @@ func (p *printer) createTable(s *CreateTable) {
 		p.expr(c, 0)
 		p.w(")")
 	}
+	if p.d == MySQL {
+		// Elsewhere an index is a statement of its own; it changes no
+		// result.
+		for _, k := range s.Indexes {
+			sep()
+			p.w("KEY ")
+			p.idents(k)
+		}
+	}
 	p.w(")")
+	if p.d == MySQL && s.Charset != "" {
+		p.w(" DEFAULT CHARSET=" + s.Charset)
+	}
+	if p.d == MySQL && s.Collate != "" {
+		p.w(" COLLATE=" + s.Collate)
+	}
 }
 
 // isDefaultLiteral reports whether e renders as a bare (possibly signed)

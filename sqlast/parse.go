@@ -577,6 +577,15 @@ func (p *parser) create() (Stmt, error) {
 		return nil, err
 	}
 	for {
+		if p.acceptKw("CONSTRAINT") {
+			// A constraint's name changes nothing txlab reads.
+			if _, err := p.ident("a constraint name"); err != nil {
+				return nil, err
+			}
+			if t := p.peek(); !isKw(t, "PRIMARY") && !isKw(t, "UNIQUE") && !isKw(t, "CHECK") {
+				return nil, p.errExpected("PRIMARY KEY, UNIQUE or CHECK after CONSTRAINT name")
+			}
+		}
 		switch {
 		case p.acceptKw("PRIMARY"):
 			if err := p.expectKw("KEY"); err != nil {
@@ -589,11 +598,35 @@ func (p *parser) create() (Stmt, error) {
 				return nil, err
 			}
 		case p.acceptKw("UNIQUE"):
+			if p.d == MySQL {
+				// UNIQUE [KEY|INDEX] [name] (a, b), as mysqldump writes it.
+				if !p.acceptKw("KEY") {
+					p.acceptKw("INDEX")
+				}
+				if !p.isOp("(") {
+					if _, err := p.ident("an index name"); err != nil {
+						return nil, err
+					}
+				}
+			}
 			u, err := p.identList("a column name")
 			if err != nil {
 				return nil, err
 			}
 			s.Uniques = append(s.Uniques, u)
+		case p.d == MySQL && (isKw(p.peek(), "KEY") || isKw(p.peek(), "INDEX")) && (p.peekAt(1).kind == tokOp && p.peekAt(1).text == "(" || isIdentTok(p.peekAt(1)) && isOp(p.peekAt(2), "(")):
+			// KEY|INDEX [name] (a, b): a secondary index.
+			p.next()
+			if !p.isOp("(") {
+				if _, err := p.ident("an index name"); err != nil {
+					return nil, err
+				}
+			}
+			k, err := p.identList("a column name")
+			if err != nil {
+				return nil, err
+			}
+			s.Indexes = append(s.Indexes, k)
 		case p.acceptKw("CHECK"):
 			e, err := p.parenExpr()
 			if err != nil {
@@ -614,18 +647,61 @@ func (p *parser) create() (Stmt, error) {
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
 	}
-	if p.d == MySQL && p.acceptKw("ENGINE") {
-		// ENGINE=InnoDB names the default engine, so the table is the one
-		// without it; another engine (MyISAM has no transactions) is not
-		// understood.
-		p.acceptOp("=")
-		t := p.peek()
-		if e, err := p.ident("a storage engine"); err != nil || !strings.EqualFold(e, "InnoDB") {
-			return nil, p.errAt(t, "a table of a storage engine other than InnoDB")
+	if p.d == MySQL {
+		if err := p.tableOptions(s); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
 }
+
+// tableOptions reads the MySQL family's table options that txlab
+// understands, in any order, as mysqldump writes them: ENGINE=InnoDB
+// (the default engine, so the table is the one without it; another
+// engine, such as MyISAM without transactions, is not understood),
+// [DEFAULT] CHARSET|CHARACTER SET [=] name and [DEFAULT] COLLATE [=] name.
+func (p *parser) tableOptions(s *CreateTable) error {
+	for {
+		p.acceptOp(",")
+		t := p.peek()
+		switch {
+		case p.acceptKw("ENGINE"):
+			p.acceptOp("=")
+			t := p.peek()
+			if e, err := p.ident("a storage engine"); err != nil || !strings.EqualFold(e, "InnoDB") {
+				return p.errAt(t, "a table of a storage engine other than InnoDB")
+			}
+			continue
+		case isKw(t, "DEFAULT") && (isKw(p.peekAt(1), "CHARSET") || isKw(p.peekAt(1), "CHARACTER") || isKw(p.peekAt(1), "COLLATE")):
+			p.next()
+			continue
+		case isKw(t, "CHARSET"), isKw(t, "CHARACTER"):
+			p.next()
+			if isKw(t, "CHARACTER") {
+				if err := p.expectKw("SET"); err != nil {
+					return err
+				}
+			}
+			p.acceptOp("=")
+			name, err := p.ident("a character set")
+			if err != nil {
+				return err
+			}
+			s.Charset = name
+			continue
+		case p.acceptKw("COLLATE"):
+			p.acceptOp("=")
+			name, err := p.ident("a collation")
+			if err != nil {
+				return err
+			}
+			s.Collate = name
+			continue
+		}
+		return nil
+	}
+}
+
 
 func (p *parser) parenExpr() (Expr, error) {
 	if err := p.expectOp("("); err != nil {
@@ -644,7 +720,7 @@ func (p *parser) columnDef() (ColumnDef, error) {
 	if c.Name, err = p.ident("a column name or table constraint"); err != nil {
 		return c, err
 	}
-	if c.Type, err = p.colType(); err != nil {
+	if c.Type, c.Size, err = p.colType(); err != nil {
 		return c, err
 	}
 	seen := map[string]bool{}
@@ -667,6 +743,12 @@ func (p *parser) columnDef() (ColumnDef, error) {
 		case p.acceptKw("UNIQUE"):
 			what = "UNIQUE"
 			c.Unique = true
+			if p.d == MySQL {
+				p.acceptKw("KEY")
+			}
+		case p.d == MySQL && p.acceptKw("AUTO_INCREMENT"):
+			what = "AUTO_INCREMENT"
+			c.AutoIncrement = true
 		case p.acceptKw("DEFAULT"):
 			what = "DEFAULT"
 			if c.Default, err = p.defaultValue(); err != nil {
@@ -703,52 +785,66 @@ func (p *parser) defaultValue() (Expr, error) {
 }
 
 // colType reads a column type, accepting the usual synonyms.
-func (p *parser) colType() (Type, error) {
+func (p *parser) colType() (Type, string, error) {
 	t := p.peek()
 	if t.kind != tokWord {
-		return TypeNone, p.errExpected("a column type")
+		return TypeNone, "", p.errExpected("a column type")
 	}
 	p.next()
 	var typ Type
 	params := 0 // how many (n[,m]) parameters are allowed
+	sized := false // the size is kept (Size), not only read
 	switch strings.ToUpper(t.text) {
 	case "INT", "INTEGER", "BIGINT", "SMALLINT":
 		typ = TypeInt
+		if p.d == MySQL {
+			params = 1 // a display width, INT(11): it changes no value
+		}
 	case "DOUBLE":
 		p.acceptKw("PRECISION")
 		typ = TypeDouble
 	case "REAL", "FLOAT":
 		typ = TypeDouble
 	case "DECIMAL", "NUMERIC":
-		typ, params = TypeDecimal, 2
+		typ, params, sized = TypeDecimal, 2, true
 	case "VARCHAR":
-		typ, params = TypeVarchar, 1
+		typ, params, sized = TypeVarchar, 1, true
 	case "TEXT":
-		typ = TypeVarchar
+		typ = TypeText
+		if p.d == SQLite {
+			typ = TypeVarchar // the same in SQLite, which has no lengths
+		}
 	case "BOOLEAN", "BOOL":
 		typ = TypeBool
 	default:
-		return TypeNone, p.errAt(t, "expected a column type (INT, DOUBLE, DECIMAL, VARCHAR, TEXT, BOOLEAN), found %s", t)
+		return TypeNone, "", p.errAt(t, "expected a column type (INT, DOUBLE, DECIMAL, VARCHAR, TEXT, BOOLEAN), found %s", t)
 	}
+	var size []string
 	if params > 0 && p.acceptOp("(") {
 		for n := 0; ; n++ {
 			if n == params {
-				return TypeNone, p.errExpected("')'")
+				return TypeNone, "", p.errExpected("')'")
 			}
 			if p.peek().kind != tokNumber {
-				return TypeNone, p.errExpected("a type length")
+				return TypeNone, "", p.errExpected("a type length")
 			}
-			p.next()
+			size = append(size, p.next().text)
 			if !p.acceptOp(",") {
 				break
 			}
 		}
 		if err := p.expectOp(")"); err != nil {
-			return TypeNone, err
+			return TypeNone, "", err
 		}
 	}
-	return typ, nil
+	sz := strings.Join(size, ",")
+	if !sized || typ == TypeVarchar && sz == "20" || typ == TypeDecimal && sz == "10,2" {
+		sz = "" // the default size renders the same
+	}
+	return typ, sz, nil
 }
+
+
 
 // ---- queries ----
 

@@ -98,8 +98,9 @@ func TestUndecided(t *testing.T) {
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
 	for txn, want := range map[string]string{
-		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT a FROM t;\n1> COMMIT;\n":                  "",
-		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SAVEPOINT s;\n1> SELECT a FROM t;\n1> COMMIT;\n": "not understood: SAVEPOINT",
+		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT a FROM t;\n1> COMMIT;\n":                                              "",
+		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SAVEPOINT s;\n1> SELECT a FROM t;\n1> COMMIT;\n":                             "",
+		"CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT a FROM t WHERE a IN (SELECT a FROM t EXCEPT SELECT 2);\n1> COMMIT;\n": "not understood: SELECT near EXCEPT",
 	} {
 		c, err := testcase.ParseString("c", txn)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
@@ -86,6 +85,8 @@ type Engine struct {
 	ev      Evaluator
 	h       *History
 	schema  map[string]*sqlast.CreateTable
+	// savepointUndone: a ROLLBACK TO SAVEPOINT undid versions or locks.
+	savepointUndone bool
 	// laterUnique are the UNIQUE indexes the setup created after a table,
 	// laterIndexes every index it created after a table.
 	laterUnique  map[string][][]string
@@ -254,7 +255,7 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 		switch st := st.(type) {
 		case *sqlast.CreateTable:
 			if typ := unheldType(e.dialect, s); typ != "" {
-				e.halt("setup: column type "+typ, "the model's copy of table %s cannot hold its column type %s (it keeps DECIMAL(10,2) and VARCHAR(20))", st.Name, typ)
+				e.halt("setup: column type "+typ, "the model's copy of table %s cannot hold its column type %s (a DECIMAL needs its size)", st.Name, typ)
 				return nil
 			}
 			if err := e.createTable(ctx, st); err != nil {
@@ -337,35 +338,20 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 	return nil
 }
 
-// sizedType matches the column types whose size the model's copy of a
-// table may change: the subset's AST keeps a DECIMAL's or a VARCHAR's
-// kind, not its size, and renders them DECIMAL(10,2) and VARCHAR(20).
-var (
-	sizedType = regexp.MustCompile(`(?i)\b(DECIMAL|NUMERIC|VARCHAR|TEXT)\b\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?`)
-)
+// bareDecimal matches a DECIMAL or NUMERIC written without its size: the
+// parsed column keeps no size then and renders DECIMAL(10,2), where the
+// MySQL family means DECIMAL(10,0) and PostgreSQL any precision. Other
+// sizes are kept (sqlast.ColumnDef.Size), and TEXT stays TEXT.
+var bareDecimal = regexp.MustCompile(`(?i)\b(DECIMAL|NUMERIC)\b\s*(?:[^\s(]|$)`)
 
 // unheldType returns a column type of a CREATE TABLE the model's copy would
-// change (a bare DECIMAL is DECIMAL(10,0) in the MySQL family, TEXT is
-// longer than VARCHAR(20)), or "". SQLite enforces neither size.
+// change (a bare DECIMAL), or "". SQLite enforces no size.
 func unheldType(d sqlast.Dialect, create string) string {
 	if d == sqlast.SQLite {
 		return ""
 	}
-	for _, m := range sizedType.FindAllStringSubmatch(create, -1) {
-		// A narrower column holds every value the DBMS accepted in the
-		// wider one the same way: VARCHAR(n ≤ 20), DECIMAL(p ≤ 10, 2).
-		n, _ := strconv.Atoi(m[2])
-		switch strings.ToUpper(m[1]) {
-		case "VARCHAR":
-			if m[2] != "" && n <= 20 {
-				continue
-			}
-		case "DECIMAL", "NUMERIC":
-			if m[2] != "" && n <= 10 && m[3] == "2" {
-				continue
-			}
-		}
-		return m[0]
+	if m := bareDecimal.FindStringSubmatch(create); m != nil {
+		return m[1]
 	}
 	return ""
 }
@@ -684,6 +670,20 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// retried: it ran when it completed.
 		st.Start = st.End
 	}
+	if op, name := savepointOf(st.SQL); op != "" {
+		switch {
+		case st.Err != nil:
+			if st.Err.RolledBack || !t.Explicit {
+				e.end(t, st.End, false)
+			}
+		case !t.Explicit:
+			// Outside a transaction a savepoint holds nothing.
+			e.end(t, st.End, true)
+		default:
+			e.savepointStep(t, st, op, name)
+		}
+		return nil, nil
+	}
 	parsed, err := sqlast.Parse(e.dialect, st.SQL)
 	if err != nil {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
@@ -727,14 +727,56 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		}
 		return nil, nil
 	}
+	if ins, ok := parsed.(*sqlast.Insert); ok && e.autoNumbered(ins) {
+		e.halt("not modelled: AUTO_INCREMENT", "%s leaves an AUTO_INCREMENT column to the DBMS, whose numbers are not transactional", st.SQL)
+		return nil, nil
+	}
 	dev, err := e.run(ctx, t, st, s)
 	if err != nil {
 		return nil, settle(err)
+	}
+	if dev != nil && e.savepointUndone {
+		// What ROLLBACK TO SAVEPOINT left behind decided it too.
+		if src := savepointSource(&e.rules); src != "" {
+			dev.Rule.Source += "; " + src
+		}
 	}
 	if !t.Explicit {
 		e.end(t, st.End, true)
 	}
 	return dev, nil
+}
+
+// autoNumbered reports whether an INSERT may leave a number to an
+// AUTO_INCREMENT column: it names other columns only, gives it NULL or 0,
+// or takes its value from a query.
+func (e *Engine) autoNumbered(ins *sqlast.Insert) bool {
+	ct := e.schema[ins.Table]
+	if ct == nil {
+		return false
+	}
+	for i, c := range ct.Columns {
+		if !c.AutoIncrement {
+			continue
+		}
+		pos := i
+		if ins.Columns != nil {
+			pos = slices.IndexFunc(ins.Columns, func(n string) bool { return strings.EqualFold(n, c.Name) })
+		}
+		if pos < 0 || ins.Select != nil {
+			return true
+		}
+		for _, row := range ins.Values {
+			if pos >= len(row) {
+				return true
+			}
+			l, ok := row[pos].(*sqlast.Literal)
+			if !ok || l.Kind == sqlast.LitNull || l.Text == "0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Final compares the final state with the model's, once every statement has

@@ -39,6 +39,17 @@ type Txn struct {
 	// COMMIT must fail, and the model does not follow its statements
 	// after that INSERT. doomedOwn: the duplicate may be of its own row.
 	doomed, doomedOwn bool
+	// savepoints are the transaction's savepoints, oldest first.
+	savepoints []savepoint
+}
+
+// savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
+// the versions written from vid on are undone, and the locks taken since
+// (those not in locks, by row ID) released where the rules say so.
+type savepoint struct {
+	name  string
+	vid   int
+	locks map[int]bool
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }
@@ -122,6 +133,7 @@ func (h *History) txn(t *Txn) *Txn {
 		return c
 	}
 	c := *t
+	c.savepoints = slices.Clone(t.savepoints)
 	c.locks = nil
 	if len(t.locks) > 0 {
 		c.locks = map[*Row]bool{}

@@ -210,6 +210,9 @@ type Rules struct {
 	// tidb_constraint_check_in_place=ON): an INSERT that duplicates a key
 	// of its view succeeds, and the COMMIT must fail.
 	LazyUnique bool
+	// SavepointLocks is what ROLLBACK TO SAVEPOINT does with the row locks
+	// its transaction took after the savepoint.
+	SavepointLocks SavepointLocks
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write
@@ -232,6 +235,23 @@ type Rules struct {
 	// Known is false when the table has no row for the DBMS and level.
 	Known bool
 }
+
+// SavepointLocks is what ROLLBACK TO SAVEPOINT does with the row locks
+// taken after the savepoint; the changes made after it are undone always.
+type SavepointLocks int
+
+// What ROLLBACK TO SAVEPOINT does with the locks.
+const (
+	// SavepointReleases: they are released (PostgreSQL).
+	SavepointReleases SavepointLocks = iota
+	// SavepointKeeps: they are kept to the transaction's end (TiDB's
+	// pessimistic transactions).
+	SavepointKeeps
+	// SavepointKeepsButInserts: they are kept, except the lock of a row
+	// the transaction inserted after the savepoint, which the undo
+	// releases (InnoDB).
+	SavepointKeepsButInserts
+)
 
 // rule names a rule of this DBMS and level: "<dbms>-<level>-<what>", or
 // "<dbms>-<mode>-<level>-<what>" for a transaction mode other than the
@@ -275,6 +295,9 @@ func (r Rules) Permits(c target.ErrorClass) bool { return slices.Contains(r.Erro
 // marks of each claim).
 const (
 	srcInnoDBRead        = "MariaDB docs, SET TRANSACTION (isolation levels); MySQL 8.0 manual 17.7.2.3 Consistent Nonlocking Reads"
+	srcInnoDBSavepoint   = "MySQL 8.0 manual 15.3.4 SAVEPOINT, ROLLBACK TO SAVEPOINT, and RELEASE SAVEPOINT Statements (changes after the savepoint are undone, but InnoDB does not release the row locks taken after it, except a newly inserted row's, released in the undo)"
+	srcPGSavepoint       = "PostgreSQL docs 13.3 Explicit Locking (a lock acquired after establishing a savepoint is released immediately if the savepoint is rolled back to); ROLLBACK TO SAVEPOINT"
+	srcTiDBSavepoint     = "TiDB docs, SAVEPOINT (ROLLBACK TO SAVEPOINT reverts the data changes after the savepoint; in a pessimistic transaction the locks held are not rolled back but released when the transaction ends)"
 	srcInnoDBLocks       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB"
 	srcInnoDBLockingRead = "MySQL 8.0 manual 17.7.2.4 Locking Reads (a locking read clause does not lock rows read in nested subqueries)"
 	srcInnoDBLockModes   = "MariaDB docs, InnoDB lock modes (locks are set on index records: a shared read through a covering index does not block an UPDATE of other columns)"

@@ -96,9 +96,9 @@ func TestRules(t *testing.T) {
 	}
 }
 
-// TestUnheldType: the column types the model's copy of a table would hold
-// otherwise than the DBMS (the subset keeps DECIMAL(10,2) and VARCHAR(20))
-// make it stop judging; narrower ones, and SQLite, are held.
+// TestUnheldType: a DECIMAL without its size, which the model's copy of a
+// table would hold otherwise than the DBMS, makes it stop judging; sized
+// types are kept as written, TEXT too, and SQLite is held.
 func TestUnheldType(t *testing.T) {
 	for _, c := range []struct {
 		d      sqlast.Dialect
@@ -108,9 +108,10 @@ func TestUnheldType(t *testing.T) {
 		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(10,2), b VARCHAR(20), c INT)", ""},
 		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(5, 2), b varchar( 10 ))", ""},
 		{sqlast.MySQL, "CREATE TABLE t(c1 DECIMAL)", "DECIMAL"},
-		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(12,4))", "DECIMAL(12,4)"},
-		{sqlast.MySQL, "CREATE TABLE t (a INT, b TEXT)", "TEXT"},
-		{sqlast.Postgres, "CREATE TABLE t (name VARCHAR(255))", "VARCHAR(255)"},
+		{sqlast.MySQL, "CREATE TABLE t(c1 numeric NOT NULL)", "numeric"},
+		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(12,4))", ""},
+		{sqlast.MySQL, "CREATE TABLE t (a INT, b TEXT)", ""},
+		{sqlast.Postgres, "CREATE TABLE t (name VARCHAR(255))", ""},
 		{sqlast.SQLite, "CREATE TABLE t (a TEXT, b DECIMAL)", ""},
 	} {
 		if got := unheldType(c.d, c.create); got != c.want {

@@ -439,6 +439,7 @@ var table = []row{
 		r.ClusteredKey = true
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
+		r.SavepointLocks = SavepointKeepsButInserts
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
 	{dbms: innodb, levels: lv(ru), source: srcInnoDBRead, views: func(r *Rules) {
@@ -579,6 +580,7 @@ var table = []row{
 		r.UncommittedInsertAnyWrite = true
 		r.UncommittedChange = &tidbUncommittedChange
 		r.AutocommitOptimistic = &tidbAutocommitOptimistic
+		r.SavepointLocks = SavepointKeeps
 		r.Sources = append(r.Sources, srcTiDBPess, srcTiDBCons)
 	}},
 	{dbms: []string{"tidb"}, levels: lv(rr), mode: TiDBPessimistic, source: tidb45677.Rule.Source, views: func(r *Rules) { r.SubquerySnapshot = &tidb45677 }},

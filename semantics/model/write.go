@@ -627,7 +627,7 @@ func (e *Engine) secondaryIndexed(table string) []int {
 			add(i)
 		}
 	}
-	for _, idx := range append(append(slices.Clone(ct.Uniques), ct.PrimaryKey), e.laterIndexes[table]...) {
+	for _, idx := range slices.Concat(ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table]) {
 		for _, name := range idx {
 			add(pos(name))
 		}

@@ -1,0 +1,162 @@
+package model
+
+import (
+	"strings"
+)
+
+// Savepoint statements, as savepointOf reads them.
+const (
+	spSet      = "SAVEPOINT"
+	spRollback = "ROLLBACK TO SAVEPOINT"
+	spRelease  = "RELEASE SAVEPOINT"
+)
+
+// savepointOf reads SAVEPOINT name, ROLLBACK [WORK] TO [SAVEPOINT] name and
+// RELEASE [SAVEPOINT] name; op is "" for any other statement. Names compare
+// case-insensitively (an unquoted name in every DBMS txlab drives).
+func savepointOf(sql string) (op, name string) {
+	f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(sql), ";"))
+	up := func(i int) string {
+		if i < len(f) {
+			return strings.ToUpper(f[i])
+		}
+		return ""
+	}
+	i := 0
+	switch up(0) {
+	case "SAVEPOINT":
+		op, i = spSet, 1
+	case "ROLLBACK":
+		i = 1
+		if up(i) == "WORK" {
+			i++
+		}
+		if up(i) != "TO" {
+			return "", ""
+		}
+		i++
+		if up(i) == "SAVEPOINT" {
+			i++
+		}
+		op = spRollback
+	case "RELEASE":
+		i = 1
+		if up(i) == "SAVEPOINT" {
+			i++
+		}
+		op = spRelease
+	default:
+		return "", ""
+	}
+	if i != len(f)-1 {
+		return "", ""
+	}
+	if name = strings.ToLower(strings.Trim(f[i], "`\"")); name == "" {
+		return "", ""
+	}
+	return op, name
+}
+
+// savepointStep applies a savepoint statement of explicit transaction t
+// that succeeded. SAVEPOINT replaces an older one of the same name;
+// ROLLBACK TO SAVEPOINT undoes the versions t wrote since, keeping the
+// savepoint and dropping later ones; RELEASE drops it and later ones.
+func (e *Engine) savepointStep(t *Txn, st *Stmt, op, name string) {
+	find := func() int {
+		for i := len(t.savepoints) - 1; i >= 0; i-- {
+			if t.savepoints[i].name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	switch op {
+	case spSet:
+		if i := find(); i >= 0 {
+			t.savepoints = append(t.savepoints[:i:i], t.savepoints[i+1:]...)
+		}
+		locks := map[int]bool{}
+		for r, x := range t.locks {
+			locks[r.ID] = x
+		}
+		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks})
+	case spRelease:
+		if i := find(); i >= 0 {
+			t.savepoints = t.savepoints[:i:i]
+		}
+	case spRollback:
+		i := find()
+		if i < 0 {
+			// It succeeded, so the DBMS knew the savepoint: one the model
+			// did not follow.
+			e.halt("savepoint unknown: ROLLBACK TO", "connection %d rolled back to savepoint %s, which the model does not know", st.Conn, name)
+			return
+		}
+		e.rollbackTo(t, st, t.savepoints[i])
+		t.savepoints = t.savepoints[: i+1 : i+1]
+	}
+}
+
+// rollbackTo undoes what t did after savepoint sp, at the end of st: the
+// versions it wrote since move to a part of t that aborts then (for
+// everyone reading after it, they never happened, and the locks they
+// imply end then), and so do the locks its locking reads took since,
+// unless the rules keep them (Rules.SavepointLocks).
+func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
+	undone := &Txn{ID: e.nextTxn, Conn: t.Conn, Explicit: true, Snapshot: t.Snapshot, SnapshotUntil: t.SnapshotUntil, pinned: t.pinned,
+		CommitAt: never, AbortAt: st.End, rules: t.rules, noLocks: t.noLocks}
+	e.nextTxn++
+	keep := e.rulesOf(t).SavepointLocks
+	moved := false
+	for _, name := range e.h.tables {
+		for _, r := range e.h.rows[name] {
+			first := true
+			for _, v := range r.Versions {
+				if v.Txn != t || v.ID < sp.vid {
+					continue
+				}
+				v.Txn, moved = undone, true
+				// The row's lock: InnoDB keeps it unless the undo removes
+				// a row inserted after the savepoint; TiDB keeps every one.
+				inserted := v.Prev == nil || v.Prev.Deleted && v.Prev.Txn != t
+				if first && !t.noLocks && (keep == SavepointKeeps || keep == SavepointKeepsButInserts && !inserted) {
+					if t.locks == nil {
+						t.locks = map[*Row]bool{}
+					}
+					t.locks[r] = true
+				}
+				first = false
+			}
+		}
+	}
+	if keep == SavepointReleases {
+		for r, x := range t.locks {
+			if _, before := sp.locks[r.ID]; !before {
+				if undone.locks == nil {
+					undone.locks = map[*Row]bool{}
+				}
+				undone.locks[r] = x
+				delete(t.locks, r)
+			}
+		}
+		moved = moved || len(undone.locks) > 0
+	}
+	if moved {
+		e.txns = append(e.txns, undone)
+		e.savepointUndone = true
+	}
+}
+
+// savepointSource is where the rules' treatment of ROLLBACK TO SAVEPOINT is
+// documented.
+func savepointSource(r *Rules) string {
+	switch {
+	case r.DBMS == "tidb":
+		return srcTiDBSavepoint
+	case r.SavepointLocks == SavepointKeepsButInserts:
+		return srcInnoDBSavepoint
+	case r.DBMS == "postgres":
+		return srcPGSavepoint
+	}
+	return ""
+}

@@ -1,0 +1,107 @@
+package model_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// spHead is a transaction that locks row 2, sets a savepoint, changes row 1
+// and inserts row 3, and rolls back to the savepoint; the schedules below
+// go on as each DBMS ran them (txlab run, 2026-11-27: PostgreSQL 15.18,
+// MariaDB 10.11.19, TiDB v8.5.6), where another transaction updates row 1
+// and a third inserts key 3 before the first commits.
+func spHead() []step {
+	return []step{
+		{conn: 1, sql: "BEGIN"},
+		{conn: 1, sql: "SELECT * FROM t WHERE id = 2 FOR UPDATE", rows: tuples("2, 20")},
+		{conn: 1, sql: "SAVEPOINT s1"},
+		{conn: 1, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+		{conn: 1, sql: "INSERT INTO t VALUES (3, 30)", affected: 1},
+		{conn: 1, sql: "SELECT * FROM t", rows: tuples("1, 11", "2, 20", "3, 30")},
+		{conn: 1, sql: "ROLLBACK TO SAVEPOINT s1"},
+		{conn: 1, sql: "SELECT * FROM t", rows: tuples("1, 10", "2, 20")},
+	}
+}
+
+// TestSavepoints: ROLLBACK TO SAVEPOINT undoes the changes made after the
+// savepoint everywhere; PostgreSQL releases the locks taken since, TiDB's
+// pessimistic transactions keep them, InnoDB keeps them but an inserted
+// row's. The real schedules conform; doctored ones that break the
+// documented lock (MySQL #95049: MariaDB released an UPDATE's lock) are
+// flagged at the statement that should have waited.
+func TestSavepoints(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20)"}
+	update := step{conn: 2, sql: "UPDATE t SET v = 12 WHERE id = 1", affected: 1}
+	insert := step{conn: 3, sql: "INSERT INTO t VALUES (3, 31)", affected: 1}
+	commit := step{conn: 1, sql: "COMMIT"}
+	waited := func(s step, from int) step { s.from = from; return s }
+	cases := []struct {
+		name, dbms string
+		d          sqlast.Dialect
+		tail       []step
+		// undoneShows doctors the SELECT after ROLLBACK TO SAVEPOINT to
+		// show the undone UPDATE.
+		undoneShows bool
+		kind, rule  string // the deviation, "" for none
+		at          int
+	}{
+		{name: "postgres releases both locks", dbms: "postgres", d: sqlast.Postgres, tail: []step{update, insert, commit}},
+		{name: "postgres, doctored: the undone UPDATE still shows", dbms: "postgres", d: sqlast.Postgres, undoneShows: true,
+			tail: []step{update, insert, commit}, kind: "incorrect-result", at: 7},
+		{name: "mariadb keeps the UPDATE's lock, not the insert's", dbms: "mariadb", d: sqlast.MySQL, tail: []step{insert, commit, waited(update, 9)}},
+		{name: "mariadb, doctored as MySQL #95049: the UPDATE does not wait", dbms: "mariadb", d: sqlast.MySQL, tail: []step{insert, update, commit},
+			kind: "incorrect-blocking", rule: "mariadb-rr-statement-view", at: 9},
+		{name: "tidb keeps both locks", dbms: "tidb", d: sqlast.MySQL, tail: []step{commit, waited(update, 8), waited(insert, 8)}},
+		{name: "tidb, doctored: the UPDATE does not wait", dbms: "tidb", d: sqlast.MySQL, tail: []step{update, commit, waited(insert, 9)},
+			kind: "incorrect-blocking", rule: "tidb-rr-statement-view", at: 8},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tg := connecttest.Target(t, c.dbms)
+			sess, err := tg.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			eng := model.NewEngine(model.Lookup(c.dbms, target.RepeatableRead, nil), c.d, sess)
+			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
+			if err := eng.Setup(ctx, setup); err != nil {
+				t.Fatal(err)
+			}
+			steps := append(spHead(), c.tail...)
+			if c.undoneShows {
+				steps[7].rows = tuples("1, 11", "2, 20")
+			}
+			var dev *model.Deviation
+			for i, s := range steps {
+				st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
+				if s.from > 0 {
+					st.Start = s.from
+				}
+				if dev, err = eng.Step(ctx, st); err != nil {
+					t.Fatal(err)
+				} else if dev != nil {
+					break
+				}
+			}
+			switch {
+			case c.kind == "" && dev != nil:
+				t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
+			case c.kind == "":
+				if h := eng.Halted(); h != "" {
+					t.Fatalf("engine halted: %s", h)
+				}
+			case dev == nil:
+				t.Fatalf("not flagged (halted: %q)", eng.Halted())
+			case dev.Kind != c.kind || dev.Verdict != "bug" || c.rule != "" && dev.Rule.Name != c.rule || dev.Stmt == nil || dev.Stmt.Step != c.at:
+				t.Fatalf("got %s %s [%s] at %+v, want %s bug [%s] at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, c.kind, c.rule, c.at)
+			}
+		})
+	}
+}
