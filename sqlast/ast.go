@@ -87,8 +87,8 @@ type ColumnDef struct {
 	// AutoIncrement is the MySQL family's AUTO_INCREMENT: an INSERT that
 	// gives the column no value (or NULL, or 0) gets the next number.
 	AutoIncrement bool
-	Default    Expr // nil: none
-	Check      Expr // nil: none
+	Default       Expr // nil: none
+	Check         Expr // nil: none
 }
 
 // CreateTable is CREATE TABLE name (columns, constraints).

@@ -702,7 +702,6 @@ func (p *parser) tableOptions(s *CreateTable) error {
 	}
 }
 
-
 func (p *parser) parenExpr() (Expr, error) {
 	if err := p.expectOp("("); err != nil {
 		return nil, err
@@ -792,7 +791,7 @@ func (p *parser) colType() (Type, string, error) {
 	}
 	p.next()
 	var typ Type
-	params := 0 // how many (n[,m]) parameters are allowed
+	params := 0    // how many (n[,m]) parameters are allowed
 	sized := false // the size is kept (Size), not only read
 	switch strings.ToUpper(t.text) {
 	case "INT", "INTEGER", "BIGINT", "SMALLINT":
@@ -843,8 +842,6 @@ func (p *parser) colType() (Type, string, error) {
 	}
 	return typ, sz, nil
 }
-
-
 
 // ---- queries ----
 
