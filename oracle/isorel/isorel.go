@@ -166,11 +166,15 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 		j.Notes = Uninstrumented(h)
 	}
 	if p.Unjudged != "" {
-		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+"; the transactions it recorded are not the ones that ran")
-		j.Undecided = "implicit commit"
-		if strings.HasPrefix(p.Unjudged, "an XA") {
-			j.Undecided = "XA transaction"
+		note, why := "; the transactions it recorded are not the ones that ran", "implicit commit"
+		switch {
+		case strings.HasPrefix(p.Unjudged, "an XA"):
+			why = "XA transaction"
+		case strings.HasPrefix(p.Unjudged, "a rollback to a savepoint"):
+			note, why = "; the row versions it undoes are not followed", "rollback to a savepoint"
 		}
+		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+note)
+		j.Undecided = why
 		return j, nil
 	}
 	if res.Hang {

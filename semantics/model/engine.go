@@ -670,7 +670,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// retried: it ran when it completed.
 		st.Start = st.End
 	}
-	if op, name := savepointOf(st.SQL); op != "" {
+	if op, name := testcase.SavepointOf(st.SQL); op != "" {
 		switch {
 		case st.Err != nil:
 			if st.Err.RolledBack || !t.Explicit {

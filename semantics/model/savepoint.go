@@ -1,67 +1,14 @@
 package model
 
 import (
-	"strings"
+	"github.com/txlab/txlab/testcase"
 )
-
-// Savepoint statements, as savepointOf reads them.
-const (
-	spSet      = "SAVEPOINT"
-	spRollback = "ROLLBACK TO SAVEPOINT"
-	spRelease  = "RELEASE SAVEPOINT"
-)
-
-// savepointOf reads SAVEPOINT name, ROLLBACK [WORK] TO [SAVEPOINT] name and
-// RELEASE [SAVEPOINT] name; op is "" for any other statement. Names compare
-// case-insensitively (an unquoted name in every DBMS txlab drives).
-func savepointOf(sql string) (op, name string) {
-	f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(sql), ";"))
-	up := func(i int) string {
-		if i < len(f) {
-			return strings.ToUpper(f[i])
-		}
-		return ""
-	}
-	i := 0
-	switch up(0) {
-	case "SAVEPOINT":
-		op, i = spSet, 1
-	case "ROLLBACK":
-		i = 1
-		if up(i) == "WORK" {
-			i++
-		}
-		if up(i) != "TO" {
-			return "", ""
-		}
-		i++
-		if up(i) == "SAVEPOINT" {
-			i++
-		}
-		op = spRollback
-	case "RELEASE":
-		i = 1
-		if up(i) == "SAVEPOINT" {
-			i++
-		}
-		op = spRelease
-	default:
-		return "", ""
-	}
-	if i != len(f)-1 {
-		return "", ""
-	}
-	if name = strings.ToLower(strings.Trim(f[i], "`\"")); name == "" {
-		return "", ""
-	}
-	return op, name
-}
 
 // savepointStep applies a savepoint statement of explicit transaction t
 // that succeeded. SAVEPOINT replaces an older one of the same name;
 // ROLLBACK TO SAVEPOINT undoes the versions t wrote since, keeping the
 // savepoint and dropping later ones; RELEASE drops it and later ones.
-func (e *Engine) savepointStep(t *Txn, st *Stmt, op, name string) {
+func (e *Engine) savepointStep(t *Txn, st *Stmt, op testcase.SavepointOp, name string) {
 	find := func() int {
 		for i := len(t.savepoints) - 1; i >= 0; i-- {
 			if t.savepoints[i].name == name {
@@ -71,7 +18,7 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op, name string) {
 		return -1
 	}
 	switch op {
-	case spSet:
+	case testcase.SavepointSet:
 		if i := find(); i >= 0 {
 			t.savepoints = append(t.savepoints[:i:i], t.savepoints[i+1:]...)
 		}
@@ -80,11 +27,11 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op, name string) {
 			locks[r.ID] = x
 		}
 		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks})
-	case spRelease:
+	case testcase.SavepointRelease:
 		if i := find(); i >= 0 {
 			t.savepoints = t.savepoints[:i:i]
 		}
-	case spRollback:
+	case testcase.SavepointRollback:
 		i := find()
 		if i < 0 {
 			// It succeeded, so the DBMS knew the savepoint: one the model

@@ -401,3 +401,34 @@ func FuzzInstalledVersions(f *testing.F) {
 		}
 	})
 }
+
+// TestUnjudged: a case whose history IsoRel cannot record faithfully says
+// why (and is not judged): an XA transaction, a MySQL-family statement
+// that commits the transaction implicitly, a rollback to a savepoint (the
+// versions it undoes were seen by their transaction); a savepoint that is
+// only set or released is recorded as usual.
+func TestUnjudged(t *testing.T) {
+	head := "CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 10);\n1> BEGIN;\n1> UPDATE t SET v = 11 WHERE id = 1;\n"
+	for _, c := range []struct {
+		d          sqlast.Dialect
+		tail, want string
+	}{
+		{sqlast.Postgres, "1> COMMIT;\n", ""},
+		{sqlast.Postgres, "1> SAVEPOINT s;\n1> RELEASE SAVEPOINT s;\n1> COMMIT;\n", ""},
+		{sqlast.Postgres, "1> SAVEPOINT s;\n1> UPDATE t SET v = 12 WHERE id = 1;\n1> ROLLBACK TO SAVEPOINT s;\n1> COMMIT;\n", "a rollback to a savepoint (ROLLBACK TO SAVEPOINT s)"},
+		{sqlast.MySQL, "1> SAVEPOINT s;\n1> rollback work to s;\n1> COMMIT;\n", "a rollback to a savepoint (rollback work to s)"},
+		{sqlast.MySQL, "1> CREATE TABLE u (a INT);\n1> COMMIT;\n", `T1's "CREATE TABLE u (a INT)" commits it implicitly`},
+	} {
+		cs, err := testcase.ParseString("c", head+c.tail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Instrument(cs, target.Info{Dialect: c.d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Unjudged != c.want {
+			t.Errorf("%q: unjudged %q, want %q", c.tail, p.Unjudged, c.want)
+		}
+	}
+}
