@@ -179,7 +179,21 @@ type SelectStmt struct {
 	// statement prints as written (MariaDB rejects FOR SHARE, PostgreSQL
 	// LOCK IN SHARE MODE); nil prints the dialect's spelling.
 	ShareMode *bool
+	// Wait is what the locking clause does with a row another
+	// transaction holds locked: wait (the default), fail at once (NOWAIT)
+	// or leave the row out (SKIP LOCKED).
+	Wait WaitPolicy
 }
+
+// WaitPolicy is a locking clause's NOWAIT or SKIP LOCKED.
+type WaitPolicy int
+
+// Wait policies.
+const (
+	WaitDefault WaitPolicy = iota
+	WaitNowait
+	WaitSkipLocked
+)
 
 // LockMode is a SELECT's locking clause.
 type LockMode int

@@ -459,6 +459,14 @@ func (p *printer) selectStmt(s *SelectStmt) {
 	case LockUpdate:
 		p.w(" FOR UPDATE")
 	}
+	if s.Lock != LockNone {
+		switch s.Wait {
+		case WaitNowait:
+			p.w(" NOWAIT")
+		case WaitSkipLocked:
+			p.w(" SKIP LOCKED")
+		}
+	}
 }
 
 func (p *printer) query(q Query) {

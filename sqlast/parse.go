@@ -284,6 +284,18 @@ func (p *parser) selectStmt() (*SelectStmt, error) {
 			s.ShareMode = &mode
 		}
 	}
+	if s.Lock != LockNone && p.d != SQLite {
+		switch {
+		case p.acceptKw("NOWAIT"):
+			s.Wait = WaitNowait
+		case p.isKw("SKIP"):
+			p.next()
+			if err := p.expectKw("LOCKED"); err != nil {
+				return nil, err
+			}
+			s.Wait = WaitSkipLocked
+		}
+	}
 	return s, nil
 }
 

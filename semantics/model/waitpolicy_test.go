@@ -1,0 +1,97 @@
+package model_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// TestWaitPolicies: SKIP LOCKED leaves out the rows another transaction
+// holds locked, NOWAIT fails at once on one (PostgreSQL 15.18 and MariaDB
+// 10.11.19 ran this schedule at RC and RR, txlab run, 2026-11-27: the SKIP
+// LOCKED read returned row 2 only, the NOWAIT read of row 1 failed, that of
+// row 2 succeeded). Doctored: the SKIP LOCKED read returns a locked row, a
+// NOWAIT read of a locked row succeeds.
+func TestWaitPolicies(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)"}
+	lockErr := &target.Error{Class: target.ClassLockTimeout, Message: "could not obtain lock", RolledBack: true}
+	steps := func(dbms string) []step {
+		share := "SELECT * FROM t WHERE id = 1 FOR SHARE NOWAIT"
+		if dbms == "mariadb" {
+			share = "SELECT * FROM t WHERE id = 1 LOCK IN SHARE MODE NOWAIT"
+		}
+		return []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 1, sql: "SELECT * FROM t WHERE id = 3 FOR UPDATE", rows: tuples("3, 30")},
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "SELECT * FROM t WHERE v > 0 FOR UPDATE SKIP LOCKED", rows: tuples("2, 20")},
+			{conn: 2, sql: share, err: lockErr},
+			{conn: 3, sql: "SELECT * FROM t WHERE id = 2 FOR UPDATE NOWAIT", rows: tuples("2, 20")},
+			{conn: 1, sql: "COMMIT"},
+		}
+	}
+	for _, dbms := range []string{"postgres", "mariadb"} {
+		d := sqlast.Postgres
+		if dbms == "mariadb" {
+			d = sqlast.MySQL
+		}
+		tg := connecttest.Target(t, dbms)
+		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
+			for _, c := range []struct {
+				name   string
+				doctor func([]step)
+				kind   string
+				at     int
+			}{
+				{"as run", func([]step) {}, "", 0},
+				{"skip locked returns a locked row", func(s []step) { s[4].rows = tuples("1, 10", "2, 20") }, "incorrect-result", 4},
+				{"nowait succeeds on a locked row", func(s []step) {
+					s[6].sql = "SELECT * FROM t WHERE id = 3 FOR UPDATE NOWAIT"
+					s[6].rows = tuples("3, 30")
+				}, "missing-error", 6},
+			} {
+				t.Run(dbms+"/"+string(level)+"/"+c.name, func(t *testing.T) {
+					sess, err := tg.Open(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer sess.Close()
+					eng := model.NewEngine(model.Lookup(dbms, level, nil), d, sess)
+					defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
+					if err := eng.Setup(ctx, setup); err != nil {
+						t.Fatal(err)
+					}
+					sch := steps(dbms)
+					c.doctor(sch)
+					var dev *model.Deviation
+					for i, s := range sch {
+						st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
+						if dev, err = eng.Step(ctx, st); err != nil {
+							t.Fatal(err)
+						} else if dev != nil {
+							break
+						}
+					}
+					switch {
+					case c.kind == "" && dev != nil:
+						t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
+					case c.kind == "":
+						if h := eng.Halted(); h != "" {
+							t.Fatalf("engine halted: %s", h)
+						}
+					case dev == nil:
+						t.Fatalf("not flagged (halted: %q)", eng.Halted())
+					case dev.Kind != c.kind || dev.Verdict != "bug" || dev.Stmt == nil || dev.Stmt.Step != c.at:
+						t.Fatalf("got %s %s [%s] at %+v: %s, want %s bug at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, dev.Text, c.kind, c.at)
+					}
+				})
+			}
+		}
+	}
+}
