@@ -78,30 +78,7 @@ func TestSavepoints(t *testing.T) {
 			if c.undoneShows {
 				steps[7].rows = tuples("1, 11", "2, 20")
 			}
-			var dev *model.Deviation
-			for i, s := range steps {
-				st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
-				if s.from > 0 {
-					st.Start = s.from
-				}
-				if dev, err = eng.Step(ctx, st); err != nil {
-					t.Fatal(err)
-				} else if dev != nil {
-					break
-				}
-			}
-			switch {
-			case c.kind == "" && dev != nil:
-				t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
-			case c.kind == "":
-				if h := eng.Halted(); h != "" {
-					t.Fatalf("engine halted: %s", h)
-				}
-			case dev == nil:
-				t.Fatalf("not flagged (halted: %q)", eng.Halted())
-			case dev.Kind != c.kind || dev.Verdict != "bug" || c.rule != "" && dev.Rule.Name != c.rule || dev.Stmt == nil || dev.Stmt.Step != c.at:
-				t.Fatalf("got %s %s [%s] at %+v, want %s bug [%s] at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, c.kind, c.rule, c.at)
-			}
+			outcome{c.kind, "bug", c.rule, c.at}.check(t, eng, replay(t, eng, steps))
 		})
 	}
 }

@@ -315,33 +315,11 @@ func TestTiDBModel(t *testing.T) {
 			if err := eng.Setup(ctx, su); err != nil {
 				t.Fatal(err)
 			}
-			var dev *model.Deviation
-			for i, s := range c.steps {
-				st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
-				if s.from > 0 {
-					st.Start = s.from
-				}
-				if dev, err = eng.Step(ctx, st); err != nil {
-					t.Fatal(err)
-				} else if dev != nil {
-					break
-				}
-			}
+			dev := replay(t, eng, c.steps)
 			if dev == nil && c.final != nil {
 				dev = eng.Final(ctx, target.State{"t": c.final})
 			}
-			switch {
-			case c.kind == "" && dev != nil:
-				t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
-			case c.kind == "":
-				if h := eng.Halted(); h != "" {
-					t.Fatalf("engine halted: %s", h)
-				}
-			case dev == nil:
-				t.Fatalf("not flagged (halted: %q)", eng.Halted())
-			case dev.Kind != c.kind || string(dev.Verdict) != c.verdict || dev.Rule.Name != c.rule || dev.Stmt == nil || dev.Stmt.Step != c.at:
-				t.Fatalf("got %s %s [%s] at %+v, want %s %s [%s] at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, c.kind, c.verdict, c.rule, c.at)
-			}
+			outcome{c.kind, c.verdict, c.rule, c.at}.check(t, eng, dev)
 		})
 	}
 }

@@ -69,27 +69,7 @@ func TestWaitPolicies(t *testing.T) {
 					}
 					sch := steps(dbms)
 					c.doctor(sch)
-					var dev *model.Deviation
-					for i, s := range sch {
-						st := &model.Stmt{Conn: s.conn, Step: i, SQL: s.sql, Start: i, End: i, Rows: s.rows, Affected: s.affected, Err: s.err}
-						if dev, err = eng.Step(ctx, st); err != nil {
-							t.Fatal(err)
-						} else if dev != nil {
-							break
-						}
-					}
-					switch {
-					case c.kind == "" && dev != nil:
-						t.Fatalf("documented outcome flagged: %s %s [%s] %s", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Text)
-					case c.kind == "":
-						if h := eng.Halted(); h != "" {
-							t.Fatalf("engine halted: %s", h)
-						}
-					case dev == nil:
-						t.Fatalf("not flagged (halted: %q)", eng.Halted())
-					case dev.Kind != c.kind || dev.Verdict != "bug" || dev.Stmt == nil || dev.Stmt.Step != c.at:
-						t.Fatalf("got %s %s [%s] at %+v: %s, want %s bug at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, dev.Text, c.kind, c.at)
-					}
+					outcome{c.kind, "bug", "", c.at}.check(t, eng, replay(t, eng, sch))
 				})
 			}
 		}

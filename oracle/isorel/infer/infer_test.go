@@ -74,8 +74,11 @@ func TestCheck(t *testing.T) {
 
 // TestExplain pins the plain-English explanation and the graph of a write
 // skew.
-func TestExplain(t *testing.T) {
-	h, err := history.ReadFile("testdata/writeskew.jsonl")
+// oneFinding checks a history file at PostgreSQL's repeatable read, which
+// must give exactly one finding.
+func oneFinding(t *testing.T, file string) (*Result, Finding) {
+	t.Helper()
+	h, err := history.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,11 @@ func TestExplain(t *testing.T) {
 	if len(res.Findings) != 1 {
 		t.Fatalf("findings: %+v", res.Findings)
 	}
-	f := res.Findings[0]
+	return res, res.Findings[0]
+}
+
+func TestExplain(t *testing.T) {
+	_, f := oneFinding(t, "testdata/writeskew.jsonl")
 	want := "T1 < T2, because T2 overwrote r2 after T1 read it (T1 read wList T0). However, T2 < T1, because T1 overwrote r1 after T2 read it (T2 read wList T0): a cycle."
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
@@ -110,18 +117,7 @@ func TestExplain(t *testing.T) {
 // (a key deleted and inserted again) keep their rowIds apart; a row the
 // history does not name keeps its rowId.
 func TestExplainNamesRows(t *testing.T) {
-	h, err := history.ReadFile("testdata/writeskew-named.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Check(h, Options{DBMS: "postgres", Level: target.RepeatableRead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Findings) != 1 {
-		t.Fatalf("findings: %+v", res.Findings)
-	}
-	f := res.Findings[0]
+	res, f := oneFinding(t, "testdata/writeskew-named.jsonl")
 	want := "T1 < T2, because T2 overwrote t(id=2) after T1 read it (T1 read wList T0). However, T2 < T1, because T1 overwrote t(id=1) r1 after T2 read it (T2 read wList T0): a cycle."
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
