@@ -50,9 +50,9 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op testcase.SavepointOp, name s
 // imply end then), and so do the locks its locking reads took since,
 // unless the rules keep them (Rules.SavepointLocks).
 func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
-	undone := &Txn{ID: e.nextTxn, Conn: t.Conn, Explicit: true, Snapshot: t.Snapshot, SnapshotUntil: t.SnapshotUntil, pinned: t.pinned,
+	// It keeps t's number: what a person reads as T<n> is the transaction.
+	undone := &Txn{ID: t.ID, Conn: t.Conn, Explicit: true, Snapshot: t.Snapshot, SnapshotUntil: t.SnapshotUntil, pinned: t.pinned,
 		CommitAt: never, AbortAt: st.End, rules: t.rules, noLocks: t.noLocks}
-	e.nextTxn++
 	keep := e.rulesOf(t).SavepointLocks
 	moved := false
 	for _, name := range e.h.tables {
