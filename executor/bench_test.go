@@ -58,7 +58,7 @@ func countBlocked(res *executor.Result) int {
 func BenchmarkSetup(b *testing.B) {
 	for _, dbms := range []string{"mariadb", "postgres"} {
 		b.Run(dbms, func(b *testing.B) {
-			tg := connecttest.Target(b, dbms)
+			tg := executor.NewBench(connecttest.Target(b, dbms))
 			dialect := sqlast.MySQL
 			if dbms == "postgres" {
 				dialect = sqlast.Postgres

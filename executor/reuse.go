@@ -4,11 +4,12 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/txlab/txlab/target"
 )
 
-// setupMemo is what the last successful Prepare on a target created.
+// setupMemo is what the last successful Prepare on a bench created.
 type setupMemo struct {
 	schema []string // the setup's schema statements (all but row statements), in order
 	events []Event  // their events, in order
@@ -27,28 +28,79 @@ func schemaStatements(stmts []string) []string {
 	return out
 }
 
+// Bench is a worker's target with the executor's note of the last setup
+// on it: whoever opens a target for a worker (the command layer, the
+// campaign loop, an oracle's sibling schema) puts it on a bench of its own,
+// and the executor reuses the tables of a case whose setup is the same as
+// the previous one's (see Prepare). The note is taken out before anything
+// may change the tables' definitions (a Prepare that starts over, steps
+// with a schema statement, a Reset through the bench). Everything that
+// runs on the target goes through the bench; a target without one never
+// reuses its tables.
+type Bench struct {
+	target.Target
+	// mu stays although a bench serves one worker: a run that a frozen
+	// server cut off (Watch leaves it to end by itself) may still note its
+	// setup while the worker closes.
+	mu   sync.Mutex
+	note *setupMemo
+}
+
+// NewBench puts t on a bench of its own; t itself when it is one already.
+func NewBench(t target.Target) *Bench {
+	if b, ok := t.(*Bench); ok {
+		return b
+	}
+	return &Bench{Target: t}
+}
+
+// Unwrap implements target.Wrapper.
+func (b *Bench) Unwrap() target.Target { return b.Target }
+
+// Reset implements target.Target: it forgets the setup, then resets.
+func (b *Bench) Reset(ctx context.Context) error {
+	b.take()
+	return b.Target.Reset(ctx)
+}
+
+func (b *Bench) take() *setupMemo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.note
+	b.note = nil
+	return m
+}
+
+func (b *Bench) put(m *setupMemo) {
+	b.mu.Lock()
+	b.note = m
+	b.mu.Unlock()
+}
+
 // ForgetSetup makes the next Prepare on t drop and re-create its tables;
 // callers that change txlab's tables outside Prepare and Run call it.
 func ForgetSetup(t target.Target) {
-	if m := memoOf(t); m != nil {
-		m.Take()
+	if b := benchOf(t); b != nil {
+		b.take()
 	}
 }
 
-// memoOf returns t's slot for the note of its last setup (nil: no reuse).
-// The note is taken out before anything may change the tables'
-// definitions (a Prepare that starts over, steps with a schema statement,
-// a Reset).
-func memoOf(t target.Target) *target.Memo {
-	if e, ok := target.As[target.Emptier](t); ok {
-		return e.SetupMemo()
+// benchOf returns t's bench, nil when there is none or t cannot empty its
+// tables (no reuse).
+func benchOf(t target.Target) *Bench {
+	b, ok := target.As[*Bench](t)
+	if !ok {
+		return nil
 	}
-	return nil
+	if e, ok := target.As[target.Emptier](b.Target); !ok || !e.CanEmpty() {
+		return nil
+	}
+	return b
 }
 
 // rememberSetup records a successful setup of t for reuseSetup.
 func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []Event) {
-	slot := memoOf(t)
+	slot := benchOf(t)
 	if slot == nil {
 		return
 	}
@@ -68,7 +120,7 @@ func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []E
 			m.events = append(m.events, evs[i])
 		}
 	}
-	slot.Put(m)
+	slot.put(m)
 }
 
 // reuseSetup empties t's tables and runs stmts' row statements when stmts'
@@ -77,12 +129,12 @@ func rememberSetup(ctx context.Context, t target.Target, stmts []string, evs []E
 // caller then starts over. A failed row statement is reported like the
 // slow path does, as a *SetupError among the events.
 func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, bool) {
-	slot := memoOf(t)
+	slot := benchOf(t)
 	if slot == nil {
 		return nil, false
 	}
-	m, ok := slot.Take().(*setupMemo)
-	if !ok {
+	m := slot.take()
+	if m == nil {
 		return nil, false
 	}
 	if !slices.Equal(m.schema, schemaStatements(stmts)) {
@@ -116,7 +168,7 @@ func reuseSetup(ctx context.Context, t target.Target, stmts []string) ([]Event, 
 			return nil, false
 		}
 	}
-	slot.Put(m)
+	slot.put(m)
 	return evs, true
 }
 

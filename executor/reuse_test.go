@@ -25,7 +25,7 @@ func TestReusedSetup(t *testing.T) {
 }
 
 func testReusedSetup(t *testing.T, dbms string) {
-	tg := connecttest.Target(t, dbms)
+	tg := executor.NewBench(connecttest.Target(t, dbms))
 	ctx := context.Background()
 	opt := executor.Options{HangTimeout: 5 * time.Second}
 	var cases []*testcase.Case

@@ -134,6 +134,10 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	var wg sync.WaitGroup
 	errs := make([]error, len(targets))
 	for w, t := range targets {
+		// Each worker works on a bench of its own: its target and the
+		// executor's note of the setup it left there (the one the command
+		// layer made, when it made one).
+		t := executor.NewBench(t)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

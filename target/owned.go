@@ -52,32 +52,6 @@ type Owned struct {
 	// Elsewhere tells the user how to point txlab at a place of its own
 	// (default: "choose another schema with --schema").
 	Elsewhere string
-	// Memo, when set, holds the executor's note of the setup that created
-	// the tables, so that an identical setup can empty them instead (see
-	// Empty); Reset clears it. Without it tables are never reused.
-	Memo *Memo
-}
-
-// Memo is a slot for the executor's note of the last setup on a target.
-type Memo struct {
-	mu sync.Mutex
-	v  any
-}
-
-// Take returns the note and clears the slot.
-func (m *Memo) Take() any {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v := m.v
-	m.v = nil
-	return v
-}
-
-// Put stores a note.
-func (m *Memo) Put(v any) {
-	m.mu.Lock()
-	m.v = v
-	m.mu.Unlock()
 }
 
 // Ensure creates the registry table if it does not exist yet. The statement is
@@ -230,9 +204,6 @@ type Sweeper interface {
 // schema holds a table txlab did not create it refuses, touching nothing (not
 // even creating the registry).
 func (o Owned) Reset(ctx context.Context) error {
-	if o.Memo != nil {
-		o.Memo.Take()
-	}
 	owned, foreign, hasRegistry, err := o.classify(ctx)
 	if err != nil {
 		return err
@@ -277,14 +248,10 @@ type Truncater interface {
 // truncate; the caller drops and re-creates instead.
 var ErrCannotEmpty = fmt.Errorf("this target cannot empty its tables in place")
 
-// SetupMemo returns the slot for the executor's note of the last setup,
-// nil when tables are not to be reused (no Memo, or a catalog that cannot
-// truncate).
-func (o Owned) SetupMemo() *Memo {
-	if _, ok := o.Cat.(Truncater); !ok {
-		return nil
-	}
-	return o.Memo
+// CanEmpty reports whether Empty works here (the catalog can truncate).
+func (o Owned) CanEmpty() bool {
+	_, ok := o.Cat.(Truncater)
+	return ok
 }
 
 // Empty empties every registered table in place and returns their names,

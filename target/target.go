@@ -335,11 +335,10 @@ type Sibler interface {
 
 // Emptier is implemented by targets (through Owned) that can empty txlab's
 // tables in place; the executor then reuses a case's tables when the next
-// setup creates the same ones.
+// setup creates the same ones (on a bench of its own: executor.Bench).
 type Emptier interface {
-	// SetupMemo is where the executor keeps its note of the setup that
-	// created the tables; nil when Empty cannot work here. Reset clears it.
-	SetupMemo() *Memo
+	// CanEmpty reports whether Empty works here.
+	CanEmpty() bool
 	// Empty empties every table txlab created, refusing like Reset, and
 	// returns their names, sorted.
 	Empty(ctx context.Context) ([]string, error)

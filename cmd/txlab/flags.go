@@ -47,7 +47,8 @@ func (g *globalFlags) log(cmd *cobra.Command) io.Writer {
 	return nil
 }
 
-// open connects to the target named by --db.
+// open connects to the target named by --db, on a bench of its own (see
+// executor.Bench).
 func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
@@ -56,7 +57,7 @@ func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	return t, nil
+	return executor.NewBench(t), nil
 }
 
 // connectOptions are the connect options for schema; settings apply to a
@@ -92,7 +93,7 @@ func (g *globalFlags) execOptions(level target.Level) executor.Options {
 }
 
 // openWorkers opens n targets for parallel workers, each working in a
-// database of its own: worker 1 uses --db as given, the others the same
+// database of its own, on a bench of its own: worker 1 uses --db as given, the others the same
 // server (a throwaway one is shared) with schema SCHEMA_wN, or a fresh SQLite
 // file each. Start-up counts in the campaign's time: once until (unless
 // zero) has passed, the campaign runs with the workers opened so far.
@@ -130,7 +131,7 @@ func (g *globalFlags) openWorkers(cmd *cobra.Command, n int, until time.Time) ([
 			}
 			return nil, &exitError{code: 2, err: fmt.Errorf("worker %d: %w", w, err)}
 		}
-		targets = append(targets, t)
+		targets = append(targets, executor.NewBench(t))
 	}
 	return targets, nil
 }

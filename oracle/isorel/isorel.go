@@ -73,8 +73,10 @@ type Oracle struct {
 	// mu stays although an oracle serves one worker: Close may run while
 	// a judging that a frozen server cut off (executor.Watch leaves it to
 	// end by itself) still opens the sibling.
-	mu   sync.Mutex
-	runs map[target.Target]target.Target // target → where its instrumented runs go
+	mu sync.Mutex
+	// of is the target the oracle judges on; run is where its
+	// instrumented runs go (see runTarget), on a bench of its own.
+	of, run target.Target
 }
 
 // siblingSuffix names the schema of the instrumented runs beside the
@@ -88,7 +90,9 @@ const siblingSuffix = "isorel"
 // sibling schema of t's where the adapter offers one, so that the plain
 // run's tables and the instrumented ones (with hidden columns) are each
 // reused from one run of a group to the next instead of dropped and
-// re-created by turns; t itself otherwise.
+// re-created by turns; t itself otherwise. An oracle serves one target
+// (its worker's); asked about another, it closes the sibling of the
+// first.
 func (o *Oracle) runTarget(ctx context.Context, t target.Target) (target.Target, error) {
 	sib, ok := target.As[target.Sibler](t)
 	if !ok {
@@ -96,30 +100,31 @@ func (o *Oracle) runTarget(ctx context.Context, t target.Target) (target.Target,
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if r := o.runs[t]; r != nil {
-		return r, nil
+	if o.of == t && o.run != nil {
+		return o.run, nil
+	}
+	if o.run != nil {
+		o.run.Close()
+		o.of, o.run = nil, nil
 	}
 	r, err := sib.Sibling(ctx, siblingSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("isorel: opening the schema of the instrumented runs: %w", err)
 	}
-	if o.runs == nil {
-		o.runs = map[target.Target]target.Target{}
-	}
-	o.runs[t] = r
-	return r, nil
+	o.of, o.run = t, executor.NewBench(r)
+	return o.run, nil
 }
 
-// Close closes the sibling targets the oracle opened.
+// Close closes the sibling target the oracle opened.
 func (o *Oracle) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var errs []error
-	for t, r := range o.runs {
-		errs = append(errs, r.Close())
-		delete(o.runs, t)
+	if o.run == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	err := o.run.Close()
+	o.of, o.run = nil, nil
+	return err
 }
 
 // Name implements oracle.CaseOracle.

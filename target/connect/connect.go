@@ -290,7 +290,7 @@ func (t *serverTarget) Unwrap() target.Target { return t.Target }
 // Server returns the throwaway server behind tg, or nil when tg does not
 // run on one (for `txlab server`-style reporting of ports and logs).
 func Server(tg target.Target) *localdb.Server {
-	if st, ok := tg.(*serverTarget); ok {
+	if st, ok := target.As[*serverTarget](tg); ok {
 		return st.srv
 	}
 	return nil

@@ -222,7 +222,7 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 			t.blind = true
 		}
 	}
-	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("database %q on %s", schema, base.Addr), Memo: &target.Memo{}}
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("database %q on %s", schema, base.Addr)}
 	return t, nil
 }
 

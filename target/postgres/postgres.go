@@ -130,7 +130,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 			return nil, err
 		}
 	}
-	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL)), Memo: &target.Memo{}}
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL))}
 	return t, nil
 }
 
