@@ -12,17 +12,19 @@ import (
 // (the same transactions, one after another, in the same order). A serial
 // case runs one statement at a time on a fresh copy of the initial
 // database: its result depends on nothing but its text and the level, so
-// it is run once. The memo holds one setup per target and forgets the
-// previous one when a case with another setup comes, which bounds it to
-// one group. It belongs to one oracle, which serves one worker: it takes
-// no lock.
+// it is run once. The memo holds the runs of one setup on one target and
+// forgets them when a case with another setup comes, which bounds it to
+// one group. It belongs to one oracle, which serves one worker (one
+// target, one case at a time): it takes no lock.
 type RunMemo struct {
-	targets map[target.Target]*setupRuns
+	runs *setupRuns
 	// Hits counts the serial runs the memo saved.
 	Hits int
 }
 
+// setupRuns are the serial runs of one setup on one target.
 type setupRuns struct {
+	t     target.Target
 	setup string
 	runs  map[string]*executor.Result
 }
@@ -42,8 +44,8 @@ func (m *RunMemo) get(t target.Target, c *testcase.Case, opt executor.Options) *
 		return nil
 	}
 	setup, key := memoKey(c, opt)
-	sr := m.targets[t]
-	if sr == nil || sr.setup != setup {
+	sr := m.runs
+	if sr == nil || sr.t != t || sr.setup != setup {
 		return nil
 	}
 	res := sr.runs[key]
@@ -58,13 +60,10 @@ func (m *RunMemo) put(t target.Target, c *testcase.Case, opt executor.Options, r
 		return
 	}
 	setup, key := memoKey(c, opt)
-	if m.targets == nil {
-		m.targets = map[target.Target]*setupRuns{}
-	}
-	sr := m.targets[t]
-	if sr == nil || sr.setup != setup {
-		sr = &setupRuns{setup: setup, runs: map[string]*executor.Result{}}
-		m.targets[t] = sr
+	sr := m.runs
+	if sr == nil || sr.t != t || sr.setup != setup {
+		sr = &setupRuns{t: t, setup: setup, runs: map[string]*executor.Result{}}
+		m.runs = sr
 	}
 	sr.runs[key] = res
 }

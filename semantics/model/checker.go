@@ -32,24 +32,26 @@ type Conformance struct {
 // documented views produce it.
 func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted == "" }
 
-// Checker judges executions against the model. It keeps one evaluator
-// session per target (the temporary tables live there) and remembers the
-// last execution it judged, so several oracles judging the same plain
-// execution pay for the model once. It serves the oracles of one worker,
-// which judge one case at a time: a session takes no lock. Its map of
-// sessions keeps one, for Close may run while a judging that a frozen
+// Checker judges executions against the model. It keeps an evaluator
+// session on the target it judges on (the temporary tables live there) and
+// remembers the last execution it judged, so several oracles judging the
+// same plain execution pay for the model once. It serves the oracles of
+// one worker, which judge one case at a time on the worker's target:
+// judging takes no lock (asked about another target, it moves its session
+// there). mu stays for Close, which may run while a judging that a frozen
 // server cut off (executor.Watch leaves it to end by itself) still opens
-// a session.
+// the session.
 type Checker struct {
 	// Settings are the server settings the rules depend on.
 	Settings map[string]string
 
-	mu       sync.Mutex
-	sessions map[target.Target]*scratch
+	mu      sync.Mutex
+	scratch *scratch
 }
 
-// scratch is the evaluator session of one target.
+// scratch is the evaluator session on one target.
 type scratch struct {
+	t      target.Target
 	s      target.Session
 	tables []string
 	last   *executor.Result
@@ -88,14 +90,16 @@ func (s *scratch) Exec(ctx context.Context, sql string) (*target.Result, error) 
 	return s.s.Exec(ctx, sql)
 }
 
-func (c *Checker) scratch(ctx context.Context, t target.Target) (*scratch, error) {
+// session returns the evaluator session on t, opening it on first use.
+func (c *Checker) session(ctx context.Context, t target.Target) (*scratch, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sessions == nil {
-		c.sessions = map[target.Target]*scratch{}
+	if c.scratch != nil && c.scratch.t == t {
+		return c.scratch, nil
 	}
-	if s := c.sessions[t]; s != nil {
-		return s, nil
+	if c.scratch != nil {
+		c.scratch.s.Close()
+		c.scratch = nil
 	}
 	sess, err := t.Open(ctx)
 	if err != nil {
@@ -105,18 +109,17 @@ func (c *Checker) scratch(ctx context.Context, t target.Target) (*scratch, error
 		sess.Close()
 		return nil, fmt.Errorf("model: the %s adapter cannot drop temporary tables", t.Info().DBMS)
 	}
-	s := &scratch{s: sess}
-	c.sessions[t] = s
-	return s, nil
+	c.scratch = &scratch{t: t, s: sess}
+	return c.scratch, nil
 }
 
-// Close ends the evaluator sessions.
+// Close ends the evaluator session.
 func (c *Checker) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for t, s := range c.sessions {
-		s.s.Close()
-		delete(c.sessions, t)
+	if c.scratch != nil {
+		c.scratch.s.Close()
+		c.scratch = nil
 	}
 	return nil
 }
@@ -137,7 +140,7 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 		conf.Halted, conf.Reason = fmt.Sprintf("no model of %s at %s", info.DBMS, level), "no model of the level"
 		return conf, nil
 	}
-	sc, err := c.scratch(ctx, t)
+	sc, err := c.session(ctx, t)
 	if err != nil {
 		return nil, err
 	}

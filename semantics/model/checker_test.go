@@ -44,11 +44,11 @@ func TestCheckerRenewsBrokenSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer killer.Close()
-	if _, err := killer.Exec(ctx, "KILL "+c.sessions[tg].s.ID()); err != nil {
+	if _, err := killer.Exec(ctx, "KILL "+c.scratch.s.ID()); err != nil {
 		t.Fatal(err)
 	}
 	check()
-	if c.sessions[tg].broken {
+	if c.scratch.broken {
 		t.Error("the session is still marked broken after a Check that renewed it")
 	}
 }
