@@ -96,6 +96,9 @@ func build(list string) []oracle.CaseOracle {
 	return out
 }
 
+// WSS generates the campaign's groups.
+var _ fuzz.Grouper = (*wss.Oracle)(nil)
+
 // wssGroups are the groups of `txlab fuzz`'s default --orders, --max-txns
 // and --max-stmts.
 var wssGroups = wss.GroupConfig{Orders: 3, MaxTxns: 5, MaxStmts: 5}

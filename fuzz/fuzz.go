@@ -403,13 +403,22 @@ func (l *loop) save(tc *testcase.Case) (string, error) {
 	return path, atomicfile.WriteFile(path, []byte(tc.String()), 0o644)
 }
 
+// Grouper is implemented by a case oracle that wants the campaign to
+// generate groups of cases sharing their transactions (WSS: several
+// submitted orders of the same transactions). Without one, a group is one
+// generated case. Generating is the campaign's business: the oracle
+// contract (package oracle) knows nothing of the generator.
+type Grouper interface {
+	Group(seed uint64, cfg gen.Config) []*testcase.Case
+}
+
 // group generates the cases of one round: the group of the first oracle
 // that generates groups, or one generated case.
 func (l *loop) group(seed uint64) []*testcase.Case {
 	// Every worker's set is the same oracles: the first set's groups are
 	// everyone's (a round's cases do not depend on its worker).
 	for _, o := range l.oracles(0) {
-		if g, ok := o.(oracle.Grouper); ok {
+		if g, ok := o.(Grouper); ok {
 			return g.Group(seed, l.opt.Gen)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -37,14 +36,6 @@ type CaseOracle interface {
 	// otherwise. Further executions (serial re-runs, an instrumented run)
 	// go through the executor with opt.
 	Check(ctx context.Context, t target.Target, c *testcase.Case, plain *executor.Result, opt executor.Options) (*Judgement, error)
-}
-
-// Grouper is implemented by a case oracle that wants the campaign to
-// generate groups of cases sharing their transactions (WSS: several
-// submitted orders of the same transactions). Without one, a group is one
-// generated case.
-type Grouper interface {
-	Group(seed uint64, cfg gen.Config) []*testcase.Case
 }
 
 // Judgement is what one oracle made of one case. An oracle only judges:

@@ -45,7 +45,7 @@ func (o *Oracle) Name() string { return Name }
 // concurrent run with its serial re-runs.
 func (o *Oracle) JudgesPlain() bool { return true }
 
-// Group implements oracle.Grouper: one group's submitted orders.
+// Group implements fuzz.Grouper: one group's submitted orders.
 func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 	gc := o.Groups
 	gc.Dialect = cfg.Dialect
