@@ -39,8 +39,10 @@ type Txn struct {
 	// COMMIT must fail, and the model does not follow its statements
 	// after that INSERT. doomedOwn: the duplicate may be of its own row.
 	doomed, doomedOwn bool
-	// savepoints are the transaction's savepoints, oldest first.
+	// savepoints are the transaction's savepoints, oldest first; kept are
+	// the row locks a ROLLBACK TO SAVEPOINT kept (Rules.SavepointUnlock).
 	savepoints []savepoint
+	kept       map[*Row]bool
 }
 
 // savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
@@ -134,6 +136,13 @@ func (h *History) txn(t *Txn) *Txn {
 	}
 	c := *t
 	c.savepoints = slices.Clone(t.savepoints)
+	c.kept = nil
+	if len(t.kept) > 0 {
+		c.kept = map[*Row]bool{}
+		for r := range t.kept {
+			c.kept[h.rowMap[r]] = true
+		}
+	}
 	c.locks = nil
 	if len(t.locks) > 0 {
 		c.locks = map[*Row]bool{}

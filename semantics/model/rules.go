@@ -213,6 +213,10 @@ type Rules struct {
 	// SavepointLocks is what ROLLBACK TO SAVEPOINT does with the row locks
 	// its transaction took after the savepoint.
 	SavepointLocks SavepointLocks
+	// SavepointUnlock, when set, is what it means that a statement did not
+	// wait for a lock ROLLBACK TO SAVEPOINT should have kept (InnoDB
+	// releases it: MySQL #95049).
+	SavepointUnlock *Variation
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write
@@ -314,6 +318,14 @@ var (
 			Name:   "mdev-30835-update-skips-uncommitted-insert",
 			Text:   "an UPDATE at read committed did not wait for a matching row another transaction inserted and had not committed",
 			Source: "MDEV-30835, confirmed by MariaDB as a critical bug (WriteCheck, PVLDB 18(8), Fig. 5)",
+		},
+		Verdict: verdict.Bug,
+	}
+	mysql95049 = Variation{
+		Rule: verdict.Rule{
+			Name:   "mysql-95049-savepoint-rollback-releases-locks",
+			Text:   "a statement did not wait for a row lock that the holder took after a savepoint and that ROLLBACK TO SAVEPOINT must keep (InnoDB keeps such locks, except an inserted row's)",
+			Source: "MySQL Bug #95049 (ReplBug); the same on MySQL 8.0.41 as Bug #119490 (open); MySQL 8.0 manual 15.3.4 SAVEPOINT",
 		},
 		Verdict: verdict.Bug,
 	}

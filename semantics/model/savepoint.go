@@ -68,9 +68,11 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 				inserted := v.Prev == nil || v.Prev.Deleted && v.Prev.Txn != t
 				if first && !t.noLocks && (keep == SavepointKeeps || keep == SavepointKeepsButInserts && !inserted) {
 					if t.locks == nil {
-						t.locks = map[*Row]bool{}
+						t.locks, t.kept = map[*Row]bool{}, map[*Row]bool{}
+					} else if t.kept == nil {
+						t.kept = map[*Row]bool{}
 					}
-					t.locks[r] = true
+					t.locks[r], t.kept[r] = true, true
 				}
 				first = false
 			}

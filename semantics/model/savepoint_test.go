@@ -56,7 +56,7 @@ func TestSavepoints(t *testing.T) {
 			tail: []step{update, insert, commit}, kind: "incorrect-result", at: 7},
 		{name: "mariadb keeps the UPDATE's lock, not the insert's", dbms: "mariadb", d: sqlast.MySQL, tail: []step{insert, commit, waited(update, 9)}},
 		{name: "mariadb, doctored as MySQL #95049: the UPDATE does not wait", dbms: "mariadb", d: sqlast.MySQL, tail: []step{insert, update, commit},
-			kind: "incorrect-blocking", rule: "mariadb-rr-statement-view", at: 9},
+			kind: "incorrect-blocking", rule: "mysql-95049-savepoint-rollback-releases-locks", at: 9},
 		{name: "tidb keeps both locks", dbms: "tidb", d: sqlast.MySQL, tail: []step{commit, waited(update, 8), waited(insert, 8)}},
 		{name: "tidb, doctored: the UPDATE does not wait", dbms: "tidb", d: sqlast.MySQL, tail: []step{update, commit, waited(insert, 9)},
 			kind: "incorrect-blocking", rule: "tidb-rr-statement-view", at: 8},

@@ -904,6 +904,8 @@ type lockTest struct {
 	// vary: waiting is required only by this confirmed-bug variation (or
 	// skipping is documented, when its verdict is allowed).
 	vary *Variation
+	// holder is the transaction that holds the row's lock.
+	holder *Txn
 }
 
 // lockTests lists the rows the statement must wait for if they match.
@@ -921,7 +923,7 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 		if holder == nil || slices.Contains(st.Waiting, holder.Conn) {
 			continue
 		}
-		lt := lockTest{row: r}
+		lt := lockTest{row: r, holder: holder}
 		switch rd {
 		case Recheck:
 			lt.test = visible(committed(r, st.Start))
@@ -967,6 +969,9 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 				continue // skipping it is documented
 			}
 			d.Rule = lt.vary.Rule
+		} else if sv := e.rules.SavepointUnlock; sv != nil && lt.holder.kept[lt.row] && lt.holder.locks[lt.row] {
+			// The holder's lock is one its ROLLBACK TO SAVEPOINT kept.
+			d.Rule, d.Verdict = sv.Rule, sv.Verdict
 		}
 		e.halt(deviated, "stopped at the first deviation")
 		return d

@@ -440,6 +440,7 @@ var table = []row{
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
 		r.SavepointLocks = SavepointKeepsButInserts
+		r.SavepointUnlock = &mysql95049
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
 	{dbms: innodb, levels: lv(ru), source: srcInnoDBRead, views: func(r *Rules) {
