@@ -12,6 +12,7 @@ import (
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
@@ -54,9 +55,12 @@ type Summary struct {
 	InvalidRatio    float64           `json:"invalid_statement_ratio"`
 	InvalidExamples []string          `json:"invalid_examples,omitempty"`
 	Findings        []verdict.Finding `json:"findings"`
-	ElapsedSeconds  float64           `json:"elapsed_seconds"`
-	CasesPerSecond  float64           `json:"cases_per_second"`
-	Interrupted     bool              `json:"interrupted"`
+	// Features counts the cases that used each SQL feature
+	// (features.Names: savepoint, foreign-key, skip-locked, …).
+	Features       map[string]int `json:"features,omitempty"`
+	ElapsedSeconds float64        `json:"elapsed_seconds"`
+	CasesPerSecond float64        `json:"cases_per_second"`
+	Interrupted    bool           `json:"interrupted"`
 	// Error is why the campaign stopped early ("" when it did not).
 	Error string `json:"error,omitempty"`
 
@@ -163,6 +167,12 @@ func (s *Summary) addFindings(fs []verdict.Finding) {
 func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed bool) {
 	s.Cases++
 	s.Transactions += countTransactions(c)
+	for _, f := range features.Of(c) {
+		if s.Features == nil {
+			s.Features = map[string]int{}
+		}
+		s.Features[f]++
+	}
 	if setupFailed {
 		s.SetupFailures++
 	}
@@ -403,6 +413,15 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  statements    %d (blocked %d times, %d skipped after an abort)\n", s.Statements, s.Blocked, s.Skipped)
 		fmt.Fprintf(w, "  errors        %s\n", s.errorsLine())
 		fmt.Fprintf(w, "  invalid       %d statements, %.3f%% of all\n", s.InvalidCount, 100*s.InvalidRatio)
+		if len(s.Features) > 0 {
+			var parts []string
+			for _, name := range features.Names {
+				if n := s.Features[name]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%s %d", name, n))
+				}
+			}
+			fmt.Fprintf(w, "  features      %s (cases)\n", strings.Join(parts, ", "))
+		}
 		for _, ex := range s.InvalidExamples {
 			fmt.Fprintf(w, "      e.g. %s\n", ex)
 		}

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,31 @@ func TestJudgedToEnd(t *testing.T) {
 	if !strings.Contains(text.String(), "troc 3 of 6 (50.0%); undecided: 2 open rows: UPDATE, 1 judging ran out of time, 1 statements released together") ||
 		!strings.Contains(text.String(), "wss 7 of 7 (100.0%)\n") {
 		t.Errorf("text summary:\n%s", text.String())
+	}
+}
+
+// TestFeaturesCounted: the summary counts the cases that use each feature,
+// in the JSON and in the text.
+func TestFeaturesCounted(t *testing.T) {
+	s := &Summary{ByOracle: map[string]*OracleCounts{}}
+	for _, txt := range []string{
+		"CREATE TABLE t (a INT CHECK (a > 0));\n1> BEGIN;\n1> SAVEPOINT s;\n1> ROLLBACK TO s;\n1> COMMIT;\n",
+		"CREATE TABLE t (a INT);\n1> SELECT * FROM t FOR UPDATE SKIP LOCKED;\n",
+		"CREATE TABLE t (a INT CHECK (a > 0));\n1> SELECT * FROM t;\n",
+	} {
+		c, err := testcase.ParseString("c", txt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.addCase(c, nil, false)
+	}
+	want := map[string]int{"check-constraint": 2, "savepoint": 1, "rollback-to-savepoint": 1, "skip-locked": 1}
+	if !maps.Equal(s.Features, want) {
+		t.Errorf("features %v, want %v", s.Features, want)
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	if !strings.Contains(b.String(), "features      savepoint 1, rollback-to-savepoint 1, skip-locked 1, check-constraint 2 (cases)") {
+		t.Errorf("text summary lacks the features line:\n%s", b.String())
 	}
 }

@@ -1,0 +1,60 @@
+package features
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/internal/expectfile"
+	"github.com/txlab/txlab/testcase"
+)
+
+// TestOf: the cases of testdata use exactly the features expect.txt names,
+// and every name of Names is found in at least one of them (a feature added
+// without a case that shows it fails here).
+func TestOf(t *testing.T) {
+	seen := map[string]bool{}
+	for _, fs := range expectfile.Read(t, filepath.Join("testdata", "expect.txt"), 2, 0) {
+		c, err := testcase.ParseFile(filepath.Join("testdata", fs[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Of(c)
+		want := []string{}
+		if fs[1] != "none" {
+			want = strings.Split(fs[1], ",")
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s: features %v, want %v", fs[0], got, want)
+		}
+		for _, f := range got {
+			seen[f] = true
+		}
+	}
+	for _, n := range Names {
+		if !seen[n] {
+			t.Errorf("feature %s: no case in testdata shows it", n)
+		}
+	}
+}
+
+// FuzzOf: any statement text gives known feature names, each once, in the
+// order of Names.
+func FuzzOf(f *testing.F) {
+	for _, s := range []string{"SAVEPOINT a", "UPDATE a JOIN b ON a.x = b.x SET a.y = 1", "CREATE INDEX i ON t ((a + 1)) WHERE a > 0", "1> ROLLBACK TO a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		c := &testcase.Case{Setup: []string{sql}, Steps: []testcase.Step{{Conn: 1, SQL: sql}, {Conn: 1, SQL: sql}}}
+		got := Of(c)
+		last := -1
+		for _, n := range got {
+			i := slices.Index(Names, n)
+			if i <= last {
+				t.Fatalf("Of(%q) = %v: unknown, repeated or out of order", sql, got)
+			}
+			last = i
+		}
+	})
+}
