@@ -66,8 +66,9 @@ func authorize(action msqlite.AuthorizerActionCode, arg1, arg2, db, _ string) ms
 	return msqlite.AuthorizerOK
 }
 
-// confine installs the authorizer and the limits on a session's connection.
-func confine(c *sql.Conn) error {
+// confine installs the authorizer fn (authorize or one that calls it) and
+// the limits on a session's connection.
+func confine(c *sql.Conn, fn msqlite.AuthorizerFn) error {
 	if _, err := msqlite.Limit(c, sqlite3.SQLITE_LIMIT_ATTACHED, 0); err != nil {
 		return fmt.Errorf("sqlite: limit attached databases: %w", err)
 	}
@@ -76,6 +77,6 @@ func confine(c *sql.Conn) error {
 		if !ok {
 			return fmt.Errorf("sqlite: the driver's connection (%T) has no authorizer", dc)
 		}
-		return r.RegisterAuthorizer(authorize)
+		return r.RegisterAuthorizer(fn)
 	})
 }

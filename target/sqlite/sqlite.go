@@ -1,7 +1,9 @@
 // Package sqlite is txlab's target adapter for SQLite, embedded through
 // modernc.org/sqlite. The database is one file in WAL mode; each session is
 // its own connection, and busy_timeout=0 turns every lock wait into an
-// immediate SQLITE_BUSY, so a SQLite session never blocks.
+// immediate SQLITE_BUSY, so a SQLite session never blocks. The connection
+// of a closed session serves the next one when the session left nothing on
+// it (see conn).
 package sqlite
 
 import (
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,6 +42,15 @@ type Target struct {
 	version string
 	nextID  atomic.Int64
 	target.Owned
+
+	mu     sync.Mutex
+	idle   []*conn // connections of closed sessions, for the next ones
+	closed bool
+	// counters is set once a session reads a connection's counters
+	// (changes(), total_changes(), last_insert_rowid()): from then on
+	// every session has a connection of its own, as they all did before
+	// connections were kept.
+	counters atomic.Bool
 }
 
 var _ target.Target = (*Target)(nil)
@@ -66,8 +78,8 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		t.removeTemp()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
-	// A session's connection must not outlive it: one handed back to the
-	// pool could carry a read snapshot from an earlier case into the next.
+	// database/sql keeps no connection: Target keeps those it can hand
+	// on (see conn), the rest are closed with their session.
 	db.SetMaxIdleConns(0)
 	t.db = db
 	admin, err := db.Conn(ctx)
@@ -146,15 +158,113 @@ func (t *Target) Levels() []target.Level { return levels }
 // DefaultLevel implements target.Target.
 func (t *Target) DefaultLevel() target.Level { return target.Serializable }
 
-// Open implements target.Target.
+// Open implements target.Target: the connection of a closed session that
+// left nothing behind, or a new one.
 func (t *Target) Open(ctx context.Context) (target.Session, error) {
+	c, err := t.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{c: c, t: t, id: strconv.FormatInt(t.nextID.Add(1), 10)}, nil
+}
+
+// maxIdle bounds the connections kept: a case has at most a few sessions
+// open at a time.
+const maxIdle = 8
+
+// conn is one session connection. Its authorizer notes, as the session's
+// statements are prepared, whether they may leave anything on the
+// connection that a new one would not have: a pragma set, a temporary
+// object, a read of the connection's counters (which count since the
+// connection was opened). Such a connection is closed with its session;
+// any other is rolled back and kept for the next session. What a session
+// finds is then what a new connection gives, but for the schema SQLite
+// has already read (it reads it again when another connection changed
+// it) and the memory it holds.
+type conn struct {
+	sql *sql.Conn
+	// used: the connection served an earlier session.
+	used atomic.Bool
+	// dirty: a statement may have left state on the connection.
+	dirty atomic.Bool
+	// counted: a statement read the counters while the connection was used.
+	counted atomic.Bool
+}
+
+// counterFunctions return what earlier statements on the connection did
+// (as does PRAGMA data_version, which counts other connections' commits).
+var counterFunctions = map[string]bool{"changes": true, "total_changes": true, "last_insert_rowid": true}
+
+// authorize is authorize for c, noting what the statement leaves on it.
+func (c *conn) authorize(action msqlite.AuthorizerActionCode, arg1, arg2, db, trigger string) msqlite.AuthorizerReturnCode {
+	code := authorize(action, arg1, arg2, db, trigger)
+	if code != msqlite.AuthorizerOK {
+		return code
+	}
+	if db == "temp" {
+		c.dirty.Store(true) // CREATE TABLE temp.x, and anything using one
+	}
+	switch action {
+	case msqlite.AuthPragma:
+		p := strings.ToLower(arg1)
+		if p == "data_version" {
+			return c.counter()
+		}
+		if arg2 != "" && settablePragmas[p] {
+			c.dirty.Store(true)
+		}
+	case msqlite.AuthCreateTempTable, msqlite.AuthCreateTempIndex, msqlite.AuthCreateTempTrigger, msqlite.AuthCreateTempView:
+		c.dirty.Store(true)
+	case msqlite.AuthFunction:
+		if counterFunctions[strings.ToLower(arg2)] {
+			return c.counter()
+		}
+	}
+	return code
+}
+
+// counter is the authorizer's answer to a read of the connection's
+// counters: refused on a used connection (Session.Exec runs the statement
+// again), and the connection is not kept after its session.
+func (c *conn) counter() msqlite.AuthorizerReturnCode {
+	c.dirty.Store(true)
+	if c.used.Load() {
+		c.counted.Store(true)
+		return msqlite.AuthorizerDeny
+	}
+	return msqlite.AuthorizerOK
+}
+
+// conn returns a kept connection or a new one.
+func (t *Target) conn(ctx context.Context) (*conn, error) {
+	for !t.counters.Load() {
+		t.mu.Lock()
+		n := len(t.idle)
+		if n == 0 {
+			t.mu.Unlock()
+			break
+		}
+		c := t.idle[n-1]
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		// SQLite checks a connection's copy of the schema when a
+		// statement runs, not when one is prepared: a statement prepared
+		// against a stale copy can fail to compile (a table with other
+		// columns) where a new connection's would not. A read of the
+		// schema table notices the change and reads the schema again,
+		// as a new connection does.
+		if _, err := c.sql.ExecContext(ctx, "SELECT 1 FROM sqlite_schema LIMIT 1"); err == nil {
+			return c, nil
+		}
+		c.sql.Close()
+	}
 	// A new connection sets its journal mode, which takes a lock; with
 	// busy_timeout(0) that fails while another session writes. Opening a
 	// session is not part of any case, so it waits its turn.
-	var c *sql.Conn
+	var sc *sql.Conn
 	var err error
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		c, err = t.db.Conn(ctx)
+		sc, err = t.db.Conn(ctx)
 		var se *msqlite.Error
 		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
 			break
@@ -168,11 +278,25 @@ func (t *Target) Open(ctx context.Context) (target.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new session: %w", err)
 	}
-	if err := confine(c); err != nil {
-		c.Close()
+	c := &conn{sql: sc}
+	if err := confine(sc, c.authorize); err != nil {
+		sc.Close()
 		return nil, err
 	}
-	return &Session{conn: c, id: strconv.FormatInt(t.nextID.Add(1), 10)}, nil
+	return c, nil
+}
+
+// release keeps c for the next session, unless the target is closed or
+// keeps enough; it reports whether it did.
+func (t *Target) release(c *conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || len(t.idle) >= maxIdle || t.counters.Load() {
+		return false
+	}
+	c.used.Store(true)
+	t.idle = append(t.idle, c)
+	return true
 }
 
 // Waiting implements target.Target: a SQLite session never waits, since
@@ -183,6 +307,14 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 
 // Close implements target.Target.
 func (t *Target) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, c := range idle {
+		c.sql.Close()
+	}
 	if t.admin != nil {
 		t.admin.Close()
 	}
@@ -193,8 +325,11 @@ func (t *Target) Close() error {
 
 // Session is one SQLite connection.
 type Session struct {
-	conn *sql.Conn
-	id   string
+	c  *conn
+	t  *Target
+	id string
+	// ran: a statement ran on the connection in this session.
+	ran bool
 }
 
 // ID implements target.Session.
@@ -207,20 +342,48 @@ func (s *Session) SetIsolation(ctx context.Context, l target.Level) error {
 
 // Exec implements target.Session.
 func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
+	res, err := s.exec(ctx, q)
+	if err != nil && s.c.counted.Load() {
+		// The statement reads the counters of a connection that served
+		// other sessions: they must count this session's statements
+		// only, as on a new connection. No session is handed a used
+		// connection from now on; this one gets a new connection when
+		// nothing ran on the old one yet (else the statement runs there,
+		// its counters counting the earlier sessions' statements too:
+		// the one case where a kept connection shows through).
+		s.t.counters.Store(true)
+		s.c.counted.Store(false)
+		s.c.used.Store(false)
+		if !s.ran {
+			c, cerr := s.t.conn(ctx)
+			if cerr != nil {
+				return nil, cerr
+			}
+			s.c.sql.Close()
+			s.c = c
+		}
+		res, err = s.exec(ctx, q)
+	}
+	s.ran = true
+	return res, err
+}
+
+func (s *Session) exec(ctx context.Context, q string) (*target.Result, error) {
+	conn := s.c.sql
 	if target.ReturnsRows(q) {
-		rows, err := s.conn.QueryContext(ctx, q)
+		rows, err := conn.QueryContext(ctx, q)
 		if err != nil {
-			return nil, classify(ctx, err)
+			return nil, s.classify(ctx, err)
 		}
 		res, err := target.ReadRows(rows)
 		if err != nil {
-			return nil, classify(ctx, err)
+			return nil, s.classify(ctx, err)
 		}
 		return res, nil
 	}
-	r, err := s.conn.ExecContext(ctx, q)
+	r, err := conn.ExecContext(ctx, q)
 	if err != nil {
-		return nil, classify(ctx, err)
+		return nil, s.classify(ctx, err)
 	}
 	n, err := r.RowsAffected()
 	if err != nil || !target.ChangesRows(q) {
@@ -229,11 +392,29 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 	return &target.Result{Affected: n}, nil
 }
 
-// Close implements target.Session. The connection goes back to the pool, so
-// an open transaction is rolled back first.
+// classify is classify, also noting that a statement cut off by ctx leaves
+// the connection in a state nobody checked.
+func (s *Session) classify(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		s.c.dirty.Store(true)
+	}
+	return classify(ctx, err)
+}
+
+// Close implements target.Session. An open transaction is rolled back; the
+// connection is kept for the next session when nothing was left on it.
 func (s *Session) Close() error {
-	s.conn.ExecContext(context.Background(), "ROLLBACK")
-	return s.conn.Close()
+	_, err := s.c.sql.ExecContext(context.Background(), "ROLLBACK")
+	if (err == nil || noTransaction(err)) && !s.c.dirty.Load() && s.t.release(s.c) {
+		return nil
+	}
+	return s.c.sql.Close()
+}
+
+// noTransaction reports whether err is ROLLBACK's in autocommit mode.
+func noTransaction(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && strings.Contains(se.Error(), "no transaction is active")
 }
 
 // classify turns a driver error into a *target.Error; a cancelled context is

@@ -131,3 +131,86 @@ func TestSessionPragmas(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionReuse: a closed session's connection serves the next session,
+// which finds what a new connection would: no transaction, no lock, the
+// pragmas of the DSN, and the schema as it is now (not as the connection
+// last read it).
+func TestSessionReuse(t *testing.T) {
+	tg := open(t)
+	ctx := targettest.Ctx(t)
+	targettest.Fresh(t, tg, "CREATE TABLE b (id INT PRIMARY KEY, v INT)", "INSERT INTO b VALUES (1, 0)")
+	first := targettest.Session(t, tg)
+	targettest.MustExec(t, first, "SELECT * FROM b", "BEGIN", "UPDATE b SET v = 1 WHERE id = 1")
+	c := first.(*Session).c
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Another connection changes the table the kept one has read.
+	targettest.Fresh(t, tg, "CREATE TABLE b (id INT PRIMARY KEY, v INT, w INT)", "INSERT INTO b VALUES (1, 0, 0)")
+	second := targettest.Session(t, tg)
+	if second.(*Session).c != c {
+		t.Fatal("the first session's connection was not kept")
+	}
+	// The write lock went with the transaction: this does not get SQLITE_BUSY.
+	targettest.MustExec(t, second, "INSERT INTO b VALUES (2, 0, 0)", "BEGIN", "UPDATE b SET v = 2 WHERE id = 1", "COMMIT")
+	for q, want := range map[string]string{
+		"SELECT count(*) FROM b": "2", "SELECT v FROM b WHERE id = 1": "2",
+		"PRAGMA foreign_keys": "1", "PRAGMA busy_timeout": "0", "PRAGMA journal_mode": "wal",
+	} {
+		if got := targettest.MustExec(t, second, q).Rows[0][0].S; got != want {
+			t.Errorf("%s = %s, want %s", q, got, want)
+		}
+	}
+	_, err := second.Exec(ctx, "ATTACH ':memory:' AS x")
+	if err == nil {
+		t.Error("ATTACH on a kept connection succeeded")
+	}
+}
+
+// TestSessionNotReused: a session that set a pragma or created a temporary
+// object leaves its connection to nobody.
+func TestSessionNotReused(t *testing.T) {
+	tg := open(t)
+	for _, q := range []string{"PRAGMA foreign_keys = OFF", "CREATE TEMP TABLE x (a INT)", "CREATE TABLE temp.y (a INT)"} {
+		s := targettest.Session(t, tg)
+		targettest.MustExec(t, s, q)
+		c := s.(*Session).c
+		s.Close()
+		next := targettest.Session(t, tg)
+		if next.(*Session).c == c {
+			t.Errorf("%s: the connection was kept", q)
+		}
+		if got := targettest.MustExec(t, next, "PRAGMA foreign_keys").Rows[0][0].S; got != "1" {
+			t.Errorf("%s: next session's foreign_keys = %s", q, got)
+		}
+		next.Close()
+	}
+}
+
+// TestSessionCounters: changes(), total_changes() and last_insert_rowid()
+// count a session's own statements, as on a new connection, even where the
+// session's connection served another session; after that, no connection
+// is kept.
+func TestSessionCounters(t *testing.T) {
+	tg := open(t)
+	targettest.Fresh(t, tg, "CREATE TABLE b (id INTEGER PRIMARY KEY, v INT)")
+	first := targettest.Session(t, tg)
+	targettest.MustExec(t, first, "INSERT INTO b VALUES (7, 0), (8, 0)")
+	first.Close()
+	second := targettest.Session(t, tg)
+	res := targettest.MustExec(t, second, "SELECT changes(), total_changes(), last_insert_rowid()")
+	if r := res.Rows[0]; r[0].S != "0" || r[1].S != "0" || r[2].S != "0" {
+		t.Errorf("counters of a new session: %v, want 0 0 0", r)
+	}
+	targettest.MustExec(t, second, "INSERT INTO b VALUES (9, 0)")
+	res = targettest.MustExec(t, second, "SELECT changes(), total_changes(), last_insert_rowid()")
+	if r := res.Rows[0]; r[0].S != "1" || r[1].S != "1" || r[2].S != "9" {
+		t.Errorf("counters after one insert: %v, want 1 1 9", r)
+	}
+	c := second.(*Session).c
+	second.Close()
+	if third := targettest.Session(t, tg); third.(*Session).c == c {
+		t.Error("a connection was kept after a session read the counters")
+	}
+}
