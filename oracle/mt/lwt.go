@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/txlab/txlab/history"
-	"github.com/txlab/txlab/semantics"
 )
 
 // vtable is an open-addressing hash table from (key, value) to a
@@ -55,110 +54,28 @@ func (t *vtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
 // failed CAS changed nothing); unknown ones count only if the chain reaches
 // them. Instead of the paper's "find the CAS that read v" lookups, each CAS
 // looks up the writer of the value it read once, and the chain follows the
-// resulting successor array.
-func checkLWT(h *history.History) (*Result, error) {
-	res := &Result{Model: Linearizable, Txns: len(h.Txns)}
-	ix := &indexed{h: h}
-	add := func(name semantics.Anomaly, ts []int32, format string, a ...any) {
-		if len(res.Anomalies) < maxAnomalies {
-			res.Anomalies = append(res.Anomalies, Anomaly{Name: name, Txns: ix.refs(ts...), Explanation: fmt.Sprintf(format, a...)})
-		}
+// resulting successor array. It is checkLWTSplit with all keys in one part.
+func checkLWT(h *history.History) (*Result, error) { return checkLWTSplit(h, 1) }
+
+// lwtShape returns why t is not a lightweight transaction, or nil. A
+// transaction that did nothing and did not commit passes.
+func lwtShape(t *history.Txn) error {
+	switch {
+	case t.Init:
+		return badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
+	case len(t.Ops) == 1 && t.Ops[0].Kind == history.W:
+	case len(t.Ops) == 2 && t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key:
+	case len(t.Ops) == 0 && t.Status != history.OK:
+	default:
+		return badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
 	}
-	n := len(h.Txns)
-	written := newVtable(n)
-	var inserts []int32
-	committedCAS := 0
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if t.Init {
-			return nil, badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
-		}
-		switch {
-		case len(t.Ops) == 1 && t.Ops[0].Kind == history.W:
-		case len(t.Ops) == 2 && t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key:
-		case len(t.Ops) == 0 && t.Status != history.OK:
-			continue
-		default:
-			return nil, badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
-		}
-		if t.Status == history.OK && len(t.Ops) == 2 {
-			committedCAS++
-		}
-		w := t.Ops[len(t.Ops)-1]
-		if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
-			return nil, badInput("value %d is written to key %d twice, by T%d and T%d", w.Value, w.Key, h.Txns[prev].ID, t.ID)
-		}
-	}
-	succ := make([]int32, n)
-	for i := range succ {
-		succ[i] = -1
-	}
-	insertOf := make(map[int64]int32)
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if t.Status == history.Fail || len(t.Ops) == 0 {
-			continue
-		}
-		if len(t.Ops) == 1 {
-			k := t.Ops[0].Key
-			if p, ok := insertOf[k]; ok {
-				if t.Status == history.OK && h.Txns[p].Status == history.OK {
-					add(semantics.LostUpdate, []int32{p, int32(i)}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", h.Txns[p].ID, t.ID, k)
-				}
-				if h.Txns[p].Status == history.OK {
-					continue // the unknown one did not take effect
-				}
-			}
-			insertOf[k] = int32(i)
-			inserts = append(inserts, int32(i))
-			continue
-		}
-		r := t.Ops[0]
-		p := written.get(kv{r.Key, r.Value})
-		if p < 0 || h.Txns[p].Status == history.Fail {
-			if t.Status == history.OK {
-				add(semantics.ThinAirRead, []int32{int32(i)}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
-			}
-			continue
-		}
-		if q := succ[p]; q >= 0 {
-			if t.Status == history.OK && h.Txns[q].Status == history.OK {
-				add(semantics.LostUpdate, []int32{p, q, int32(i)}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
-					h.Txns[q].ID, t.ID, r.Key, r.Value, h.Txns[p].ID)
-				continue
-			}
-			if h.Txns[q].Status == history.OK {
-				continue
-			}
-		}
-		succ[p] = int32(i)
-	}
-	inChain := make([]bool, n)
-	var chain []int32
-	chainedCAS := 0 // committed CASes reached by a chain
-	for _, ins := range inserts {
-		chain = chain[:0]
-		for t := ins; t >= 0 && !inChain[t]; t = succ[t] {
-			inChain[t] = true
-			chain = append(chain, t)
-			if tx := &h.Txns[t]; tx.Status == history.OK && len(tx.Ops) == 2 {
-				chainedCAS++
-			}
-		}
-		if before, after, ok := realTimeViolation(h, chain); ok {
-			add(semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(h, before, after))
-		}
-	}
-	// Committed CASes no chain reached read a value that was never current
-	// (written by a CAS that was itself off the chain, e.g. a cycle).
-	for i := 0; i < n && chainedCAS < committedCAS; i++ {
-		t := &h.Txns[i]
-		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
-			add(semantics.ThinAirRead, []int32{int32(i)}, "T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)
-		}
-	}
-	res.Valid = len(res.Anomalies) == 0
-	return res, nil
+	return nil
+}
+
+// lwtTwice is the error of a value written twice, by transactions a and b.
+func lwtTwice(h *history.History, a, b int32) error {
+	w := h.Txns[b].Ops[len(h.Txns[b].Ops)-1]
+	return badInput("value %d is written to key %d twice, by T%d and T%d", w.Value, w.Key, h.Txns[a].ID, h.Txns[b].ID)
 }
 
 // realTimeViolation finds, in a key's chain of values, a transaction that

@@ -17,48 +17,67 @@ var lwtParallelMin = 4096
 
 // checkLWTParallel is checkLWT with the keys split across cores:
 // linearizability is local, and every lightweight transaction reads and
-// writes one key, so each part's chains are checked on their own. The
-// result is the serial check's, anomaly for anomaly and in the same order:
-// each part's anomalies carry their place in the serial check's order and
-// are merged. A history with a transaction of the wrong shape goes to the
-// serial check, which names the first problem.
+// writes one key, so each part's chains are checked on their own.
 func checkLWTParallel(h *history.History) (*Result, error) {
-	n := len(h.Txns)
 	parts := min(runtime.GOMAXPROCS(0), 64)
-	if n < lwtParallelMin || parts < 2 {
-		return checkLWT(h)
+	if len(h.Txns) < lwtParallelMin {
+		parts = 1
 	}
-	part := make([]uint8, n)
-	count := make([]int32, parts)
+	return checkLWTSplit(h, parts)
+}
+
+// checkLWTSplit is the LWT check with the keys hashed into parts (1 to
+// 255), each checked on a core of its own. The result does not depend on
+// parts, anomaly for anomaly and in order: each part's anomalies carry
+// their place in the one-part check's order and are merged. The first
+// problem with the input, in history order (a transaction of the wrong
+// shape, or a value written the second time), is the error.
+func checkLWTSplit(h *history.History, parts int) (*Result, error) {
+	n := len(h.Txns)
+	members := make([][]int32, parts)
+	var part []uint8 // each transaction's part, math.MaxUint8 for none
+	var count []int32
+	if parts > 1 {
+		part, count = make([]uint8, n), make([]int32, parts)
+	} else {
+		members[0] = make([]int32, 0, n)
+	}
 	committedCAS := 0
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		switch {
-		case t.Init:
-			return checkLWT(h)
-		case len(t.Ops) == 1 && t.Ops[0].Kind == history.W:
-		case len(t.Ops) == 2 && t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key:
-			if t.Status == history.OK {
-				committedCAS++
+		if err := lwtShape(t); err != nil {
+			// A value written twice before it comes first.
+			if err := firstWrittenTwice(h, i); err != nil {
+				return nil, err
 			}
-		case len(t.Ops) == 0 && t.Status != history.OK:
-			part[i] = math.MaxUint8 // in no part: it did nothing
+			return nil, err
+		}
+		if len(t.Ops) == 0 {
+			if parts > 1 {
+				part[i] = math.MaxUint8 // in no part: it did nothing
+			}
 			continue
-		default:
-			return checkLWT(h)
+		}
+		if len(t.Ops) == 2 && t.Status == history.OK {
+			committedCAS++
+		}
+		if parts == 1 {
+			members[0] = append(members[0], int32(i))
+			continue
 		}
 		k := uint64(t.Ops[0].Key) * 0x9E3779B97F4A7C15
 		p := uint8((k >> 32) % uint64(parts))
 		part[i] = p
 		count[p]++
 	}
-	members := make([][]int32, parts)
-	for p := range members {
-		members[p] = make([]int32, 0, count[p])
-	}
-	for i, p := range part {
-		if p != math.MaxUint8 {
-			members[p] = append(members[p], int32(i))
+	if parts > 1 {
+		for p := range members {
+			members[p] = make([]int32, 0, count[p])
+		}
+		for i, p := range part {
+			if p != math.MaxUint8 {
+				members[p] = append(members[p], int32(i))
+			}
 		}
 	}
 	out := make([]lwtPart, parts)
@@ -66,10 +85,8 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 	inChain, succ := make([]bool, n), make([]int32, n)
 	each(parts, func(p int) { out[p] = checkLWTPart(h, members[p], succ, inChain) })
 
-	res := &Result{Model: Linearizable, Txns: n}
-	ix := &indexed{h: h}
-	// The serial check stops at the first value written twice, in history
-	// order: the part that met its duplicate earliest.
+	// The value written twice that comes first in history order: the part
+	// that met its duplicate earliest.
 	dup := -1
 	for p := range out {
 		if d := out[p].dup; d[1] >= 0 && (dup < 0 || d[1] < out[dup].dup[1]) {
@@ -77,24 +94,28 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 		}
 	}
 	if dup >= 0 {
-		a, b := out[dup].dup[0], out[dup].dup[1]
-		w := h.Txns[b].Ops[len(h.Txns[b].Ops)-1]
-		return nil, badInput("value %d is written to key %d twice, by T%d and T%d", w.Value, w.Key, h.Txns[a].ID, h.Txns[b].ID)
+		return nil, lwtTwice(h, out[dup].dup[0], out[dup].dup[1])
 	}
-	var found []lwtAnomaly
-	chainedCAS := 0
-	for p := range out {
+	res := &Result{Model: Linearizable, Txns: n}
+	ix := &indexed{h: h}
+	found := out[0].anomalies
+	chainedCAS := out[0].chainedCAS // committed CASes reached by a chain
+	for p := 1; p < parts; p++ {
 		found = append(found, out[p].anomalies...)
 		chainedCAS += out[p].chainedCAS
 	}
-	slices.SortStableFunc(found, func(a, b lwtAnomaly) int {
-		return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.at, b.at))
-	})
+	if parts > 1 {
+		slices.SortStableFunc(found, func(a, b lwtAnomaly) int {
+			return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.at, b.at))
+		})
+	}
 	for _, a := range found {
 		if len(res.Anomalies) < maxAnomalies {
 			res.Anomalies = append(res.Anomalies, Anomaly{Name: a.name, Txns: ix.refs(a.txns...), Explanation: a.text})
 		}
 	}
+	// Committed CASes no chain reached read a value that was never current
+	// (written by a CAS that was itself off the chain, e.g. a cycle).
 	for i := 0; i < n && chainedCAS < committedCAS; i++ {
 		t := &h.Txns[i]
 		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
@@ -104,6 +125,24 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 	}
 	res.Valid = len(res.Anomalies) == 0
 	return res, nil
+}
+
+// firstWrittenTwice returns the error of the first value written a second
+// time by one of the first end transactions (all of the right shape), or
+// nil.
+func firstWrittenTwice(h *history.History, end int) error {
+	written := newVtable(end)
+	for i := range end {
+		t := &h.Txns[i]
+		if len(t.Ops) == 0 {
+			continue
+		}
+		w := t.Ops[len(t.Ops)-1]
+		if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
+			return lwtTwice(h, prev, int32(i))
+		}
+	}
+	return nil
 }
 
 // lwtPart is what one part of the keys found.
@@ -123,7 +162,7 @@ type lwtAnomaly struct {
 	text      string
 }
 
-// checkLWTPart runs checkLWT's passes over the transactions ts (history
+// checkLWTPart runs the LWT check's passes over the transactions ts (history
 // order) of one part of the keys; succ and inChain are shared, each part
 // setting only its own transactions' entries.
 func checkLWTPart(h *history.History, ts []int32, succ []int32, inChain []bool) lwtPart {
