@@ -57,19 +57,26 @@ func (t *vtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
 // resulting successor array. It is checkLWTSplit with all keys in one part.
 func checkLWT(h *history.History) (*Result, error) { return checkLWTSplit(h, 1) }
 
-// lwtShape returns why t is not a lightweight transaction, or nil. A
-// transaction that did nothing and did not commit passes.
-func lwtShape(t *history.Txn) error {
-	switch {
-	case t.Init:
-		return badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
-	case len(t.Ops) == 1 && t.Ops[0].Kind == history.W:
-	case len(t.Ops) == 2 && t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key:
-	case len(t.Ops) == 0 && t.Status != history.OK:
-	default:
-		return badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
+// lwtShaped reports whether t is a lightweight transaction, or one that did
+// nothing and did not commit.
+func lwtShaped(t *history.Txn) bool {
+	switch len(t.Ops) {
+	case 0:
+		return t.Status != history.OK && !t.Init
+	case 1:
+		return t.Ops[0].Kind == history.W && !t.Init
+	case 2:
+		return t.Ops[0].Kind == history.R && t.Ops[1].Kind == history.W && t.Ops[0].Key == t.Ops[1].Key && !t.Init
 	}
-	return nil
+	return false
+}
+
+// lwtShapeError says why t, which is not lwtShaped, is refused.
+func lwtShapeError(t *history.Txn) error {
+	if t.Init {
+		return badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
+	}
+	return badInput("T%d is not a lightweight transaction (want [w(k,v)] or [r(k,old), w(k,new)])", t.ID)
 }
 
 // lwtTwice is the error of a value written twice, by transactions a and b.

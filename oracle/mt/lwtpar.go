@@ -37,20 +37,21 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	members := make([][]int32, parts)
 	var part []uint8 // each transaction's part, math.MaxUint8 for none
 	var count []int32
+	var written *vtable // one part's table of writes, made in this pass
 	if parts > 1 {
 		part, count = make([]uint8, n), make([]int32, parts)
 	} else {
-		members[0] = make([]int32, 0, n)
+		members[0], written = make([]int32, 0, n), newVtable(n)
 	}
 	committedCAS := 0
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if err := lwtShape(t); err != nil {
+		if !lwtShaped(t) {
 			// A value written twice before it comes first.
 			if err := firstWrittenTwice(h, i); err != nil {
 				return nil, err
 			}
-			return nil, err
+			return nil, lwtShapeError(t)
 		}
 		if len(t.Ops) == 0 {
 			if parts > 1 {
@@ -63,6 +64,10 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 		}
 		if parts == 1 {
 			members[0] = append(members[0], int32(i))
+			w := t.Ops[len(t.Ops)-1]
+			if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
+				return nil, lwtTwice(h, prev, int32(i))
+			}
 			continue
 		}
 		k := uint64(t.Ops[0].Key) * 0x9E3779B97F4A7C15
@@ -83,7 +88,7 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	out := make([]lwtPart, parts)
 	// Shared, each part writing only its own transactions' entries.
 	inChain, succ := make([]bool, n), make([]int32, n)
-	each(parts, func(p int) { out[p] = checkLWTPart(h, members[p], succ, inChain) })
+	each(parts, func(p int) { out[p] = checkLWTPart(h, members[p], written, succ, inChain) })
 
 	// The value written twice that comes first in history order: the part
 	// that met its duplicate earliest.
@@ -163,17 +168,20 @@ type lwtAnomaly struct {
 }
 
 // checkLWTPart runs the LWT check's passes over the transactions ts (history
-// order) of one part of the keys; succ and inChain are shared, each part
-// setting only its own transactions' entries.
-func checkLWTPart(h *history.History, ts []int32, succ []int32, inChain []bool) lwtPart {
+// order) of one part of the keys; written is the table of their writes, or
+// nil to make it here; succ and inChain are shared, each part setting only
+// its own transactions' entries.
+func checkLWTPart(h *history.History, ts []int32, written *vtable, succ []int32, inChain []bool) lwtPart {
 	out := lwtPart{dup: [2]int32{-1, -1}}
-	written := newVtable(len(ts))
-	for _, i := range ts {
-		t := &h.Txns[i]
-		w := t.Ops[len(t.Ops)-1]
-		if prev := written.put(kv{w.Key, w.Value}, i); prev >= 0 {
-			out.dup = [2]int32{prev, i}
-			return out
+	if written == nil {
+		written = newVtable(len(ts))
+		for _, i := range ts {
+			t := &h.Txns[i]
+			w := t.Ops[len(t.Ops)-1]
+			if prev := written.put(kv{w.Key, w.Value}, i); prev >= 0 {
+				out.dup = [2]int32{prev, i}
+				return out
+			}
 		}
 	}
 	add := func(phase, at int32, name semantics.Anomaly, txns []int32, format string, a ...any) {
