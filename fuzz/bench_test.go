@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/oracle"
@@ -56,10 +57,13 @@ func BenchmarkWorkers(b *testing.B) {
 
 // benchCampaign runs campaigns of seed 7 on targets (one worker each) with
 // the oracles of list, built fresh for each iteration outside the timer,
-// and reports ns/case.
+// and reports ns/case and the process's CPU time per case (cpu-ns/case:
+// what a case costs whatever else the machine runs; more of it with more
+// workers is the cost of their contention).
 func benchCampaign(b *testing.B, list string, targets []target.Target, cases int) {
 	ctx := context.Background()
 	total := 0
+	var cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
@@ -68,13 +72,18 @@ func benchCampaign(b *testing.B, list string, targets []target.Target, cases int
 			sets = append(sets, build(list))
 		}
 		b.StartTimer()
+		start := cpuTime()
 		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: sets, Writer: &report.Writer{Dir: b.TempDir()}})
+		cpu += cpuTime() - start
 		if err != nil {
 			b.Fatal(err)
 		}
 		total += s.Cases
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/case")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(total), "cpu-ns/case")
+	}
 }
 
 // build makes one worker's oracles of list (in the order they run) as

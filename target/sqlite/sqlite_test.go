@@ -214,3 +214,47 @@ func TestSessionCounters(t *testing.T) {
 		t.Error("a connection was kept after a session read the counters")
 	}
 }
+
+// BenchmarkSessionOpen: open a session, run one statement, close it — on a
+// new connection each time (as every session did before connections were
+// kept), on a kept one, and on a kept one after another connection
+// changed the schema (as between a case's runs: the kept connection reads
+// the schema again, as a new one does).
+//
+//	go test -run '^$' -bench BenchmarkSessionOpen ./target/sqlite
+func BenchmarkSessionOpen(b *testing.B) {
+	for _, mode := range []string{"new-connection", "kept", "kept-schema-changed"} {
+		b.Run(mode, func(b *testing.B) {
+			tg, err := Open(context.Background(), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tg.Close()
+			ctx := context.Background()
+			schema := []string{"CREATE TABLE t0 (c0 INT PRIMARY KEY, c1 TEXT)", "CREATE TABLE t1 (c0 INT PRIMARY KEY, c1 REAL, c2 TEXT)", "CREATE INDEX i1 ON t1 (c1)"}
+			targettest.Fresh(b, tg, schema...)
+			tg.counters.Store(mode == "new-connection")
+			for i := 0; b.Loop(); i++ {
+				if mode == "kept-schema-changed" {
+					b.StopTimer()
+					q := "CREATE TABLE x (a INT)"
+					if i%2 == 1 {
+						q = "DROP TABLE x"
+					}
+					if err := tg.Cat.ExecAdmin(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				s, err := tg.Open(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Exec(ctx, "SELECT c1 FROM t1 WHERE c0 = 1"); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+		})
+	}
+}
