@@ -47,7 +47,8 @@ type Target struct {
 	idle   []*conn // connections of closed sessions, for the next ones
 	closed bool
 	// counters is set once a session reads a connection's counters
-	// (changes(), total_changes(), last_insert_rowid()): from then on
+	// (changes(), total_changes(), last_insert_rowid(), PRAGMA
+	// data_version): from then on
 	// every session has a connection of its own, as they all did before
 	// connections were kept.
 	counters atomic.Bool
@@ -189,6 +190,8 @@ type conn struct {
 	dirty atomic.Bool
 	// counted: a statement read the counters while the connection was used.
 	counted atomic.Bool
+	// counters is the target's flag of the same name.
+	counters *atomic.Bool
 }
 
 // counterFunctions return what earlier statements on the connection did
@@ -225,9 +228,11 @@ func (c *conn) authorize(action msqlite.AuthorizerActionCode, arg1, arg2, db, tr
 
 // counter is the authorizer's answer to a read of the connection's
 // counters: refused on a used connection (Session.Exec runs the statement
-// again), and the connection is not kept after its session.
+// again); the connection is not kept after its session, and the target
+// keeps none from now on.
 func (c *conn) counter() msqlite.AuthorizerReturnCode {
 	c.dirty.Store(true)
+	c.counters.Store(true)
 	if c.used.Load() {
 		c.counted.Store(true)
 		return msqlite.AuthorizerDeny
@@ -278,7 +283,7 @@ func (t *Target) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new session: %w", err)
 	}
-	c := &conn{sql: sc}
+	c := &conn{sql: sc, counters: &t.counters}
 	if err := confine(sc, c.authorize); err != nil {
 		sc.Close()
 		return nil, err
@@ -351,7 +356,6 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		// nothing ran on the old one yet (else the statement runs there,
 		// its counters counting the earlier sessions' statements too:
 		// the one case where a kept connection shows through).
-		s.t.counters.Store(true)
 		s.c.counted.Store(false)
 		s.c.used.Store(false)
 		if !s.ran {
