@@ -14,12 +14,12 @@ import (
 	"github.com/txlab/txlab/testcase"
 )
 
-// TestReusedSetup runs each case twice on MariaDB: once on freshly created
+// TestReusedSetup runs each case twice on MariaDB, PostgreSQL and SQLite: once on freshly created
 // tables and once on the same tables emptied in place. The two runs must
 // agree statement by statement and in the final state, AUTO_INCREMENT
 // included; a schema statement among the steps must turn reuse off.
 func TestReusedSetup(t *testing.T) {
-	for _, dbms := range []string{"mariadb", "postgres"} {
+	for _, dbms := range []string{"mariadb", "postgres", "sqlite"} {
 		t.Run(dbms, func(t *testing.T) { testReusedSetup(t, dbms) })
 	}
 }

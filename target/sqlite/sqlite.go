@@ -90,6 +90,7 @@ func Open(ctx context.Context, path string) (*Target, error) {
 	}
 	t.admin = admin
 	t.Owned = owned(admin, t.path)
+	t.Memo = &target.Memo{}
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
@@ -505,6 +506,45 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 			kind = "VIEW"
 		}
 		if _, err := conn.ExecContext(ctx, "DROP "+kind+" IF EXISTS "+quoteIdent(n)); err != nil {
+			return classify(ctx, err)
+		}
+	}
+	return nil
+}
+
+// TruncateTables implements target.Truncater: each table loses its rows
+// and its AUTOINCREMENT counter, and its definition stays, so connections
+// that read the schema need not read it again. It fails, emptying
+// nothing, when a foreign key references one of the tables, and refuses a
+// table with a trigger (a DELETE would fire it; TRUNCATE fires none).
+func (c catalog) TruncateTables(ctx context.Context, names []string) error {
+	refs, err := c.QueryColumn(ctx, "SELECT f.\"table\" FROM sqlite_schema m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table' "+
+		"UNION ALL SELECT tbl_name FROM sqlite_schema WHERE type = 'trigger'")
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		for _, n := range names {
+			if strings.EqualFold(r, n) {
+				return fmt.Errorf("table %s has a trigger or is referenced by a foreign key", n)
+			}
+		}
+	}
+	for _, n := range names {
+		if err := c.ExecAdmin(ctx, "DELETE FROM "+quoteIdent(n)); err != nil {
+			return err
+		}
+	}
+	var seq string
+	err = c.db.QueryRowContext(ctx, "SELECT name FROM sqlite_schema WHERE name = 'sqlite_sequence'").Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return classify(ctx, err)
+	}
+	for _, n := range names {
+		if _, err := c.db.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name = ?", n); err != nil {
 			return classify(ctx, err)
 		}
 	}

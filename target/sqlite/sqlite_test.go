@@ -258,3 +258,37 @@ func BenchmarkSessionOpen(b *testing.B) {
 		})
 	}
 }
+
+// TestEmpty: Empty leaves the tables as CREATE left them (no rows, the
+// AUTOINCREMENT counter restarted) and refuses, emptying nothing, tables
+// that a foreign key references or that have a trigger.
+func TestEmpty(t *testing.T) {
+	tg := open(t)
+	ctx := targettest.Ctx(t)
+	targettest.Fresh(t, tg, "CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, v INT)", "CREATE TABLE b (k INT PRIMARY KEY)",
+		"INSERT INTO a (v) VALUES (1), (2)", "INSERT INTO b VALUES (1)")
+	names, err := tg.Empty(ctx)
+	if err != nil || len(names) != 2 {
+		t.Fatalf("Empty = %v, %v", names, err)
+	}
+	s := targettest.Session(t, tg)
+	targettest.MustExec(t, s, "INSERT INTO a (v) VALUES (3)")
+	if got := targettest.MustExec(t, s, "SELECT id, (SELECT count(*) FROM b) FROM a").Rows; len(got) != 1 || got[0][0].S != "1" || got[0][1].S != "0" {
+		t.Errorf("after Empty: %v, want one row with id 1 and b empty", got)
+	}
+	s.Close()
+	for _, setup := range [][]string{
+		{"CREATE TABLE p (k INT PRIMARY KEY)", "CREATE TABLE c (k INT REFERENCES p (k))", "INSERT INTO p VALUES (1)"},
+		{"CREATE TABLE p (k INT PRIMARY KEY)", "CREATE TABLE c (k INT)", "CREATE TRIGGER tr AFTER DELETE ON p BEGIN INSERT INTO c VALUES (old.k); END", "INSERT INTO p VALUES (1)"},
+	} {
+		targettest.Fresh(t, tg, setup...)
+		if _, err := tg.Empty(ctx); err == nil {
+			t.Errorf("%s: Empty succeeded", setup[1:len(setup)-1])
+		}
+		s := targettest.Session(t, tg)
+		if got := targettest.MustExec(t, s, "SELECT count(*) FROM p").Rows[0][0].S; got != "1" {
+			t.Errorf("%s: p has %s rows after a refused Empty, want 1", setup[1:len(setup)-1], got)
+		}
+		s.Close()
+	}
+}
