@@ -90,7 +90,6 @@ func Open(ctx context.Context, path string) (*Target, error) {
 	}
 	t.admin = admin
 	t.Owned = owned(admin, t.path)
-	t.Memo = &target.Memo{}
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
