@@ -615,26 +615,16 @@ func (p *parser) create() (Stmt, error) {
 				if !p.acceptKw("KEY") {
 					p.acceptKw("INDEX")
 				}
-				if !p.isOp("(") {
-					if _, err := p.ident("an index name"); err != nil {
-						return nil, err
-					}
-				}
 			}
-			u, err := p.identList("a column name")
+			u, err := p.indexColumns()
 			if err != nil {
 				return nil, err
 			}
 			s.Uniques = append(s.Uniques, u)
-		case p.d == MySQL && (isKw(p.peek(), "KEY") || isKw(p.peek(), "INDEX")) && (p.peekAt(1).kind == tokOp && p.peekAt(1).text == "(" || isIdentTok(p.peekAt(1)) && isOp(p.peekAt(2), "(")):
+		case p.d == MySQL && (isKw(p.peek(), "KEY") || isKw(p.peek(), "INDEX")) && (isOp(p.peekAt(1), "(") || isIdentTok(p.peekAt(1)) && isOp(p.peekAt(2), "(")):
 			// KEY|INDEX [name] (a, b): a secondary index.
 			p.next()
-			if !p.isOp("(") {
-				if _, err := p.ident("an index name"); err != nil {
-					return nil, err
-				}
-			}
-			k, err := p.identList("a column name")
+			k, err := p.indexColumns()
 			if err != nil {
 				return nil, err
 			}
@@ -665,6 +655,17 @@ func (p *parser) create() (Stmt, error) {
 		}
 	}
 	return s, nil
+}
+
+// indexColumns reads an index's [name] (a, b) inside CREATE TABLE; the
+// name (MySQL family only) changes nothing txlab reads.
+func (p *parser) indexColumns() ([]string, error) {
+	if p.d == MySQL && !p.isOp("(") {
+		if _, err := p.ident("an index name"); err != nil {
+			return nil, err
+		}
+	}
+	return p.identList("a column name")
 }
 
 // tableOptions reads the MySQL family's table options that txlab
