@@ -195,7 +195,9 @@ func TestFidelity(t *testing.T) {
 		{"postgres", []target.Level{target.ReadCommitted, target.RepeatableRead}},
 	} {
 		t.Run(tc.dbms, func(t *testing.T) {
-			tg := connecttest.Target(t, tc.dbms)
+			// On a bench, as a campaign's worker runs: a setup like the
+			// last one empties its tables instead of creating them again.
+			tg := executor.NewBench(connecttest.Target(t, tc.dbms))
 			fixed := fixedCases(t, tc.dbms)
 			names := make([]string, 0, len(fixed))
 			for n := range fixed {
