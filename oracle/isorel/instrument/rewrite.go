@@ -435,7 +435,7 @@ func (rw *Rewriter) StateNames(st target.State) map[string]string {
 				if _, err := strconv.ParseFloat(v.S, 64); err == nil {
 					return v.S, true
 				}
-				return "'" + strings.ReplaceAll(v.S, "'", "''") + "'", true
+				return sqlast.QuoteString(rw.d, v.S), true
 			})
 			if n != "" {
 				out[r[len(r)-2].S] = n
