@@ -674,6 +674,7 @@ func (p *parser) indexColumns() ([]string, error) {
 // engine, such as MyISAM without transactions, is not understood),
 // [DEFAULT] CHARSET|CHARACTER SET [=] name and [DEFAULT] COLLATE [=] name.
 func (p *parser) tableOptions(s *CreateTable) error {
+	var err error
 	for {
 		p.acceptOp(",")
 		t := p.peek()
@@ -695,24 +696,24 @@ func (p *parser) tableOptions(s *CreateTable) error {
 					return err
 				}
 			}
-			p.acceptOp("=")
-			name, err := p.ident("a character set")
-			if err != nil {
+			if s.Charset, err = p.optionValue("a character set"); err != nil {
 				return err
 			}
-			s.Charset = name
 			continue
 		case p.acceptKw("COLLATE"):
-			p.acceptOp("=")
-			name, err := p.ident("a collation")
-			if err != nil {
+			if s.Collate, err = p.optionValue("a collation"); err != nil {
 				return err
 			}
-			s.Collate = name
 			continue
 		}
 		return nil
 	}
+}
+
+// optionValue reads a table option's [=] name.
+func (p *parser) optionValue(what string) (string, error) {
+	p.acceptOp("=")
+	return p.ident(what)
 }
 
 func (p *parser) parenExpr() (Expr, error) {
