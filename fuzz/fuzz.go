@@ -94,6 +94,9 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
 	opt.Gen.NoSharedLocks = info.NoSharedLocks
+	if opt.Gen.Features == nil {
+		opt.Gen.Features = info.Features
+	}
 	start := opt.Start
 	if start.IsZero() {
 		start = time.Now()

@@ -40,6 +40,11 @@ type Config struct {
 	// query drawn with FOR SHARE gets no locking clause; FOR UPDATE stays.
 	// The draws are the same, so the rest of the case is too.
 	NoSharedLocks bool
+
+	// Features are the SQL features beyond the base subset (package
+	// features' names) the target supports (target.Info.Features); the
+	// generator draws them only then. Nil: the base subset.
+	Features []string
 }
 
 func (c Config) withDefaults() Config {
@@ -82,11 +87,15 @@ type Generator struct {
 	r      *rand.Rand
 	schema *Schema
 	rows   []sqlast.Stmt
+	feat   map[string]bool // Config.Features
 }
 
 // New makes a generator and draws its schema and initial rows.
 func New(seed uint64, cfg Config) *Generator {
-	g := &Generator{cfg: cfg.withDefaults(), r: rand.New(rand.NewPCG(seed, pcgStream))}
+	g := &Generator{cfg: cfg.withDefaults(), r: rand.New(rand.NewPCG(seed, pcgStream)), feat: map[string]bool{}}
+	for _, f := range g.cfg.Features {
+		g.feat[f] = true
+	}
 	g.schema = g.genSchema()
 	g.rows = g.genRows()
 	return g
@@ -127,7 +136,7 @@ func Case(seed uint64, cfg Config) *testcase.Case {
 	for _, s := range g.Setup() {
 		c.Setup = append(c.Setup, sqlast.Format(d, s))
 	}
-	for _, st := range g.Interleave(txns) {
+	for _, st := range g.InterleaveOn(txns, g.Connections(n)) {
 		sql := sqlast.Format(d, st.Stmt)
 		c.Steps = append(c.Steps, testcase.Step{Conn: st.Conn, SQL: sql, Kind: testcase.Classify(sql)})
 	}

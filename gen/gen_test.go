@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func TestConfigDefaults(t *testing.T) {
 			Config{MaxTables: 3, MaxColumns: 3, MaxRows: 0, MinTxns: 4, MaxTxns: 4, MaxStmts: 10}},
 	}
 	for _, tt := range tests {
-		if got := tt.in.withDefaults(); got != tt.want {
+		if got := tt.in.withDefaults(); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 	}

@@ -7,8 +7,12 @@ import (
 )
 
 // Statement returns a random data statement: SELECT, INSERT (plain, INSERT …
-// SELECT, upsert or REPLACE), UPDATE or DELETE.
+// SELECT, upsert or REPLACE), UPDATE or DELETE, or now and then a
+// statement of a feature the target supports (statementFeatures).
 func (g *Generator) Statement() sqlast.Stmt {
+	if st := g.featureStatement(); st != nil {
+		return st
+	}
 	switch p := g.r.Float64(); {
 	case p < 0.4:
 		return g.Select()
@@ -135,6 +139,9 @@ func (g *Generator) simpleSelect() *sqlast.SelectStmt {
 	st.Limit = g.limit(st.OrderBy)
 	if !sel.Distinct {
 		st.Lock = g.lock()
+	}
+	if st.Lock != sqlast.LockNone {
+		st.Wait = g.waitPolicy()
 	}
 	return st
 }

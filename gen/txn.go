@@ -42,6 +42,7 @@ func (g *Generator) Transaction() *Txn {
 		}
 	}
 	t.Rollback = g.chance(g.cfg.RollbackRatio)
+	g.savepoints(t)
 	return t
 }
 
@@ -84,11 +85,26 @@ type Step struct {
 // transaction chosen with probability proportional to its remaining
 // statements, which makes every interleaving equally likely.
 func (g *Generator) Interleave(txns []*Txn) []Step {
-	queues := make([][]sqlast.Stmt, len(txns))
+	conns := make([]int, len(txns))
+	for i := range conns {
+		conns[i] = i + 1
+	}
+	return g.InterleaveOn(txns, conns)
+}
+
+// InterleaveOn is Interleave with transaction i on connection conns[i]
+// (1-based, every connection from 1 to the highest used): a connection's
+// transactions run one after another, in their order.
+func (g *Generator) InterleaveOn(txns []*Txn, conns []int) []Step {
+	n := 0
+	for _, c := range conns {
+		n = max(n, c)
+	}
+	queues := make([][]sqlast.Stmt, n)
 	total := 0
 	for i, t := range txns {
-		queues[i] = t.Stmts()
-		total += len(queues[i])
+		queues[conns[i]-1] = append(queues[conns[i]-1], t.Stmts()...)
+		total += len(t.Stmts())
 	}
 	out := make([]Step, 0, total)
 	for remaining := total; remaining > 0; remaining-- {

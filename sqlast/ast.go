@@ -218,6 +218,15 @@ type (
 	Rollback struct{}
 )
 
+// Savepoint is SAVEPOINT name, RollbackTo is ROLLBACK TO SAVEPOINT name
+// (undo the transaction's work since the savepoint, which stays) and
+// ReleaseSavepoint is RELEASE SAVEPOINT name (forget it, keep the work).
+type (
+	Savepoint        struct{ Name string }
+	RollbackTo       struct{ Name string }
+	ReleaseSavepoint struct{ Name string }
+)
+
 // ---- queries ----
 
 // Select is SELECT [DISTINCT] items FROM from [WHERE where].
@@ -403,6 +412,10 @@ func (*Begin) stmt()       {}
 func (*Commit) stmt()      {}
 func (*Rollback) stmt()    {}
 func (*Raw) stmt()         {}
+
+func (*Savepoint) stmt()        {}
+func (*RollbackTo) stmt()       {}
+func (*ReleaseSavepoint) stmt() {}
 
 func (*Select) query() {}
 func (*SetOp) query()  {}

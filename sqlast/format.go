@@ -212,6 +212,15 @@ func (p *printer) stmt(s Stmt) {
 		p.w("COMMIT")
 	case *Rollback:
 		p.w("ROLLBACK")
+	case *Savepoint:
+		p.w("SAVEPOINT ")
+		p.ident(s.Name)
+	case *RollbackTo:
+		p.w("ROLLBACK TO SAVEPOINT ")
+		p.ident(s.Name)
+	case *ReleaseSavepoint:
+		p.w("RELEASE SAVEPOINT ")
+		p.ident(s.Name)
 	case *Raw:
 		p.w(s.SQL)
 	case nil:

@@ -215,9 +215,23 @@ func (p *parser) stmt() (Stmt, error) {
 		if !p.acceptKw("TRANSACTION") {
 			p.acceptKw("WORK")
 		}
+		if p.acceptKw("TO") {
+			p.acceptKw("SAVEPOINT")
+			name, err := p.ident("a savepoint name")
+			return &RollbackTo{Name: name}, err
+		}
 		return &Rollback{}, nil
+	case isKw(t, "SAVEPOINT"):
+		p.next()
+		name, err := p.ident("a savepoint name")
+		return &Savepoint{Name: name}, err
+	case isKw(t, "RELEASE"):
+		p.next()
+		p.acceptKw("SAVEPOINT")
+		name, err := p.ident("a savepoint name")
+		return &ReleaseSavepoint{Name: name}, err
 	}
-	return nil, p.errExpected("a statement (SELECT, INSERT, REPLACE, UPDATE, DELETE, CREATE, BEGIN, START TRANSACTION, COMMIT or ROLLBACK)")
+	return nil, p.errExpected("a statement (SELECT, INSERT, REPLACE, UPDATE, DELETE, CREATE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT or RELEASE)")
 }
 
 func (p *parser) selectStmt() (*SelectStmt, error) {

@@ -256,6 +256,10 @@ type Info struct {
 	// SHARE MODE (TiDB, unless tidb_enable_noop_functions or
 	// tidb_enable_shared_lock_promotion is on); generated cases carry none.
 	NoSharedLocks bool `json:"-"`
+	// Features are the SQL features (package features' names) this DBMS
+	// and version support beyond the base subset, so the generator may
+	// use them; nil: none (the base subset only).
+	Features []string `json:"-"`
 }
 
 // State is a dump of txlab's tables: table name → rows in canonical order.

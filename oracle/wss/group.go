@@ -16,9 +16,11 @@ type GroupConfig struct {
 	Dialect sqlast.Dialect
 	// NoSharedLocks is passed to gen: the target rejects FOR SHARE.
 	NoSharedLocks bool
-	MaxTxns       int // transactions per group, 2..5 (default 5)
-	MaxStmts      int // statements per explicit transaction, 1..10 (default 5)
-	Orders        int // submitted orders per group (default 3)
+	// Features are passed to gen: the SQL features the target supports.
+	Features []string
+	MaxTxns  int // transactions per group, 2..5 (default 5)
+	MaxStmts int // statements per explicit transaction, 1..10 (default 5)
+	Orders   int // submitted orders per group (default 3)
 	// AutocommitRatio and RollbackRatio are passed to gen (0: gen's defaults).
 	AutocommitRatio float64
 	RollbackRatio   float64
@@ -46,7 +48,7 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 		cfg.Orders = 3
 	}
 	g := gen.New(seed, gen.Config{
-		Dialect: cfg.Dialect, NoSharedLocks: cfg.NoSharedLocks, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
+		Dialect: cfg.Dialect, NoSharedLocks: cfg.NoSharedLocks, Features: cfg.Features, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
 		AutocommitRatio: cfg.AutocommitRatio, RollbackRatio: cfg.RollbackRatio,
 	})
 	gc := g.Config()
@@ -83,6 +85,9 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 		txns[explicit].Body = append(txns[explicit].Body, w)
 	}
 
+	// Which connection runs each transaction is drawn once: the orders
+	// differ only in how the connections' statements interleave.
+	onConn := g.Connections(n)
 	var setup []string
 	for _, s := range g.Setup() {
 		setup = append(setup, sqlast.Format(cfg.Dialect, s))
@@ -90,7 +95,7 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 	var cases []*testcase.Case
 	var seen [][]int
 	for attempt := 0; len(cases) < cfg.Orders && attempt < 4*cfg.Orders; attempt++ {
-		steps := g.Interleave(txns)
+		steps := g.InterleaveOn(txns, onConn)
 		conns := make([]int, len(steps))
 		for i, st := range steps {
 			conns[i] = st.Conn

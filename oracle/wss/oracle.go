@@ -3,6 +3,7 @@ package wss
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/txlab/txlab/executor"
@@ -19,7 +20,7 @@ import (
 // groups.
 func (g GroupConfig) Validate() error {
 	switch {
-	case g == GroupConfig{}:
+	case reflect.DeepEqual(g, GroupConfig{}):
 		return nil // txlab run: no groups are generated
 	case g.Orders < 1 || g.Orders > 20:
 		return fmt.Errorf("--orders %d: want 1 to 20", g.Orders)
@@ -50,6 +51,7 @@ func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 	gc := o.Groups
 	gc.Dialect = cfg.Dialect
 	gc.NoSharedLocks = cfg.NoSharedLocks
+	gc.Features = cfg.Features
 	return Group(seed, gc)
 }
 

@@ -241,7 +241,7 @@ func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, err
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema, Returning: t.returning, NoSharedLocks: t.noSharedLocks}
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.MySQL, Schema: t.schema, Returning: t.returning, NoSharedLocks: t.noSharedLocks, Features: t.features()}
 }
 
 // Levels implements target.Target.

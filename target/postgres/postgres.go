@@ -150,7 +150,7 @@ func (t *Target) Sibling(ctx context.Context, suffix string) (target.Target, err
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.Postgres, Schema: t.schema, Returning: true}
+	return target.Info{DBMS: t.flavor, Version: t.version, Dialect: sqlast.Postgres, Schema: t.schema, Returning: true, Features: t.features()}
 }
 
 // Levels implements target.Target.

@@ -150,7 +150,7 @@ func (t *Target) Path() string { return t.path }
 
 // Info implements target.Target.
 func (t *Target) Info() target.Info {
-	return target.Info{DBMS: "sqlite", Version: t.version, Dialect: sqlast.SQLite, Schema: "main", Returning: true}
+	return target.Info{DBMS: "sqlite", Version: t.version, Dialect: sqlast.SQLite, Schema: "main", Returning: true, Features: features}
 }
 
 // Levels implements target.Target.
@@ -596,4 +596,15 @@ func (s *Session) DropTemporary(ctx context.Context, names []string) error {
 		}
 	}
 	return nil
+}
+
+// features are the SQL features SQLite supports beyond the base subset
+// (package features' names). Foreign keys are enforced: every connection
+// opens with foreign_keys on. UPDATE … FROM is SQLite 3.33's, generated
+// columns 3.31's; SQLite has no row locks, sequences, MERGE or
+// data-modifying CTEs.
+var features = []string{
+	"savepoint", "rollback-to-savepoint", "foreign-key", "on-delete-cascade", "multi-table-update",
+	"auto-increment", "partial-index", "expression-index", "generated-column",
+	"several-transactions-per-connection", "deferred-constraint",
 }

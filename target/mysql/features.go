@@ -1,0 +1,41 @@
+package mysql
+
+import "fmt"
+
+// features are the SQL features the server supports beyond the base
+// subset (package features' names), by flavor and version, from each
+// vendor's manual: MariaDB has NOWAIT and sequences from 10.3 and SKIP
+// LOCKED from 10.6; MySQL 8.0 has NOWAIT/SKIP LOCKED and functional
+// indexes (8.0.13); TiDB has NOWAIT but no SKIP LOCKED, and LOCK TABLES
+// only with enable-table-lock, which is off by default.
+func (t *Target) features() []string {
+	out := []string{
+		"savepoint", "rollback-to-savepoint", "foreign-key", "on-delete-cascade",
+		"multi-table-update", "multi-table-delete", "auto-increment", "generated-column",
+		"several-transactions-per-connection",
+	}
+	var major, minor, patch int
+	switch t.flavor {
+	case MariaDB:
+		fmt.Sscanf(t.version, "%d.%d.%d", &major, &minor, &patch)
+		out = append(out, "lock-table")
+		if major > 10 || major == 10 && minor >= 3 {
+			out = append(out, "nowait", "sequence")
+		}
+		if major > 10 || major == 10 && minor >= 6 {
+			out = append(out, "skip-locked")
+		}
+	case TiDB:
+		out = append(out, "nowait", "sequence", "expression-index")
+	default:
+		fmt.Sscanf(t.version, "%d.%d.%d", &major, &minor, &patch)
+		out = append(out, "lock-table")
+		if major >= 8 {
+			out = append(out, "nowait", "skip-locked")
+		}
+		if major > 8 || major == 8 && (minor > 0 || patch >= 13) {
+			out = append(out, "expression-index")
+		}
+	}
+	return out
+}
