@@ -48,13 +48,39 @@ func (k *checker) seqRun(name string, order []*Txn, steps []int) (*Run, error) {
 	return k.exec(name, key, order, dc, slices.Clone(steps))
 }
 
-// dataSteps returns a transaction's statements without its transaction
-// control statements.
+// dataSteps returns the statements of a transaction that a run of them in
+// autocommit repeats: not its transaction control, not its savepoint
+// statements, and not the statements a ROLLBACK TO SAVEPOINT that
+// succeeded undid.
 func (k *checker) dataSteps(t *Txn) []int {
+	type mark struct {
+		name string
+		at   int // len(out) when it was set
+	}
+	var marks []mark
 	var out []int
 	for _, s := range t.Steps {
-		if testcase.ControlOf(k.c.Steps[s].SQL) == testcase.NotControl {
+		if testcase.KindOf(k.c.Steps[s]).Control != testcase.NotControl {
+			continue
+		}
+		op, name := testcase.SavepointOf(k.c.Steps[s].SQL)
+		if op == "" {
 			out = append(out, s)
+			continue
+		}
+		i := slices.IndexFunc(marks, func(m mark) bool { return m.name == name })
+		switch {
+		case op == testcase.SavepointSet:
+			if i >= 0 {
+				marks = slices.Delete(marks, i, i+1)
+			}
+			marks = append(marks, mark{name, len(out)})
+		case i < 0:
+		case op == testcase.SavepointRelease:
+			marks = marks[:i]
+		case k.actual[s].Status != executor.StatusError:
+			out = out[:marks[i].at]
+			marks = marks[:i+1]
 		}
 	}
 	return out

@@ -12,10 +12,13 @@ var (
 	// nondeterministic are values a serial re-run computes anew: the time,
 	// random numbers, ids the server hands out, the server's own tables.
 	nondeterministic = regexp.MustCompile(`(?i)\b(NOW|SYSDATE|CURDATE|CURTIME|UTC_TIMESTAMP|UTC_DATE|UTC_TIME|UNIX_TIMESTAMP|CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIME|LOCALTIMESTAMP|RAND|RANDOM|UUID|UUID_SHORT|GEN_RANDOM_UUID|CONNECTION_ID|PG_BACKEND_PID|LAST_INSERT_ID|ROW_COUNT|FOUND_ROWS|NEXTVAL|CURRVAL|LASTVAL|TXID_CURRENT)\b|\b(mysql|information_schema|performance_schema|sys|pg_catalog)\s*\.|@@|\bAUTO_INCREMENT\b|\bSERIAL\b|\bIDENTITY\b|\bSEQUENCE\b`)
-	// outsideTxn are statements that end a transaction implicitly, undo
-	// part of it, or change how later statements behave: WSS's transactions
-	// are BEGIN … COMMIT/ROLLBACK blocks and autocommit statements.
-	outsideTxn = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP|TRUNCATE|RENAME|XA|LOCK|UNLOCK|SAVEPOINT|RELEASE|ROLLBACK\s+(WORK\s+)?TO|SET|CALL|DO|GRANT|REVOKE|FLUSH|ANALYZE|OPTIMIZE|LOAD|HANDLER|PREPARE|EXECUTE|DEALLOCATE)\b`)
+	// outsideTxn are statements that end a transaction implicitly or
+	// change how later statements behave: WSS's transactions are BEGIN …
+	// COMMIT/ROLLBACK blocks and autocommit statements. Savepoints are
+	// inside them: a serial run repeats a transaction's savepoints, and a
+	// run of its statements one by one leaves out what a ROLLBACK TO undid
+	// (dataSteps).
+	outsideTxn = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP|TRUNCATE|RENAME|XA|LOCK|UNLOCK|SET|CALL|DO|GRANT|REVOKE|FLUSH|ANALYZE|OPTIMIZE|LOAD|HANDLER|PREPARE|EXECUTE|DEALLOCATE)\b`)
 )
 
 // outsideModel says why case c is beyond what comparing it with serial

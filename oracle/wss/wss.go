@@ -357,32 +357,7 @@ func (k *checker) stmtRun(order []*Txn) (*Run, error) {
 			continue
 		}
 		used = append(used, t)
-		type mark struct {
-			name string
-			at   int // len(steps) when it was set
-		}
-		var marks []mark
-		for _, s := range t.Steps {
-			if testcase.KindOf(k.c.Steps[s]).Control != testcase.NotControl {
-				continue
-			}
-			if op, name := testcase.SavepointOf(k.c.Steps[s].SQL); op != "" {
-				i := slices.IndexFunc(marks, func(m mark) bool { return m.name == name })
-				switch {
-				case op == testcase.SavepointSet:
-					if i >= 0 {
-						marks = slices.Delete(marks, i, i+1)
-					}
-					marks = append(marks, mark{name, len(steps)})
-				case i < 0:
-				case op == testcase.SavepointRelease:
-					marks = marks[:i]
-				case k.actual[s].Status != executor.StatusError:
-					dc.Steps, steps = dc.Steps[:marks[i].at], steps[:marks[i].at]
-					marks = marks[:i+1]
-				}
-				continue
-			}
+		for _, s := range k.dataSteps(t) {
 			dc.Steps = append(dc.Steps, testcase.Step{Conn: t.Conn, SQL: k.c.Steps[s].SQL})
 			steps = append(steps, s)
 		}
