@@ -95,14 +95,14 @@ func TestStatusRoundTripVersions(t *testing.T) {
 	if !ok {
 		t.Fatalf("no group for %v in %q", pg15, before.Known.Status)
 	}
-	measured := map[target.Info][]LevelResult{
-		pg10: {{Level: target.ReadCommitted, Status: NotReproduced}, {Level: target.Serializable, Status: Reproduces}},
-		pg18: {{Level: target.ReadCommitted, Status: Error}, {Level: target.Serializable, Status: NotReproduced}},
+	measured := map[string][]LevelResult{
+		pg10.Version: {{Level: target.ReadCommitted, Status: NotReproduced}, {Level: target.Serializable, Status: Reproduces}},
+		pg18.Version: {{Level: target.ReadCommitted, Status: Error}, {Level: target.Serializable, Status: NotReproduced}},
 	}
 	// Twice: recording a version again replaces its group.
 	for range 2 {
 		for _, info := range []target.Info{pg18, pg10} {
-			if text, err = Record(text, FormatStatus(info.DBMS, VersionKey(info.Version), measured[info])); err != nil {
+			if text, err = Record(text, FormatStatus(info.DBMS, VersionKey(info.Version), measured[info.Version])); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -119,7 +119,8 @@ func TestStatusRoundTripVersions(t *testing.T) {
 	if err != nil || len(groups) != 3 {
 		t.Fatalf("%d groups, %v: %q", len(groups), err, c.Known.Status)
 	}
-	for info, levels := range measured {
+	for version, levels := range measured {
+		info := target.Info{DBMS: "postgres", Version: version}
 		g, ok := Lookup(groups, info)
 		if !ok {
 			t.Errorf("%s: no group", info.Version)

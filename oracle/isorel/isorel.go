@@ -177,6 +177,8 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 			why = "XA transaction"
 		case strings.HasPrefix(p.Unjudged, "a rollback to a savepoint"):
 			note, why = "; the row versions it undoes are not followed", "rollback to a savepoint"
+		case strings.HasPrefix(p.Unjudged, "a read that skips"):
+			note, why = "; its rows are not a view of the versions it could see", "SKIP LOCKED"
 		}
 		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+note)
 		j.Undecided = why

@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -152,6 +153,13 @@ func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
 			// at least, and never follow in any row's history.
 			return "a rollback to a savepoint (" + s.SQL + ")"
 		}
+		if skipLocked.MatchString(s.SQL) {
+			// It leaves out the rows others hold locked, whatever its
+			// predicate says: an inconsistent view by design (PostgreSQL's
+			// SELECT, The Locking Clause; MySQL 8.0 manual 17.7.2.4), so
+			// its rows say nothing of the versions it could see.
+			return "a read that skips locked rows (" + s.SQL + ")"
+		}
 	}
 	if d != sqlast.MySQL {
 		return ""
@@ -169,6 +177,9 @@ func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
 	}
 	return ""
 }
+
+// skipLocked spots a locking clause's SKIP LOCKED.
+var skipLocked = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
 
 // commitsImplicitly reports whether a MySQL-family statement ends the
 // open transaction by itself.
