@@ -21,6 +21,11 @@ var Names = []string{
 	"insert-on-conflict-update", "replace", "lock-table", "deferred-constraint",
 }
 
+// Base are the features the generator's base subset uses wherever the
+// dialect has them; Config.Features and fuzz --features choose among the
+// others.
+var Base = []string{"check-constraint", "select-for-update-join", "insert-on-conflict-update", "replace"}
+
 // A pattern matches a statement (upper-cased, whitespace collapsed) that
 // uses a feature; where is setup, steps or both.
 type pattern struct {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/oracle"
@@ -36,6 +39,7 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		workers   int
 		doReduce  bool
 		reduceFor time.Duration
+		featSpec  string
 		orc       oracleFlags
 	)
 	cmd := &cobra.Command{
@@ -75,6 +79,9 @@ saying what failed).`,
 				seed = rand.Uint64() >> 1
 			}
 			if err := orc.validate(); err != nil {
+				return usageErr(err)
+			}
+			if _, err := parseFeatures(featSpec, nil); err != nil {
 				return usageErr(err)
 			}
 			switch {
@@ -121,6 +128,10 @@ saying what failed).`,
 				return usageErr(err)
 			}
 			info := t.Info()
+			feats, err := parseFeatures(featSpec, info.Features)
+			if err != nil {
+				return usageErr(fmt.Errorf("%w on %s %s", err, info.DBMS, info.Version))
+			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
 			var progress io.Writer
 			plain := false
@@ -151,6 +162,7 @@ saying what failed).`,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
 				SaveDir: orc.out, Reduce: reduceBundle, Shard: shard,
+				Gen: gen.Config{Features: feats},
 			})
 			if sum == nil {
 				return &exitError{code: 2, err: runErr}
@@ -200,8 +212,37 @@ saying what failed).`,
 	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file), at most\n4 per core; default: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
 	f.BoolVar(&doReduce, "reduce", true, "reduce the case of each new bug bundle (txlab reduce): case.txn becomes the reduced case,\ncase.orig.txn keeps the case as found; the time counts in --duration (e.g. --reduce=false)")
 	f.DurationVar(&reduceFor, "reduce-budget", 30*time.Second, "time limit of each reduction; the smallest case so far is kept (e.g. --reduce-budget 2m)")
+	f.StringVar(&featSpec, "features", "all", "SQL features beyond the base subset the generated cases may use: all (those the target's\nversion supports), none, or a comma-separated list of them (txlab fuzz --features help lists the names;\nCHECK, upserts, REPLACE and locking joins are in the base subset)\n(e.g. --features savepoint,rollback-to-savepoint,foreign-key)")
 	f.StringVar(&isolation, "isolation", "", "comma-separated isolation levels to cycle through, or all; default: the DBMS default\n(e.g. --isolation rc,rr or --isolation all)")
 	return cmd
+}
+
+// parseFeatures reads --features: all (nil: the target's), none (the base
+// subset: an empty list) or names of package features. With supported
+// (the target's), every name must be one of them; without, only known.
+func parseFeatures(spec string, supported []string) ([]string, error) {
+	switch spec = strings.TrimSpace(spec); spec {
+	case "all", "":
+		return nil, nil
+	case "none":
+		return []string{}, nil
+	case "help":
+		return nil, fmt.Errorf("--features takes all, none or a comma-separated list of: %s", strings.Join(features.Names, ", "))
+	}
+	var out []string
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case !slices.Contains(features.Names, name):
+			return nil, fmt.Errorf("--features: unknown feature %q (known: %s)", name, strings.Join(features.Names, ", "))
+		case slices.Contains(features.Base, name):
+			continue // the base subset has it wherever the dialect does
+		case supported != nil && !slices.Contains(supported, name):
+			return nil, fmt.Errorf("--features: %s is not supported (supported: %s)", name, strings.Join(supported, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // maxWorkers bounds --workers: four per core.
