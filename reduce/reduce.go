@@ -261,6 +261,7 @@ type pass struct {
 
 var passes = []pass{
 	{name: "transactions", cand: dropTransaction},
+	{name: "savepoints", cand: dropSavepoint},
 	{name: "tables", cand: dropTable},
 	{name: "steps", items: func(c *testcase.Case) int { return len(c.Steps) }, drop: dropSteps},
 	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
