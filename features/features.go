@@ -91,6 +91,32 @@ func flat(n string) string {
 	return b.String()
 }
 
+// InStatement returns the features one statement uses, in the order of
+// Names: setup says whether it is a setup statement (CREATE TABLE, …) or a
+// step. Savepoints and several transactions per connection are properties
+// of the steps together, which Of finds.
+func InStatement(sql string, setup bool) []string {
+	n := normal(sql)
+	f := flat(n)
+	found := map[string]bool{}
+	for _, p := range patterns {
+		text := n
+		if p.top {
+			text = f
+		}
+		if (setup && p.setup || !setup && p.steps) && p.re.MatchString(text) {
+			found[p.name] = true
+		}
+	}
+	var out []string
+	for _, name := range Names {
+		if found[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Of returns the features c uses, in the order of Names.
 func Of(c *testcase.Case) []string {
 	found := map[string]bool{}

@@ -58,3 +58,26 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+func TestInStatement(t *testing.T) {
+	tests := []struct {
+		sql   string
+		setup bool
+		want  string
+	}{
+		{"MERGE INTO p USING c ON p.id = c.p_id WHEN MATCHED THEN DELETE", false, "merge"},
+		{"SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT", false, "nowait"},
+		{"CREATE TABLE c (id INT, p INT REFERENCES p (id) ON DELETE CASCADE)", true, "foreign-key on-delete-cascade"},
+		{"CREATE TABLE c (id INT, p INT REFERENCES p (id))", false, "foreign-key"},
+		{"CREATE INDEX i ON t (c) WHERE c > 0", false, "partial-index"},
+		{"CREATE INDEX i ON t (c) WHERE c > 0", true, "partial-index"},
+		{"CREATE SEQUENCE s", false, "sequence"},
+		{"SELECT * FROM t", false, ""},
+		{"SAVEPOINT a", false, ""}, // a property of the steps together: Of
+	}
+	for _, tt := range tests {
+		if got := strings.Join(InStatement(tt.sql, tt.setup), " "); got != tt.want {
+			t.Errorf("InStatement(%q, %v) = %q, want %q", tt.sql, tt.setup, got, tt.want)
+		}
+	}
+}

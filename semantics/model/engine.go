@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -185,14 +186,28 @@ func (e *Engine) halt(reason, format string, args ...any) {
 // left undecided, for the deviation decides it.
 const deviated = "deviation"
 
+// unmodelled is the halt reason "not modelled: FEATURE" for a statement
+// that uses a feature (package features), "" for one that uses none: a
+// campaign then counts its undecided cases by the feature to model next.
+func unmodelled(sql string, setup bool) string {
+	if f := features.InStatement(sql, setup); len(f) > 0 {
+		return "not modelled: " + f[0]
+	}
+	return ""
+}
+
 // about is a halt reason naming the statement's kind: "cause: KIND".
 func about(cause, sql string) string {
 	return cause + ": " + testcase.Classify(sql).Signature()
 }
 
-// notUnderstood is the halt reason for a statement the parser rejects: its
-// kind and the word the parser stopped at.
+// notUnderstood is the halt reason for a statement the parser rejects: the
+// feature it uses that the model does not know ("not modelled: merge"), or
+// else its kind and the word the parser stopped at.
 func notUnderstood(cause, sql string, err error) string {
+	if r := unmodelled(sql, strings.HasPrefix(cause, "setup")); r != "" {
+		return r
+	}
 	r := about(cause, sql)
 	var pe *sqlast.ParseError
 	if errors.As(err, &pe) && pe.Offset > 0 && pe.Offset < len(sql) {
@@ -691,7 +706,11 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	s, ok := e.classify(parsed, t)
 	if !ok {
-		e.halt(about("not modelled", st.SQL), "statement kind not modelled: %s", st.SQL)
+		reason := unmodelled(st.SQL, false)
+		if reason == "" {
+			reason = about("not modelled", st.SQL)
+		}
+		e.halt(reason, "statement kind not modelled: %s", st.SQL)
 		return nil, nil
 	}
 	switch {
