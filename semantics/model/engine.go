@@ -713,6 +713,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt(reason, "statement kind not modelled: %s", st.SQL)
 		return nil, nil
 	}
+	e.scan(t, s)
 	switch {
 	case t.Snapshot >= 0 && !t.pinned && s.kind == KindSelect:
 		// The earlier reads may never have reached the storage engine.

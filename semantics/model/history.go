@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/txlab/txlab/target"
@@ -43,6 +44,10 @@ type Txn struct {
 	// the row locks a ROLLBACK TO SAVEPOINT kept (Rules.SavepointUnlock).
 	savepoints []savepoint
 	kept       map[*Row]bool
+	// scanned are the tables whose rows its locking statements may have
+	// locked without matching them (Rules.ScanLocks), with whether one
+	// such lock is exclusive.
+	scanned map[string]bool
 }
 
 // savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
@@ -136,6 +141,7 @@ func (h *History) txn(t *Txn) *Txn {
 	}
 	c := *t
 	c.savepoints = slices.Clone(t.savepoints)
+	c.scanned = maps.Clone(t.scanned)
 	c.kept = nil
 	if len(t.kept) > 0 {
 		c.kept = map[*Row]bool{}

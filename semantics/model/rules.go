@@ -155,6 +155,13 @@ type Rules struct {
 	// of a covering secondary index, which a write through another index
 	// does not meet (InnoDB), so its locks only may block.
 	ShareLocksMayMiss bool
+	// ScanLocks: a locking statement locks every record it scans, whether
+	// or not the row matches its WHERE, and keeps the locks to the end of
+	// the transaction; a write's subqueries take shared locks on the rows
+	// they read (InnoDB at REPEATABLE READ and SERIALIZABLE: MySQL 8.0
+	// manual 17.7.3). Which records a statement scans depends on its plan,
+	// so such a row only may be locked (SKIP LOCKED may leave it out).
+	ScanLocks bool
 	// LazyReadView: a statement's consistent read takes its view when it
 	// first runs, which may be after the statement waited for a lock
 	// (InnoDB subqueries of locking statements).

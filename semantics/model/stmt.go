@@ -842,17 +842,56 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	var rows []*Row
 	var opts [][]option
+	scanned := e.scannedBy(t, s.table, s.kind.exclusive(), st.Start)
 	for i, r := range tv.rows {
 		held, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, false)
 		if sure, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpLockUnknown); (held == nil) != (sure == nil) {
 			return false
 		}
 		if held == nil {
-			rows, opts = append(rows, r), append(opts, tv.opts[i])
+			os := tv.opts[i]
+			if scanned && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil }) {
+				// Another transaction may hold it locked because one of
+				// its statements scanned it: it may be skipped.
+				os = append(slices.Clip(os), option{})
+			}
+			rows, opts = append(rows, r), append(opts, os)
 		}
 	}
 	tv.rows, tv.opts = rows, opts
 	return true
+}
+
+// scan notes the tables whose rows a locking statement of t may lock
+// without matching them (Rules.ScanLocks): its own table, with its lock's
+// strength, and the tables its subqueries read, shared.
+func (e *Engine) scan(t *Txn, s *stmtInfo) {
+	if !e.rulesOf(t).ScanLocks || !s.kind.locking() {
+		return
+	}
+	if t.scanned == nil {
+		t.scanned = map[string]bool{}
+	}
+	for _, name := range append(append([]string{s.table}, s.reads...), s.subs...) {
+		if name != "" {
+			t.scanned[name] = t.scanned[name] || s.kind.exclusive() && (name == s.table || slices.Contains(s.reads, name))
+		}
+	}
+}
+
+// scannedBy reports whether a transaction other than t, active at at, may
+// hold a lock on a row of table that a lock of the given strength
+// conflicts with, because one of its statements scanned the row.
+func (e *Engine) scannedBy(t *Txn, table string, exclusive bool, at int) bool {
+	for _, o := range e.txns {
+		if o == t || !o.activeAt(at) {
+			continue
+		}
+		if x, ok := o.scanned[table]; ok && (exclusive || x) {
+			return true
+		}
+	}
+	return false
 }
 
 // lockRows records the row locks a locking SELECT took.

@@ -457,6 +457,7 @@ var table = []row{
 		// those are consistent reads.
 		r.Source[KindSelectShare], r.Source[KindSelectUpdate] = SnapTxn, SnapTxn
 	}},
+	{dbms: innodb, levels: lv(rr, ser), source: srcInnoDBLocks, views: func(r *Rules) { r.ScanLocks = true }},
 	{dbms: innodb, levels: lv(ser), source: srcInnoDBRead, views: func(r *Rules) { r.LockingSelectInTxn = true }},
 	{dbms: []string{"mariadb"}, levels: lv(rr, ser), when: "innodb_snapshot_isolation=ON", source: srcInnoDBSI, views: func(r *Rules) {
 		r.WriteConflict = target.ClassSerialization
