@@ -59,8 +59,16 @@ func writtenTable(st sqlast.Stmt) string {
 	case *sqlast.Insert:
 		return w.Table
 	case *sqlast.Update:
+		if len(w.Tables) > 0 && len(w.Set) > 0 {
+			return w.Set[0].Table // the MySQL family's multiple-table UPDATE
+		}
 		return w.Table
 	case *sqlast.Delete:
+		if len(w.Targets) > 0 {
+			return w.Targets[0]
+		}
+		return w.Table
+	case *sqlast.Merge:
 		return w.Table
 	}
 	return ""

@@ -123,6 +123,18 @@ func names(col string, n any) bool {
 			found = found || slices.ContainsFunc(x.Set, func(a sqlast.Assignment) bool { return a.Column == col })
 		case *sqlast.Insert:
 			found = found || x.OnConflict != nil && slices.ContainsFunc(x.OnConflict.Set, func(a sqlast.Assignment) bool { return a.Column == col })
+		case *sqlast.With:
+			// An INSERT inside a WITH names its columns (a top-level one
+			// drops the column itself: dropInsertColumn).
+			for _, c := range x.CTEs {
+				if ins, ok := c.Stmt.(*sqlast.Insert); ok {
+					found = found || slices.Contains(ins.Columns, col)
+				}
+			}
+		case *sqlast.Merge:
+			for _, w := range x.Whens {
+				found = found || slices.Contains(w.Columns, col) || slices.ContainsFunc(w.Set, func(a sqlast.Assignment) bool { return a.Column == col })
+			}
 		}
 		return !found
 	}

@@ -144,23 +144,42 @@ type OnConflict struct {
 
 // Assignment is column = value in UPDATE SET or ON CONFLICT ... SET.
 type Assignment struct {
+	// Table qualifies Column in the MySQL family's multiple-table UPDATE
+	// (SET t0.c = …); "" everywhere else.
+	Table  string
 	Column string
 	Value  Expr
 }
 
-// Update is UPDATE table SET ... [WHERE ...].
+// Update is UPDATE table SET ... [WHERE ...]. A multiple-table UPDATE
+// (see MultiTable) sets Tables or From.
 type Update struct {
 	Table string
-	Set   []Assignment
+	// Tables, set instead of Table, are the MySQL family's multiple-table
+	// UPDATE's table references (UPDATE t0 JOIN t1 ON … SET t0.c = …,
+	// UPDATE t0, t1 SET …): which tables it writes is in its SET.
+	Tables []TableRef
+	Set    []Assignment
+	// From is PostgreSQL's and SQLite's UPDATE table SET … FROM others:
+	// the other tables SET and WHERE read; nil when none.
+	From  []TableRef
 	Where Expr
 	// Returning are the items of RETURNING (PostgreSQL, SQLite ≥ 3.35;
 	// not the MySQL family); nil when none.
 	Returning []SelectItem
 }
 
-// Delete is DELETE FROM table [WHERE ...] [RETURNING ...].
+// Delete is DELETE FROM table [WHERE ...] [RETURNING ...]. A
+// multiple-table DELETE (see MultiTable) sets Targets or Using.
 type Delete struct {
 	Table string
+	// Targets and Tables, set instead of Table, are the MySQL family's
+	// multiple-table DELETE t0[, t1] FROM tables [WHERE …]: the tables
+	// it deletes from and the table references it reads.
+	Targets []string
+	Tables  []TableRef
+	// Using is PostgreSQL's DELETE FROM table USING others; nil when none.
+	Using []TableRef
 	Where Expr
 	// Returning are the items of RETURNING (PostgreSQL, SQLite ≥ 3.35,
 	// MariaDB ≥ 10.0); nil when none.

@@ -162,7 +162,9 @@ func (b *astBuilder) assignments(depth int, excluded bool) []Assignment {
 }
 
 func (b *astBuilder) stmt(depth int) Stmt {
-	switch b.src.n(8) {
+	switch b.src.n(10) {
+	case 8, 9:
+		return b.multiStmt(depth)
 	case 1:
 		ct := &CreateTable{Name: b.name()}
 		for range 1 + b.src.n(3) {

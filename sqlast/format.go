@@ -193,17 +193,13 @@ func (p *printer) stmt(s Stmt) {
 	case *Insert:
 		p.insert(s)
 	case *Update:
-		p.w("UPDATE ")
-		p.ident(s.Table)
-		p.w(" SET ")
-		p.assignments(s.Set)
-		p.where(s.Where)
-		p.returning(s.Returning)
+		p.update(s)
 	case *Delete:
-		p.w("DELETE FROM ")
-		p.ident(s.Table)
-		p.where(s.Where)
-		p.returning(s.Returning)
+		p.delete(s)
+	case *Merge:
+		p.merge(s)
+	case *With:
+		p.with(s)
 	case *SelectStmt:
 		p.selectStmt(s)
 	case *Begin:
@@ -425,6 +421,10 @@ func (p *printer) assignments(set []Assignment) {
 	for i, a := range set {
 		if i > 0 {
 			p.w(", ")
+		}
+		if a.Table != "" {
+			p.ident(a.Table)
+			p.w(".")
 		}
 		p.ident(a.Column)
 		p.w(" = ")

@@ -195,6 +195,10 @@ func (p *parser) stmt() (Stmt, error) {
 		return p.delete()
 	case isKw(t, "CREATE"):
 		return p.create()
+	case isKw(t, "MERGE"):
+		return p.merge()
+	case isKw(t, "WITH"):
+		return p.with()
 	case isKw(t, "BEGIN"):
 		p.next()
 		if !p.acceptKw("TRANSACTION") {
@@ -231,7 +235,7 @@ func (p *parser) stmt() (Stmt, error) {
 		name, err := p.ident("a savepoint name")
 		return &ReleaseSavepoint{Name: name}, err
 	}
-	return nil, p.errExpected("a statement (SELECT, INSERT, REPLACE, UPDATE, DELETE, CREATE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT or RELEASE)")
+	return nil, p.errExpected("a statement (SELECT, INSERT, REPLACE, UPDATE, DELETE, MERGE, WITH, CREATE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT or RELEASE)")
 }
 
 func (p *parser) selectStmt() (*SelectStmt, error) {
@@ -489,6 +493,9 @@ func (p *parser) assignments() ([]Assignment, error) {
 
 func (p *parser) update() (*Update, error) {
 	p.next()
+	if p.d == MySQL && !isKw(p.peekAt(1), "SET") {
+		return p.mysqlMultiUpdate()
+	}
 	s := &Update{}
 	var err error
 	if s.Table, err = p.ident("a table name"); err != nil {
@@ -499,6 +506,11 @@ func (p *parser) update() (*Update, error) {
 	}
 	if s.Set, err = p.assignments(); err != nil {
 		return nil, err
+	}
+	if p.d != MySQL && p.acceptKw("FROM") {
+		if s.From, err = commaList(p, p.joinedTable); err != nil {
+			return nil, err
+		}
 	}
 	if p.acceptKw("WHERE") {
 		if s.Where, err = p.expr(); err != nil {
@@ -551,6 +563,9 @@ func (p *parser) caseExpr() (Expr, error) {
 
 func (p *parser) delete() (*Delete, error) {
 	p.next()
+	if p.d == MySQL && !p.isKw("FROM") {
+		return p.mysqlMultiDelete()
+	}
 	if err := p.expectKw("FROM"); err != nil {
 		return nil, err
 	}
@@ -558,6 +573,11 @@ func (p *parser) delete() (*Delete, error) {
 	var err error
 	if s.Table, err = p.ident("a table name"); err != nil {
 		return nil, err
+	}
+	if p.d == Postgres && p.acceptKw("USING") {
+		if s.Using, err = commaList(p, p.joinedTable); err != nil {
+			return nil, err
+		}
 	}
 	if p.acceptKw("WHERE") {
 		if s.Where, err = p.expr(); err != nil {

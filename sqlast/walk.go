@@ -37,18 +37,24 @@ func Walk(n any, fn func(n any) bool) {
 			Walk(it.Expr, fn)
 		}
 	case *Update:
+		walkRefs(n.Tables, fn)
 		for _, a := range n.Set {
 			Walk(a.Value, fn)
 		}
+		walkRefs(n.From, fn)
 		Walk(n.Where, fn)
 		for _, it := range n.Returning {
 			Walk(it.Expr, fn)
 		}
 	case *Delete:
+		walkRefs(n.Tables, fn)
+		walkRefs(n.Using, fn)
 		Walk(n.Where, fn)
 		for _, it := range n.Returning {
 			Walk(it.Expr, fn)
 		}
+	case *Merge, *With:
+		walkMulti(n, fn)
 	case *SelectStmt:
 		Walk(n.Query, fn)
 		for _, o := range n.OrderBy {

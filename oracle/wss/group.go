@@ -120,9 +120,13 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 func anyWrite(txns []*gen.Txn) bool {
 	for _, t := range txns {
 		for _, s := range t.Body {
-			switch s.(type) {
-			case *sqlast.Insert, *sqlast.Update, *sqlast.Delete:
+			switch s := s.(type) {
+			case *sqlast.Insert, *sqlast.Update, *sqlast.Delete, *sqlast.Merge:
 				return true
+			case *sqlast.With:
+				if s.Writes() {
+					return true
+				}
 			}
 		}
 	}

@@ -704,6 +704,10 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil
 	}
+	if f := crossTable(parsed); f != "" {
+		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
+		return nil, nil
+	}
 	s, ok := e.classify(parsed, t)
 	if !ok {
 		reason := unmodelled(st.SQL, false)

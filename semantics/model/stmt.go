@@ -173,8 +173,14 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 		}
 		return s, known(s.reads) && known(s.subs)
 	case *sqlast.Update:
+		if st.MultiTable() {
+			return s, false // a write across tables (crossTable)
+		}
 		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where
 	case *sqlast.Delete:
+		if st.MultiTable() {
+			return s, false
+		}
 		s.kind, s.table, s.where = KindDelete, st.Table, st.Where
 	case *sqlast.Insert:
 		s.kind, s.table = KindInsert, st.Table

@@ -351,6 +351,9 @@ func keyword(sql string) string { return testcase.Classify(sql).Keyword }
 
 func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view view) ([]Sent, error) {
 	tn := "T" + strconv.FormatInt(txn, 10)
+	if err := crossTableErr(st); err != nil {
+		return nil, err
+	}
 	switch s := st.(type) {
 	case *sqlast.SelectStmt:
 		return rw.selectStmt(s, info, view)
