@@ -490,7 +490,7 @@ func (r *runner) finish(ctx context.Context, cn *conn, c completion) error {
 // read, or any statement at serializable (InnoDB's plain SELECTs lock
 // there). A plain read below it reads a snapshot.
 func mayLock(k testcase.Kind, level target.Level) bool {
-	return k.Changes || level == target.Serializable || k.LockingRead
+	return k.Changes || k.CTEWrite || level == target.Serializable || k.LockingRead
 }
 
 // awaitVictims runs when a statement of except completed (resumed, or

@@ -27,6 +27,8 @@ func TestMayLock(t *testing.T) {
 		{"SELECT 'FOR UPDATE' AS x FROM t", target.ReadCommitted, true}, // a literal counts: asking is only slower
 		{"SELECT * FROM t", "", false},
 		{"COMMIT", target.ReadCommitted, false},
+		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", target.ReadCommitted, true},
+		{"WITH d AS (SELECT * FROM t) SELECT * FROM d", target.ReadCommitted, false},
 	} {
 		if got := mayLock(testcase.Classify(tc.sql), tc.level); got != tc.want {
 			t.Errorf("mayLock(%q, %q) = %v, want %v", tc.sql, tc.level, got, tc.want)

@@ -27,6 +27,10 @@ type Kind struct {
 	// LockingRead marks a statement that names a row lock (FOR UPDATE,
 	// FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE, LOCK IN SHARE MODE).
 	LockingRead bool
+	// CTEWrite marks a WITH whose common table expression writes
+	// (PostgreSQL's data-modifying CTE): it locks the rows it changes,
+	// though it returns rows as a query does (IsWrite stays by keyword).
+	CTEWrite bool
 	// Schema marks a statement that may create a table or change one's
 	// definition: anything but a read, a write, or transaction and
 	// session control (target.KeepsDefinitions).
@@ -50,12 +54,15 @@ func Classify(sql string) Kind {
 		return k
 	}
 	k.Keyword = strings.ToUpper(strings.TrimSuffix(f[0], ";"))
+	k.CTEWrite = k.Keyword == "WITH" && cteWriteRE.MatchString(sql)
 	if k.Keyword == "INSERT" {
 		up := strings.ToUpper(strings.Join(f, " "))
 		k.Upsert = strings.Contains(up, " ON CONFLICT") || strings.Contains(up, " ON DUPLICATE KEY UPDATE")
 	}
 	return k
 }
+
+var cteWriteRE = regexp.MustCompile(`(?is)^\s*WITH\b.*\bAS\s*\(\s*(INSERT|UPDATE|DELETE)\b`)
 
 var lockingReadRE = regexp.MustCompile(`(?i)\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
 

@@ -46,25 +46,24 @@ func corpusFiles(t *testing.T) []string {
 // each does server administration (SET GLOBAL, FLUSH). A change to this list
 // is a change to what txlab runs.
 var corpusRefused = []string{
-	"bugs/mdev-21516-replbug.txn",       // SET GLOBAL innodb_limit_optimistic_insert_debug
-	"bugs/mdev-24224-replbug.txn",       // SET GLOBAL INNODB_STATUS_OUTPUT_LOCKS
-	"bugs/mdev-24545-replbug.txn",       // FLUSH TABLES
-	"bugs/mysql-100293-replbug.txn",     // FLUSH STATUS
-	"bugs/mysql-91646-replbug.txn",      // SET GLOBAL super_read_only
-	"bugs/mysql-92558-replbug.txn",      // SET GLOBAL innodb_monitor_enable
-	"bugs/mysql-92993-replbug.txn",      // SET GLOBAL general_log
-	"bugs/tidb-20002-replbug.txn",       // SET @@tidb_enable_clustered_index (a TiDB variable)
-	"bugs/tidb-21151-replbug.txn",       // SET GLOBAL TRANSACTION ISOLATION LEVEL
-	"bugs/tidb-21284-replbug.txn",       // SET @@tidb_disable_txn_auto_retry
-	"bugs/tidb-21470-replbug.txn",       // SET @@global.tidb_enable_change_column_type
-	"bugs/tidb-23380-replbug.txn",       // SET tidb_snapshot
-	"bugs/tidb-25176-replbug.txn",       // CREATE TABLE test.ttt, outside txlab's database
-	"bugs/tidb-29947-replbug.txn",       // a string with a backslash escape
-	"bugs/tidb-30289-replbug.txn",       // a string with a backslash escape
-	"bugs/tidb-30397-replbug.txn",       // a string with a backslash escape
-	"bugs/tidb-30410-replbug.txn",       // SET tidb_constraint_check_in_place
-	"bugs/tidb-30633-replbug.txn",       // a string with a backslash escape
-	"features/testdata/pg-features.txn", // MERGE and LOCK TABLE: feature samples, never run
+	"bugs/mdev-21516-replbug.txn",   // SET GLOBAL innodb_limit_optimistic_insert_debug
+	"bugs/mdev-24224-replbug.txn",   // SET GLOBAL INNODB_STATUS_OUTPUT_LOCKS
+	"bugs/mdev-24545-replbug.txn",   // FLUSH TABLES
+	"bugs/mysql-100293-replbug.txn", // FLUSH STATUS
+	"bugs/mysql-91646-replbug.txn",  // SET GLOBAL super_read_only
+	"bugs/mysql-92558-replbug.txn",  // SET GLOBAL innodb_monitor_enable
+	"bugs/mysql-92993-replbug.txn",  // SET GLOBAL general_log
+	"bugs/tidb-20002-replbug.txn",   // SET @@tidb_enable_clustered_index (a TiDB variable)
+	"bugs/tidb-21151-replbug.txn",   // SET GLOBAL TRANSACTION ISOLATION LEVEL
+	"bugs/tidb-21284-replbug.txn",   // SET @@tidb_disable_txn_auto_retry
+	"bugs/tidb-21470-replbug.txn",   // SET @@global.tidb_enable_change_column_type
+	"bugs/tidb-23380-replbug.txn",   // SET tidb_snapshot
+	"bugs/tidb-25176-replbug.txn",   // CREATE TABLE test.ttt, outside txlab's database
+	"bugs/tidb-29947-replbug.txn",   // a string with a backslash escape
+	"bugs/tidb-30289-replbug.txn",   // a string with a backslash escape
+	"bugs/tidb-30397-replbug.txn",   // a string with a backslash escape
+	"bugs/tidb-30410-replbug.txn",   // SET tidb_constraint_check_in_place
+	"bugs/tidb-30633-replbug.txn",   // a string with a backslash escape
 }
 
 // TestCorpus: every case file of the repository passes the check under the

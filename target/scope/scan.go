@@ -96,6 +96,15 @@ func (c *checker) statement() error {
 	case "INSERT", "REPLACE", "UPDATE", "DELETE":
 		c.writes = true
 		return c.walkAll()
+	case "MERGE":
+		// PostgreSQL's MERGE INTO target USING source ON … WHEN …: the
+		// walk reads the target (INTO), the source (USING: a table or a
+		// subquery, at any depth) and the WHEN clauses' expressions; its
+		// actions name no table.
+		if pg {
+			c.writes = true
+			return c.walkAll()
+		}
 	case "CREATE":
 		return c.create()
 	case "ALTER":

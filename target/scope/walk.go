@@ -271,6 +271,9 @@ func (c *checker) keyword(t token) (bool, error) {
 		if prev.is("OR") {
 			return true, nil // CREATE OR REPLACE, INSERT OR REPLACE
 		}
+		if prev.is("THEN") {
+			return true, nil // MERGE's WHEN NOT MATCHED THEN INSERT: into its target
+		}
 		c.writes = true
 		c.skip("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE")
 		if c.cur().is("OR") {

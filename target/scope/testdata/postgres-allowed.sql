@@ -325,3 +325,13 @@ SELECT pid, state FROM pg_stat_activity WHERE datname = current_database()
 SET datestyle TO ISO, YMD
 ==== txid
 SELECT txid_current(), pg_current_xact_id()
+==== MERGE on own tables
+MERGE INTO t USING (SELECT 1 AS a) s ON true WHEN MATCHED THEN DELETE
+==== MERGE with an alias, WHEN conditions and every action
+MERGE INTO t AS x USING u AS s ON x.id = s.id WHEN MATCHED AND s.v > 0 THEN UPDATE SET v = s.v + x.v WHEN MATCHED THEN DELETE WHEN NOT MATCHED AND s.v IS NOT NULL THEN INSERT (id, v) VALUES (s.id, s.v) WHEN NOT MATCHED THEN DO NOTHING
+==== MERGE qualified by txlab's schema, INSERT without columns
+MERGE INTO txlab.t USING txlab.u ON t.id = u.id WHEN NOT MATCHED THEN INSERT VALUES (u.id, 0)
+==== MERGE using a subquery over own tables
+MERGE INTO t USING (SELECT id, max(v) AS v FROM u GROUP BY id) AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v
+==== data-modifying CTE followed by a write
+WITH w AS (UPDATE t SET v = v + 1 WHERE id > 1 RETURNING id) DELETE FROM u WHERE id IN (SELECT id FROM w)

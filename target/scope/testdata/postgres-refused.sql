@@ -238,10 +238,32 @@ EXPLAIN ANALYZE UPDATE shop.orders SET total = 0
 SELECT 1; SELECT 2
 ==== SELECT FOR UPDATE on a catalog
 SELECT * FROM pg_catalog.pg_class FOR UPDATE
-==== MERGE into another schema [unknown]
-MERGE INTO t USING (SELECT 1 AS a) s ON true WHEN MATCHED THEN DELETE
 ==== MERGE, qualified
 MERGE INTO shop.orders o USING t ON true WHEN MATCHED THEN DELETE
+==== MERGE using a system catalog
+MERGE INTO t USING pg_catalog.pg_class c ON t.id = c.oid::int WHEN MATCHED THEN DELETE
+==== MERGE using an unqualified catalog
+MERGE INTO t USING pg_class c ON t.id = c.relpages WHEN MATCHED THEN UPDATE SET v = 1
+==== MERGE using another schema's table
+MERGE INTO t USING shop.orders o ON t.id = o.id WHEN NOT MATCHED THEN INSERT (id) VALUES (o.id)
+==== MERGE using a subquery over another schema
+MERGE INTO t USING (SELECT id FROM shop.orders) AS s ON t.id = s.id WHEN MATCHED THEN DELETE
+==== MERGE using a subquery over a catalog
+MERGE INTO t USING (SELECT oid::int AS id FROM pg_catalog.pg_class) AS s ON t.id = s.id WHEN MATCHED THEN DELETE
+==== MERGE with a WHEN condition over another schema
+MERGE INTO t USING u ON t.id = u.id WHEN MATCHED AND EXISTS (SELECT 1 FROM shop.orders) THEN DELETE
+==== MERGE with an UPDATE value from another schema
+MERGE INTO t USING u ON t.id = u.id WHEN MATCHED THEN UPDATE SET v = (SELECT max(total) FROM shop.orders)
+==== MERGE inserting a value from another schema
+MERGE INTO t USING u ON t.id = u.id WHEN NOT MATCHED THEN INSERT VALUES (u.id, (SELECT max(total) FROM shop.orders))
+==== data-modifying CTE writing another schema
+WITH d AS (DELETE FROM shop.orders RETURNING id) SELECT * FROM d
+==== data-modifying CTE writing a catalog
+WITH d AS (UPDATE pg_catalog.pg_class SET relpages = 0 RETURNING oid) SELECT * FROM d
+==== UPDATE … FROM another schema
+UPDATE t SET v = o.total FROM shop.orders o WHERE o.id = t.id
+==== DELETE … USING a catalog, in a write
+DELETE FROM t USING pg_catalog.pg_class c WHERE c.relpages = t.id
 ==== COMMENT [unknown]
 COMMENT ON TABLE t IS 'x'
 ==== COMMENT on another schema
@@ -265,7 +287,8 @@ SELECT pg_restore_relation_stats('schemaname', 'shop', 'relname', 'orders', 'rel
 ==== binary upgrade support
 SELECT binary_upgrade_set_next_pg_type_oid(1)
 ==== a carriage return ends a comment in PostgreSQL only: a WITH hides its DELETE
-WITH x AS (SELECT 1) -- xDELETE FROM shop.orders
+WITH x AS (SELECT 1) -- x
+DELETE FROM shop.orders
 ==== WITH ORDINALITY must not end the table list
 DELETE FROM t USING unnest(ARRAY[1]) WITH ORDINALITY AS x, shop.orders AS shop
 ==== CockroachDB SET CLUSTER SETTING
