@@ -22,7 +22,12 @@ type stmtFeature struct {
 
 // statementFeatures are the feature statements, in a fixed order (the
 // order is part of what a seed draws).
-var statementFeatures = []stmtFeature{}
+var statementFeatures = []stmtFeature{
+	{feature: "multi-table-update", weight: 1, make: (*Generator).multiUpdate},
+	{feature: "multi-table-delete", weight: 1, make: (*Generator).multiDelete},
+	{feature: "merge", weight: 1, make: (*Generator).merge},
+	{feature: "cte-write", weight: 1, make: (*Generator).cteWrite},
+}
 
 // featureStatementRatio is the share of statements drawn from
 // statementFeatures when the target supports one at least.
