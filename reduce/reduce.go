@@ -267,6 +267,7 @@ var passes = []pass{
 	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
 	{name: "rows", cand: dropRow},
 	{name: "where", cand: simplifyExpr},
+	{name: "single table", cand: singleTable},
 	{name: "columns", cand: dropColumn},
 	{name: "autocommit to setup", cand: autocommitToSetup},
 	{name: "order", cand: swapSteps},

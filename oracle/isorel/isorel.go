@@ -230,7 +230,10 @@ func undecided(h *history.History, fs []verdict.Finding, st *settle) string {
 		}
 		for _, s := range t.Stmts {
 			if s.Note != "" {
-				what, _, _ := strings.Cut(s.Note, ":")
+				what, rest, _ := strings.Cut(s.Note, ":")
+				if f := instrument.FeatureOfNote(rest); f != "" {
+					return what + ": " + f // a write across tables, by its feature's name
+				}
 				if r, ok := strings.CutPrefix(what, "instrumented, but the "); ok {
 					what = strings.Replace(r, " are not recorded", " not recorded", 1)
 				}

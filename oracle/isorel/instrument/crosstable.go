@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/txlab/txlab/sqlast"
 )
@@ -38,4 +39,17 @@ func crossTableErr(st sqlast.Stmt) error {
 		return fmt.Errorf("%s: %w", f, errUnsupported)
 	}
 	return nil
+}
+
+// FeatureOfNote is the feature a note's text after "not instrumented:"
+// names (crossTableErr's), "" for another note.
+func FeatureOfNote(rest string) string {
+	f, _, ok := strings.Cut(strings.TrimSpace(rest), ":")
+	switch {
+	case !ok:
+		return ""
+	case f == "merge", f == "cte-write", f == "multi-table-update", f == "multi-table-delete":
+		return f
+	}
+	return ""
 }
