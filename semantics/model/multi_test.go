@@ -1,13 +1,9 @@
 package model
 
 import (
-	"context"
 	"testing"
 
-	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/sqlast"
-	"github.com/txlab/txlab/target/connect/connecttest"
-	"github.com/txlab/txlab/testcase"
 )
 
 // TestCrossTable: every write across tables is named by its feature, so
@@ -36,35 +32,5 @@ func TestCrossTable(t *testing.T) {
 		if got := crossTable(st); got != c.want {
 			t.Errorf("%s: %q, want %q", c.sql, got, c.want)
 		}
-	}
-}
-
-// TestCrossTableHalts: a case with UPDATE … FROM stops there, with the
-// feature's name as its reason (SQLite ran the statement).
-func TestCrossTableHalts(t *testing.T) {
-	tg := connecttest.Target(t, "sqlite")
-	ctx := context.Background()
-	c := &Checker{}
-	defer c.Close()
-	cs, err := testcase.ParseString("update-from", "CREATE TABLE t (a INT PRIMARY KEY, v INT);\nCREATE TABLE u (a INT PRIMARY KEY, v INT);\n"+
-		"INSERT INTO t VALUES (1, 1);\nINSERT INTO u VALUES (1, 5);\n1> BEGIN;\n1> UPDATE t SET v = u.v FROM u WHERE u.a = t.a;\n1> SELECT * FROM t;\n1> COMMIT;\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := executor.Run(ctx, tg, cs, executor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range res.Events {
-		if ev.Error != nil {
-			t.Fatalf("SQLite refused %s: %v", ev.SQL, ev.Error)
-		}
-	}
-	conf, err := c.Check(ctx, tg, cs, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if conf.Reason != "not modelled: multi-table-update" || conf.Conforms() {
-		t.Errorf("reason %q (halted %q), want not modelled: multi-table-update", conf.Reason, conf.Halted)
 	}
 }

@@ -173,7 +173,7 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 		}
 		return s, known(s.reads) && known(s.subs)
 	case *sqlast.Update:
-		if st.MultiTable() {
+		if st.MultiTable() && !e.joinsAsSubqueries(st) {
 			return s, false // a write across tables (crossTable)
 		}
 		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where

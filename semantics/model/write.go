@@ -59,6 +59,11 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	conflicts := e.conflictTests(t, st, s, tv)
 	var matched map[int]bool
 	if hasWhere && (len(tests) > 0 || len(conflicts) > 0 || !tv.exact()) {
+		if up, ok := s.ast.(*sqlast.Update); ok && len(up.From) > 0 {
+			// The candidates are judged by the target's WHERE alone.
+			e.halt("open rows: multi-table-update", "cannot decide %s: the rows it matches depend on rows the model leaves open", st.SQL)
+			return nil, nil
+		}
 		m, _, ok, err := e.evalCandidates(ctx, s, tv, tests, conflicts...)
 		if err != nil || !ok {
 			return nil, err
@@ -142,6 +147,10 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		// still writes a version (or, where documented, does not).
 		q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
 			From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: stmt.(*sqlast.Update).Where}
+		from := len(stmt.(*sqlast.Update).From) > 0
+		if from {
+			q = joinedTargets(s.table, stmt.(*sqlast.Update))
+		}
 		qs, ok := e.render(&sqlast.SelectStmt{Query: q})
 		if !ok {
 			e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
@@ -158,6 +167,10 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		touched = map[int]bool{}
 		for _, r := range res.Rows {
 			id, _ := strconv.Atoi(r[0].S)
+			if touched[id] && from && readsJoined(stmt.(*sqlast.Update)) {
+				e.halt("open rows: multi-table-update", "a row %s updates meets several rows of its FROM tables, and which one its values come from is arbitrary (SQLite's UPDATE FROM)", st.SQL)
+				return nil, nil
+			}
 			touched[id] = true
 		}
 	}
@@ -369,6 +382,9 @@ func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
 		list = append(list, &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)})
 	}
 	cond := &sqlast.In{X: &sqlast.ColumnRef{Column: vidColumn}, List: list, Not: true}
+	if up, ok := st.(*sqlast.Update); ok && len(up.From) > 0 {
+		cond.X = &sqlast.ColumnRef{Table: up.Table, Column: vidColumn} // the FROM tables' copies have one too
+	}
 	and := func(w sqlast.Expr) sqlast.Expr {
 		if w == nil {
 			return cond
