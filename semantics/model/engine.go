@@ -704,6 +704,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil
 	}
+	if w, counts := e.cteAlone(parsed); w != nil {
+		parsed, st = w, cteStmt(st, counts)
+	}
 	if f := crossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
 		return nil, nil

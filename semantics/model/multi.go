@@ -80,3 +80,81 @@ func readsJoined(up *sqlast.Update) bool {
 	}
 	return found
 }
+
+// cteAlone returns the write of a PostgreSQL data-modifying CTE that is
+// the statement's only write and the only thing its body reads — WITH w
+// AS (INSERT|UPDATE|DELETE … RETURNING …) SELECT … FROM w — without its
+// RETURNING (the model does not judge a write's returned rows), and
+// whether the body returns exactly those rows (SELECT * FROM w). Such a
+// statement writes as its CTE alone does: "data-modifying statements in
+// WITH are executed exactly once, and always to completion, independently
+// of whether the primary query reads all (or indeed any) of their output",
+// and the primary query sees their effects only through RETURNING
+// (PostgreSQL docs, WITH Queries, Data-Modifying Statements in WITH).
+// nil for any other statement: two writes in one statement (a CTE and an
+// outer write) run on one snapshot, which the model does not follow.
+func (e *Engine) cteAlone(st sqlast.Stmt) (sqlast.Stmt, bool) {
+	w, ok := st.(*sqlast.With)
+	if !ok || e.dialect != sqlast.Postgres || len(w.CTEs) != 1 {
+		return nil, false
+	}
+	name := w.CTEs[0].Name
+	var write sqlast.Stmt
+	switch s := w.CTEs[0].Stmt.(type) {
+	case *sqlast.Insert:
+		c := *s
+		c.Returning = nil
+		write = &c
+	case *sqlast.Update:
+		if s.MultiTable() {
+			return nil, false
+		}
+		c := *s
+		c.Returning = nil
+		write = &c
+	case *sqlast.Delete:
+		if s.MultiTable() {
+			return nil, false
+		}
+		c := *s
+		c.Returning = nil
+		write = &c
+	default:
+		return nil, false
+	}
+	body, ok := w.Body.(*sqlast.SelectStmt)
+	if !ok || body.Lock != sqlast.LockNone {
+		return nil, false
+	}
+	only := true
+	sqlast.Walk(body, func(n any) bool {
+		if t, ok := n.(*sqlast.Table); ok && t.Name != name {
+			only = false
+		}
+		return only
+	})
+	if !only {
+		return nil, false
+	}
+	sel, ok := body.Query.(*sqlast.Select)
+	counts := ok && !sel.Distinct && sel.Where == nil && body.Limit == nil && len(sel.Items) == 1 && sel.Items[0].Star &&
+		sel.Items[0].Table == "" && len(sel.From) == 1
+	if counts {
+		t, ok := sel.From[0].(*sqlast.Table)
+		counts = ok && t.Name == name
+	}
+	return write, counts
+}
+
+// cteStmt is st as its CTE's write: the rows the body returned are the
+// rows it wrote when it returns them all (counts), else the count is not
+// known; the rows are no result the model judges.
+func cteStmt(st *Stmt, counts bool) *Stmt {
+	c := *st
+	c.Affected = -1
+	if counts && st.Err == nil && st.Rows != nil {
+		c.Affected = int64(len(st.Rows))
+	}
+	c.Rows, c.Columns = nil, nil
+	return &c
+}

@@ -139,7 +139,9 @@ func TestCrossTableHalts(t *testing.T) {
 		{"postgres", sqlast.Postgres, "UPDATE t SET v = u.w FROM u WHERE u.id = t.id", "not modelled: multi-table-update"},
 		{"postgres", sqlast.Postgres, "DELETE FROM t USING u WHERE u.id = t.id", "not modelled: multi-table-delete"},
 		{"postgres", sqlast.Postgres, "MERGE INTO t USING u ON t.id = u.id WHEN MATCHED THEN DELETE", "not modelled: merge"},
-		{"postgres", sqlast.Postgres, "WITH d AS (DELETE FROM u RETURNING id) SELECT * FROM d", "not modelled: cte-write"},
+		{"postgres", sqlast.Postgres, "WITH d AS (DELETE FROM u RETURNING id) DELETE FROM t WHERE id IN (SELECT id FROM d)", "not modelled: cte-write"},
+		{"postgres", sqlast.Postgres, "WITH d AS (DELETE FROM u RETURNING id), e AS (DELETE FROM t RETURNING id) SELECT * FROM d", "not modelled: cte-write"},
+		{"postgres", sqlast.Postgres, "WITH d AS (DELETE FROM u RETURNING id) SELECT * FROM d JOIN t ON t.id = d.id", "not modelled: cte-write"},
 		{"mariadb", sqlast.MySQL, "UPDATE t JOIN u ON u.id = t.id SET t.v = u.w", "not modelled: multi-table-update"},
 		{"mariadb", sqlast.MySQL, "DELETE t FROM t JOIN u ON u.id = t.id", "not modelled: multi-table-delete"},
 	} {

@@ -91,7 +91,7 @@ func uncertainties(res *executor.Result) []uncertainty {
 		ctl := kind.Control
 		switch ev.Status {
 		case executor.StatusBlocked:
-			if ctl == testcase.NotControl && !explicit[ev.Conn] && kind.Changes {
+			if ctl == testcase.NotControl && !explicit[ev.Conn] && (kind.Changes || kind.CTEWrite) {
 				pending[ev.Conn] = &waiting{released: -1}
 			}
 			continue
