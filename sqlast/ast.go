@@ -89,6 +89,9 @@ type ColumnDef struct {
 	AutoIncrement bool
 	Default       Expr // nil: none
 	Check         Expr // nil: none
+	// References is the column's own REFERENCES p (c) (sqlast/fk.go);
+	// nil: none.
+	References *ForeignKey
 }
 
 // CreateTable is CREATE TABLE name (columns, constraints).
@@ -101,6 +104,8 @@ type CreateTable struct {
 	// Indexes are the MySQL family's KEY/INDEX (a, b) inside the table's
 	// definition (a mysqldump writes its secondary indexes there).
 	Indexes [][]string
+	// ForeignKeys are the table-level FOREIGN KEY elements (fk.go).
+	ForeignKeys []ForeignKey
 	// Charset and Collate are the MySQL family's table options DEFAULT
 	// CHARSET and COLLATE ("" when not given): they decide how its
 	// strings compare.

@@ -187,6 +187,15 @@ func (b *astBuilder) stmt(depth int) Stmt {
 		if b.src.n(2) == 1 {
 			ct.Checks = []Expr{b.expr(depth)}
 		}
+		if b.src.n(3) == 1 {
+			fk := ForeignKey{Columns: []string{b.name()}, RefTable: b.name(), OnDelete: RefAction(b.src.n(6)),
+				OnUpdate: RefAction(b.src.n(6)), Deferrable: b.src.n(2) == 1}
+			fk.InitiallyDeferred = fk.Deferrable && b.src.n(2) == 1
+			if b.src.n(2) == 1 {
+				fk.RefColumns = []string{b.name()}
+			}
+			ct.ForeignKeys = append(ct.ForeignKeys, fk)
+		}
 		return ct
 	case 2:
 		return &CreateIndex{Name: b.name(), Table: b.name(), Columns: []string{b.name()}, Unique: b.src.n(2) == 1}

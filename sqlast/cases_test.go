@@ -66,6 +66,13 @@ func formatCases() []namedStmt {
 			{Name: "we`ird\"name", Type: TypeInt},
 			{Name: "key", Type: TypeInt},
 		}}},
+		{"create-table-foreign-keys", &CreateTable{Name: "t2", Columns: []ColumnDef{
+			{Name: "a", Type: TypeInt, References: &ForeignKey{RefTable: "t0", RefColumns: []string{"c0"}, OnDelete: RefCascade}},
+			{Name: "b", Type: TypeVarchar},
+		},
+			ForeignKeys: []ForeignKey{{Name: "fk1", Columns: []string{"b"}, RefTable: "t0", RefColumns: []string{"c3"},
+				OnDelete: RefSetNull, OnUpdate: RefRestrict, Deferrable: true, InitiallyDeferred: true}},
+		}},
 		{"create-index", &CreateIndex{Name: "i0", Table: "t0", Columns: []string{"c1", "c2"}}},
 		{"create-unique-index", &CreateIndex{Name: "i1", Table: "t0", Columns: []string{"c1"}, Unique: true}},
 		{"insert-values", &Insert{Table: "t0", Columns: []string{"c0", "c1"}, Values: [][]Expr{

@@ -271,6 +271,10 @@ func (p *printer) createTable(s *CreateTable) {
 			p.expr(c.Check, 0)
 			p.w(")")
 		}
+		if c.References != nil && p.d != MySQL {
+			p.w(" ")
+			p.foreignKey(c.References, nil)
+		}
 	}
 	if len(s.PrimaryKey) > 0 {
 		sep()
@@ -296,6 +300,18 @@ func (p *printer) createTable(s *CreateTable) {
 			p.w("KEY ")
 			p.idents(k)
 		}
+		// InnoDB ignores a column's REFERENCES (fk.go): it is written
+		// as a table-level foreign key.
+		for _, c := range s.Columns {
+			if c.References != nil {
+				sep()
+				p.foreignKey(c.References, []string{c.Name})
+			}
+		}
+	}
+	for i := range s.ForeignKeys {
+		sep()
+		p.foreignKey(&s.ForeignKeys[i], s.ForeignKeys[i].Columns)
 	}
 	p.w(")")
 	if p.d == MySQL && s.Charset != "" {

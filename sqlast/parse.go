@@ -623,16 +623,29 @@ func (p *parser) create() (Stmt, error) {
 		return nil, err
 	}
 	for {
+		cname := ""
 		if p.acceptKw("CONSTRAINT") {
-			// A constraint's name changes nothing txlab reads.
-			if _, err := p.ident("a constraint name"); err != nil {
+			// A constraint's name changes nothing txlab reads but a
+			// foreign key's, which keeps it (mysqldump writes one).
+			if cname, err = p.ident("a constraint name"); err != nil {
 				return nil, err
 			}
-			if t := p.peek(); !isKw(t, "PRIMARY") && !isKw(t, "UNIQUE") && !isKw(t, "CHECK") {
-				return nil, p.errExpected("PRIMARY KEY, UNIQUE or CHECK after CONSTRAINT name")
+			if t := p.peek(); !isKw(t, "PRIMARY") && !isKw(t, "UNIQUE") && !isKw(t, "CHECK") && !isKw(t, "FOREIGN") {
+				return nil, p.errExpected("PRIMARY KEY, UNIQUE, CHECK or FOREIGN KEY after CONSTRAINT name")
+			}
+			if !isKw(p.peek(), "FOREIGN") {
+				cname = ""
 			}
 		}
 		switch {
+		case p.isKw("FOREIGN") && isKw(p.peekAt(1), "KEY"):
+			p.next()
+			p.next()
+			fk, err := p.foreignKey(cname)
+			if err != nil {
+				return nil, err
+			}
+			s.ForeignKeys = append(s.ForeignKeys, fk)
 		case p.acceptKw("PRIMARY"):
 			if err := p.expectKw("KEY"); err != nil {
 				return nil, err
@@ -805,6 +818,15 @@ func (p *parser) columnDef() (ColumnDef, error) {
 			what = "CHECK"
 			if c.Check, err = p.parenExpr(); err != nil {
 				return c, err
+			}
+		case p.acceptKw("REFERENCES"):
+			what = "REFERENCES"
+			c.References = &ForeignKey{}
+			if err := p.references(c.References); err != nil {
+				return c, err
+			}
+			if n := len(c.References.RefColumns); n > 1 {
+				return c, p.errAt(t, "a column's REFERENCES names %d columns", n)
 			}
 		default:
 			return c, nil
