@@ -33,6 +33,8 @@ type TableInfo struct {
 	// TableCheck is true when the column checks are written as table-level
 	// CHECK constraints rather than on the columns (both forms get tested).
 	TableCheck bool
+	// ForeignKeys reference earlier tables (fk.go).
+	ForeignKeys []*ForeignKeyInfo
 }
 
 // Column returns the column called name, or nil.
@@ -81,6 +83,9 @@ type ColumnInfo struct {
 	// (initial rows and generated INSERT/UPDATE constants), in the order
 	// first written.
 	Seen []Value
+	// Ref is the parent's key column a foreign key of this column
+	// references (fk.go); nil when none.
+	Ref *ColumnInfo
 }
 
 // required reports whether an INSERT must name the column.
@@ -100,7 +105,11 @@ func (g *Generator) genSchema() *Schema {
 	s := &Schema{}
 	n := 1 + g.r.IntN(g.cfg.MaxTables)
 	for i := range n {
-		s.Tables = append(s.Tables, g.genTable(fmt.Sprintf("t%d", i)))
+		t := g.genTable(fmt.Sprintf("t%d", i))
+		if g.can("foreign-key") {
+			g.foreignKey(s, t)
+		}
+		s.Tables = append(s.Tables, t)
 	}
 	return s
 }
@@ -253,6 +262,9 @@ func (s *Schema) CreateStatements() []sqlast.Stmt {
 			}
 			ct.Uniques = append(ct.Uniques, u)
 		}
+		for _, fk := range t.ForeignKeys {
+			ct.ForeignKeys = append(ct.ForeignKeys, fk.def())
+		}
 		out = append(out, ct)
 		for _, ix := range t.Indexes {
 			out = append(out, ix)
@@ -315,6 +327,14 @@ func (g *Generator) uniqueRow(t *TableInfo, taken []map[string]bool) ([]Value, b
 	for range 20 {
 		row := make([]Value, len(t.Columns))
 		for i, c := range t.Columns {
+			if c.Ref != nil {
+				v, ok := g.initialRef(c)
+				if !ok {
+					return nil, false
+				}
+				row[i] = v
+				continue
+			}
 			if !c.NotNull && !t.isKey(c.Name) && g.chance(0.15) {
 				row[i] = Value{Null: true, Type: c.Type}
 				continue

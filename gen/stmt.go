@@ -375,6 +375,10 @@ func (g *Generator) rowValue(t *TableInfo, c *ColumnInfo) Value {
 	if !c.NotNull && g.chance(0.1) {
 		return Value{Null: true, Type: c.Type}
 	}
+	if v, ok := g.refValue(c); ok {
+		c.see(v)
+		return v
+	}
 	v := g.freshFor(c)
 	if t.isKey(c.Name) {
 		if len(c.Seen) > 0 && g.chance(0.3) {

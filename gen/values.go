@@ -190,6 +190,9 @@ func (g *Generator) freshFor(c *ColumnInfo) Value {
 // c: often a value already stored in it (so predicates hit rows), otherwise a
 // fresh one.
 func (g *Generator) constFor(c *ColumnInfo) Value {
+	if v, ok := g.refValue(c); ok {
+		return v
+	}
 	if c != nil && len(c.Seen) > 0 && g.chance(0.6) {
 		return c.Seen[g.r.IntN(len(c.Seen))]
 	}
