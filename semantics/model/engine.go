@@ -331,8 +331,8 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 }
 
 func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error {
-	main := *ct
-	main.Columns = append(slices.Clone(ct.Columns), sqlast.ColumnDef{Name: vidColumn, Type: sqlast.TypeInt})
+	main := withoutForeignKeys(*ct)
+	main.Columns = append(slices.Clone(main.Columns), sqlast.ColumnDef{Name: vidColumn, Type: sqlast.TypeInt})
 	main.Uniques = append(slices.Clone(ct.Uniques), e.inlineUnique[ct.Name]...)
 	cand := sqlast.CreateTable{Name: candPrefix + ct.Name}
 	for _, c := range main.Columns {
@@ -709,6 +709,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	if f := crossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
+		return nil, nil
+	}
+	if e.foreignKeyHalt(parsed, st.SQL) {
 		return nil, nil
 	}
 	s, ok := e.classify(parsed, t)

@@ -1,0 +1,203 @@
+package model
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/sqlast"
+)
+
+// Foreign keys are not modelled yet: the engine stops, naming the feature,
+// at the first statement whose outcome a foreign key can change, and
+// judges every other statement as before (the model's copies of the
+// tables have no foreign keys, so they evaluate those alike).
+//
+// What a foreign key changes, from the manuals:
+//   - an INSERT into the child, or an UPDATE of its referencing columns,
+//     checks that the parent key exists, else fails (PostgreSQL 23503,
+//     InnoDB 1452, SQLite "FOREIGN KEY constraint failed"). PostgreSQL's
+//     check reads the latest committed parent row and locks it FOR KEY
+//     SHARE (docs 15, 13.3.2 "Row-Level Locks": FOR KEY SHARE "… is
+//     acquired by … foreign key checks" [ri_triggers.c]); InnoDB sets a
+//     shared record lock on the parent row it examines (MySQL 8.4
+//     Reference Manual 1.7.2.3 "FOREIGN KEY Constraint Differences":
+//     "InnoDB sets shared row-level locks on child or parent records that
+//     it must examine"). Both wait for a writer of that row, so a child
+//     write blocks, and takes locks, where the model's copy would not;
+//   - a DELETE of a parent row, or an UPDATE of its referenced key,
+//     fails under RESTRICT / NO ACTION while a child row references it
+//     (23503 / 1451), deletes the child rows under ON DELETE CASCADE and
+//     sets them NULL under SET NULL: rows the statement writes in another
+//     table, and locks there (InnoDB examines the child index even when
+//     nothing references the row);
+//   - a DEFERRABLE INITIALLY DEFERRED key (PostgreSQL, SQLite) is checked
+//     at COMMIT, which then fails and rolls the transaction back (docs 15,
+//     CREATE TABLE "INITIALLY DEFERRED"; sqlite.org foreignkeys.html 4.2).
+// A statement failing with such an error still matters on InnoDB, whose
+// failed statement keeps the locks it took, so a statement that may be
+// checked stops the engine whatever its outcome.
+
+// foreignKey is one foreign key of the case's tables.
+type foreignKey struct {
+	child   string
+	cols    []string
+	parent  string
+	refCols []string // nil: the parent's primary key, or unknown
+	sqlast.ForeignKey
+}
+
+// foreignKeys lists the foreign keys of the tables the setup created.
+func (e *Engine) foreignKeys() []foreignKey {
+	var out []foreignKey
+	for name, ct := range e.schema {
+		for _, fk := range sqlast.ForeignKeysOf(ct) {
+			k := foreignKey{child: name, cols: fk.Columns, parent: fk.RefTable, refCols: fk.RefColumns, ForeignKey: fk}
+			if k.refCols == nil {
+				k.refCols = primaryKeyOf(e.schema[fk.RefTable])
+			}
+			out = append(out, k)
+		}
+	}
+	// The reason named must not depend on the map's order.
+	slices.SortFunc(out, func(a, b foreignKey) int { return strings.Compare(a.child+"\x00"+a.parent, b.child+"\x00"+b.parent) })
+	return out
+}
+
+// primaryKeyOf returns ct's primary key columns; nil when ct is unknown
+// or has none.
+func primaryKeyOf(ct *sqlast.CreateTable) []string {
+	if ct == nil {
+		return nil
+	}
+	if ct.PrimaryKey != nil {
+		return ct.PrimaryKey
+	}
+	for _, c := range ct.Columns {
+		if c.PrimaryKey {
+			return []string{c.Name}
+		}
+	}
+	return nil
+}
+
+// foreignKeyHalt stops the engine when statement s (its text sql) is one
+// whose outcome a foreign key of the case can change, and reports whether
+// it did. Reads never are, nor writes of columns no key names.
+func (e *Engine) foreignKeyHalt(s sqlast.Stmt, sql string) bool {
+	fks := e.foreignKeys()
+	if len(fks) == 0 {
+		return false
+	}
+	var hit *foreignKey
+	var what string
+	for i := range fks {
+		if w := fks[i].affects(s); w != "" {
+			hit, what = &fks[i], w
+			break
+		}
+	}
+	if hit == nil {
+		return false
+	}
+	feature := "foreign-key"
+	switch {
+	case hit.Deferred():
+		feature = "deferred-constraint"
+	case what == "parent" && hit.action(s) == sqlast.RefCascade, what == "child or parent" && (hit.OnDelete == sqlast.RefCascade || hit.OnUpdate == sqlast.RefCascade):
+		feature = "on-delete-cascade"
+	}
+	text := "the foreign key of %s referencing %s checks or acts on this %s of the %s (not modelled): %s"
+	e.halt("not modelled: "+feature, text, hit.child, hit.parent, strings.ToUpper(keywordOf(sql)), what, sql)
+	return true
+}
+
+// affects says whether statement s can be checked or acted on by the
+// foreign key: "child" for a write of the child's referencing columns,
+// "parent" for a delete or key change of the parent's rows, "" otherwise.
+// A statement kind the model does not know that names the child or the
+// parent counts as both.
+func (k *foreignKey) affects(s sqlast.Stmt) string {
+	sets := func(as []sqlast.Assignment, cols []string) bool {
+		// An unknown key (refCols nil) may be any column.
+		if cols == nil {
+			return len(as) > 0
+		}
+		return slices.ContainsFunc(as, func(a sqlast.Assignment) bool { return containsFold(cols, a.Column) })
+	}
+	switch s := s.(type) {
+	case *sqlast.SelectStmt:
+		return ""
+	case *sqlast.Insert:
+		switch {
+		case strings.EqualFold(s.Table, k.child):
+			return "child"
+		case !strings.EqualFold(s.Table, k.parent):
+		case s.Replace:
+			return "parent" // REPLACE deletes the row it replaces
+		case s.OnConflict != nil && sets(s.OnConflict.Set, k.refCols):
+			return "parent"
+		}
+	case *sqlast.Update:
+		switch {
+		case strings.EqualFold(s.Table, k.child) && sets(s.Set, k.cols):
+			return "child"
+		case strings.EqualFold(s.Table, k.parent) && sets(s.Set, k.refCols):
+			return "parent"
+		}
+	case *sqlast.Delete:
+		if strings.EqualFold(s.Table, k.parent) {
+			return "parent"
+		}
+	default:
+		named := false
+		sqlast.Walk(s, func(n any) bool {
+			if t, ok := n.(*sqlast.Table); ok && (strings.EqualFold(t.Name, k.child) || strings.EqualFold(t.Name, k.parent)) {
+				named = true
+			}
+			return !named
+		})
+		if named {
+			return "child or parent"
+		}
+	}
+	return ""
+}
+
+// action is what the key does to the child rows of a parent row that
+// statement s deletes (DELETE, REPLACE) or whose key it changes.
+func (k *foreignKey) action(s sqlast.Stmt) sqlast.RefAction {
+	switch s := s.(type) {
+	case *sqlast.Delete:
+		return k.OnDelete
+	case *sqlast.Insert:
+		if s.Replace {
+			return k.OnDelete
+		}
+	}
+	return k.OnUpdate
+}
+
+// withoutForeignKeys is ct without its foreign keys: the model's
+// temporary copies cannot have them (PostgreSQL lets a temporary table
+// reference temporary ones only, InnoDB refuses them on temporary tables)
+// and need not, as the engine stops where one matters.
+func withoutForeignKeys(ct sqlast.CreateTable) sqlast.CreateTable {
+	ct.ForeignKeys = nil
+	ct.Columns = slices.Clone(ct.Columns)
+	for i := range ct.Columns {
+		ct.Columns[i].References = nil
+	}
+	return ct
+}
+
+func keywordOf(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Trim(f[0], "(;")
+}
+
+func containsFold(xs []string, s string) bool {
+	return slices.ContainsFunc(xs, func(x string) bool { return strings.EqualFold(x, s) })
+}

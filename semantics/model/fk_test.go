@@ -1,0 +1,92 @@
+package model_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// TestForeignKeyHalts: the engine stops, naming the feature, at a
+// statement a foreign key can check or act on (testdata/fk.txt), and
+// judges reads and writes of columns no key names as before; a failed
+// statement stops it too (InnoDB keeps a failed statement's locks).
+func TestForeignKeyHalts(t *testing.T) {
+	f, err := os.Open("testdata/fk.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var setup []string
+	type fkCase struct {
+		line        int
+		reason, sql string
+		affected    int64
+		rows        []target.Row
+	}
+	var cases []fkCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "# setup: "); ok {
+			setup = append(setup, s)
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "\t")
+		if len(parts) != 3 {
+			t.Fatalf("fk.txt:%d: want 3 fields", n)
+		}
+		c := fkCase{line: n, reason: parts[0], sql: parts[1]}
+		if a, err := strconv.ParseInt(parts[2], 10, 64); err == nil {
+			c.affected = a
+		} else {
+			c.rows = tuples(strings.Split(parts[2], ";")...)
+		}
+		if c.reason == "-" {
+			c.reason = ""
+		}
+		cases = append(cases, c)
+	}
+	ctx := context.Background()
+	tg := connecttest.Target(t, "sqlite")
+	sess, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range cases {
+		for _, failed := range []bool{false, true} {
+			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
+			if err := eng.Setup(ctx, setup); err != nil {
+				t.Fatal(err)
+			}
+			st := &model.Stmt{Conn: 1, SQL: c.sql, Rows: c.rows, Affected: c.affected}
+			if failed {
+				st.Rows, st.Affected = nil, 0
+				st.Err = &target.Error{Class: target.ClassConstraint, Message: "FOREIGN KEY constraint failed"}
+			}
+			dev, err := eng.Step(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess.(target.TempTables).DropTemporary(ctx, eng.Tables())
+			if dev != nil {
+				t.Errorf("fk.txt:%d: %s (failed: %v): deviation %s: %s", c.line, c.sql, failed, dev.Kind, dev.Text)
+				continue
+			}
+			if got := eng.HaltReason(); got != c.reason && !(failed && c.reason == "") {
+				t.Errorf("fk.txt:%d: %s (failed: %v): halt %q (%s), want %q", c.line, c.sql, failed, got, eng.Halted(), c.reason)
+			}
+		}
+	}
+}
