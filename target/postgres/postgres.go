@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -513,17 +514,23 @@ func (c catalog) Tables(ctx context.Context) ([]string, error) {
 	return column(rows), nil
 }
 
-// TruncateTables implements target.Truncater: one table at a time, so
+// TruncateTables implements target.Truncater: all the tables in one
+// statement, so that foreign keys among them do not stop it, while
 // PostgreSQL refuses (without CASCADE, which txlab never uses) a table
-// that any foreign key references, inside txlab's schema or outside it;
-// RESTART IDENTITY restarts the table's own serial and identity columns.
+// that a foreign key of any table not in the list references, inside
+// txlab's schema or outside it ("TRUNCATE cannot be used on a table that
+// has foreign-key references from other tables, unless all such tables
+// are also truncated in the same command", docs 15, TRUNCATE); RESTART
+// IDENTITY restarts the tables' own serial and identity columns.
 func (c catalog) TruncateTables(ctx context.Context, names []string) error {
-	for _, n := range names {
-		if err := c.ExecAdmin(ctx, "TRUNCATE TABLE "+quoteIdent(c.t.schema)+"."+quoteIdent(n)+" RESTART IDENTITY"); err != nil {
-			return err
-		}
+	if len(names) == 0 {
+		return nil
 	}
-	return nil
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(c.t.schema) + "." + quoteIdent(n)
+	}
+	return c.ExecAdmin(ctx, "TRUNCATE TABLE "+strings.Join(q, ", ")+" RESTART IDENTITY")
 }
 
 func (c catalog) DropTables(ctx context.Context, names []string) error {
@@ -541,7 +548,7 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 		stmt := "DROP TABLE IF EXISTS"
 		switch kind[n] {
 		case "":
-			continue // already gone (e.g. dropped by a CASCADE)
+			continue // already gone
 		case "v":
 			stmt = "DROP VIEW IF EXISTS"
 		case "m":
@@ -551,16 +558,49 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 		}
 		byStmt[stmt] = append(byStmt[stmt], quoteIdent(c.t.schema)+"."+quoteIdent(n))
 	}
-	// Views first; CASCADE takes foreign keys and dependent views along.
-	for _, stmt := range []string{"DROP VIEW IF EXISTS", "DROP MATERIALIZED VIEW IF EXISTS", "DROP FOREIGN TABLE IF EXISTS", "DROP TABLE IF EXISTS"} {
-		if len(byStmt[stmt]) == 0 {
-			continue
+	// What depends on others first, each kind in one statement and
+	// without CASCADE (txlab never cascades into anything): the objects
+	// one statement names may depend on each other (a foreign key between
+	// two of txlab's tables), and PostgreSQL refuses an object that
+	// something not named depends on (Dependents found none outside the
+	// schema).
+	// A view over a materialized view is dropped before it in a later
+	// pass: each pass drops the kinds nothing left depends on.
+	kinds := []string{"DROP MATERIALIZED VIEW IF EXISTS", "DROP VIEW IF EXISTS", "DROP FOREIGN TABLE IF EXISTS", "DROP TABLE IF EXISTS"}
+	for {
+		var left []string
+		var lastErr error
+		for _, stmt := range kinds {
+			if len(byStmt[stmt]) == 0 {
+				continue
+			}
+			if _, err := c.t.adminQuery(ctx, stmt+" "+strings.Join(byStmt[stmt], ", ")); err != nil {
+				left, lastErr = append(left, stmt), err
+			}
 		}
-		if _, err := c.t.adminQuery(ctx, stmt+" "+strings.Join(byStmt[stmt], ", ")+" CASCADE"); err != nil {
-			return err
+		if lastErr == nil {
+			return nil
+		}
+		if len(left) == len(kinds) || len(left) == countKinds(byStmt) {
+			return lastErr // no progress
+		}
+		for _, stmt := range kinds {
+			if !slices.Contains(left, stmt) {
+				delete(byStmt, stmt)
+			}
 		}
 	}
-	return nil
+}
+
+// countKinds is how many kinds of object byStmt still has to drop.
+func countKinds(byStmt map[string][]string) int {
+	n := 0
+	for _, v := range byStmt {
+		if len(v) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Dependents implements target.DependentsLister: every object outside the

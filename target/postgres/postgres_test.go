@@ -65,6 +65,7 @@ func TestRows(t *testing.T)          { targettest.Rows(t, open(t, "txlab")) }
 func TestErrors(t *testing.T)        { targettest.Errors(t, open(t, "txlab"), "testdata/errors_postgres.txt") }
 func TestResetAndDump(t *testing.T)  { targettest.ResetAndDump(t, open(t, "txlab")) }
 func TestForeignSchema(t *testing.T) { targettest.ForeignSchema(t, open(t, "txlab_foreign")) }
+func TestForeignKeys(t *testing.T)   { targettest.ForeignKeys(t, open(t, "txlab")) }
 func TestWaiting(t *testing.T)       { targettest.Waiting(t, open(t, "txlab")) }
 func TestDeadlock(t *testing.T)      { targettest.Deadlock(t, open(t, "txlab")) }
 

@@ -33,6 +33,7 @@ func TestRows(t *testing.T)          { targettest.Rows(t, open(t)) }
 func TestErrors(t *testing.T)        { targettest.Errors(t, open(t), "testdata/errors.txt") }
 func TestResetAndDump(t *testing.T)  { targettest.ResetAndDump(t, open(t)) }
 func TestForeignSchema(t *testing.T) { targettest.ForeignSchema(t, open(t)) }
+func TestForeignKeys(t *testing.T)   { targettest.ForeignKeys(t, open(t)) }
 
 func TestTempFileRemovedOnClose(t *testing.T) {
 	tg, err := Open(targettest.Ctx(t), "")

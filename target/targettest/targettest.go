@@ -376,3 +376,53 @@ func ForeignSchema(t *testing.T, tg target.Target) {
 		t.Errorf("the refused Reset created %s", target.RegistryTable)
 	}
 }
+
+// ForeignKeys checks Reset and Empty with foreign keys among txlab's
+// tables, a parent created first and its children after (ON DELETE
+// CASCADE, SET NULL): Empty either empties every table or refuses (the
+// executor then starts over with Reset), and Reset drops them all, in
+// whatever order the catalog lists them, several times over.
+func ForeignKeys(t *testing.T, tg target.Target) {
+	ctx := Ctx(t)
+	setup := []string{
+		"CREATE TABLE fk_p (id INT PRIMARY KEY, v INT)",
+		"CREATE TABLE fk_c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES fk_p (id) ON DELETE CASCADE)",
+		"CREATE TABLE fk_a (id INT PRIMARY KEY, cid INT, FOREIGN KEY (cid) REFERENCES fk_c (id) ON DELETE SET NULL)",
+		"INSERT INTO fk_p VALUES (1, 10), (2, 20)",
+		"INSERT INTO fk_c VALUES (1, 1), (2, 2)",
+		"INSERT INTO fk_a VALUES (1, 1)",
+	}
+	for round := range 3 {
+		Fresh(t, tg, setup...)
+		s := Session(t, tg)
+		// The keys work: a cascade, and a refused orphan.
+		MustExec(t, s, "DELETE FROM fk_p WHERE id = 1")
+		if _, err := s.Exec(ctx, "INSERT INTO fk_c VALUES (3, 9)"); err == nil {
+			t.Errorf("round %d: an orphan child row was accepted: the foreign key is not enforced", round)
+		}
+		res := MustExec(t, s, "SELECT id, cid FROM fk_a")
+		if len(res.Rows) != 1 || !res.Rows[0][1].Null {
+			t.Errorf("round %d: fk_a = %v, want its row set to NULL by the cascade", round, res.Rows)
+		}
+		s.Close()
+		if e, ok := target.As[target.Emptier](tg); ok && e.CanEmpty() {
+			if names, err := e.Empty(ctx); err == nil {
+				st, err := tg.Dump(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range names {
+					if len(st[n]) != 0 {
+						t.Errorf("round %d: Empty left rows in %s: %v", round, n, st[n])
+					}
+				}
+			}
+		}
+		if err := tg.Reset(ctx); err != nil {
+			t.Fatalf("round %d: Reset with foreign keys among txlab's tables: %v", round, err)
+		}
+		if st, err := tg.Dump(ctx); err != nil || len(st) != 0 {
+			t.Errorf("round %d: after Reset, Dump = %v, %v; want no table", round, st, err)
+		}
+	}
+}
