@@ -24,6 +24,11 @@ type TableDef struct {
 	// statement may assign.
 	References []string
 	Generated  []string
+	// Acting are the tables its foreign keys name with an ON DELETE
+	// action that writes its rows (CASCADE, SET NULL, SET DEFAULT): a
+	// DELETE there writes here too; ActingOnUpdate those with such an ON
+	// UPDATE action, where a key UPDATE does.
+	Acting, ActingOnUpdate []string
 	// BodyEnd is the byte offset of the ')' closing the column and
 	// constraint list; ColumnsEnd that of the ',' or ')' right after the
 	// last column definition: ", c INT" inserted there adds a column in
@@ -156,7 +161,17 @@ func (def *TableDef) add(p *parser, elem []token) error {
 	}
 	for j := range elem {
 		if kw(j, "REFERENCES") && j+1 < len(elem) && (elem[j+1].kind == tokWord || elem[j+1].kind == tokQIdent) {
-			def.References = append(def.References, lastNamePart(elem[j+1:]))
+			ref := lastNamePart(elem[j+1:])
+			def.References = append(def.References, ref)
+			for k := j + 2; k+2 < len(elem) && !kw(k, "REFERENCES"); k++ {
+				switch {
+				case !kw(k, "ON") || !kw(k+2, "CASCADE", "SET"):
+				case kw(k+1, "DELETE"):
+					def.Acting = append(def.Acting, ref)
+				case kw(k+1, "UPDATE"):
+					def.ActingOnUpdate = append(def.ActingOnUpdate, ref)
+				}
+			}
 		}
 	}
 	i := 0

@@ -34,6 +34,12 @@ func describeDef(def *TableDef) string {
 	if len(def.Generated) > 0 {
 		out += " generated=" + strings.Join(def.Generated, ",")
 	}
+	if len(def.Acting) > 0 {
+		out += " acting=" + strings.Join(def.Acting, ",")
+	}
+	if len(def.ActingOnUpdate) > 0 {
+		out += " acting-on-update=" + strings.Join(def.ActingOnUpdate, ",")
+	}
 	return out
 }
 

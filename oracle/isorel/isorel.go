@@ -179,6 +179,8 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 			note, why = "; the row versions it undoes are not followed", "rollback to a savepoint"
 		case strings.HasPrefix(p.Unjudged, "a read that skips"):
 			note, why = "; its rows are not a view of the versions it could see", "SKIP LOCKED"
+		case strings.HasPrefix(p.Unjudged, "a statement that may cascade"):
+			note, why = "; the rows its foreign keys' actions write are not recorded", "on-delete-cascade"
 		}
 		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+note)
 		j.Undecided = why

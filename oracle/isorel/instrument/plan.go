@@ -58,7 +58,8 @@ type Plan struct {
 	names func(target.State) map[string]string
 	// Unjudged, when set, says why the history of this case cannot be
 	// judged: its transactions are not the ones Record sees (a statement
-	// that commits the transaction implicitly, XA).
+	// that commits the transaction implicitly, XA, a statement that may
+	// set off a foreign key's action: fk.go).
 	Unjudged string
 	// Tables are the tables with hidden columns the final read reads:
 	// those of the setup and those the steps created.
@@ -98,6 +99,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		p.Steps = append(p.Steps, st)
 	}
 	group := 0
+	cascade := ""
 	for i, s := range c.Steps {
 		t := byStep[i]
 		id := int64(t.ID)
@@ -106,6 +108,9 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 			continue
 		}
 		sent, info := rw.statement(s.SQL, id, views[i])
+		if cascade == "" && rw.mayCascade(s.SQL) {
+			cascade = cascadeUnjudged + ": " + s.SQL
+		}
 		// A read before the statement must be in its transaction; the
 		// read of an UPDATE's matched rows after it need not.
 		wrap := !t.Explicit && slices.ContainsFunc(sent, func(x Sent) bool { return x.Role == RolePreRead })
@@ -126,6 +131,9 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		p.FinalConn = max(p.FinalConn, conn+1)
 	}
 	p.Unjudged = unjudged(c, p.Txns, d)
+	if p.Unjudged == "" {
+		p.Unjudged = cascade
+	}
 	// Tables the steps created count too; TEMPORARY ones only exist for
 	// the connection that made them.
 	p.Tables = slices.Clone(rw.Shared())

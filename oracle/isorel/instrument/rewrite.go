@@ -69,6 +69,10 @@ type table struct {
 	// foreign key of another table names this one.
 	generated  []string
 	referenced bool
+	// actedOnDelete, actedOnUpdate: a foreign key of some table has an
+	// action that writes its rows when a row here is deleted, or has its
+	// key updated (fk.go).
+	actedOnDelete, actedOnUpdate bool
 }
 
 // Rewriter holds the schema and the rowId counter. Statement is safe for
@@ -94,6 +98,8 @@ type Rewriter struct {
 	// trigger, a foreign key added later, a column changed), so what the
 	// rewriter knows of keys and references may be incomplete.
 	schemaUnsure bool
+	// acting: a foreign key has an action that writes rows (fk.go).
+	acting bool
 }
 
 // NewRewriter makes a rewriter for the DBMS of info (its dialect and

@@ -81,7 +81,9 @@ func (rw *Rewriter) learn(def *sqlast.TableDef) {
 	}
 	if old := rw.tables[def.Name]; old != nil {
 		t.referenced = old.referenced
+		t.actedOnDelete, t.actedOnUpdate = old.actedOnDelete, old.actedOnUpdate
 	}
+	rw.learnActions(def, t)
 	if def.PrimaryKey != nil {
 		t.keys = append(t.keys, def.PrimaryKey)
 	}
