@@ -5,11 +5,14 @@ package sqlast
 // actions and, on PostgreSQL and SQLite, whether the check is deferred to
 // COMMIT.
 //
-// InnoDB parses a column's REFERENCES and ignores it (MySQL 8.4 Reference
+// MySQL parses a column's REFERENCES and ignores it (MySQL 8.4 Reference
 // Manual, 15.1.20.5 "FOREIGN KEY Constraints": "MySQL parses but ignores
-// 'inline REFERENCES specifications'"); only a table-level FOREIGN KEY
-// element makes a foreign key there. So Format writes every foreign key as
-// a table-level element on the MySQL family, a column's too.
+// 'inline REFERENCES specifications'"), as MariaDB did before 10.5, which
+// makes it a foreign key (MDEV-20729; MariaDB KB "Foreign Keys": "From
+// MariaDB 10.5, MariaDB will attempt to apply the constraint"). A
+// table-level FOREIGN KEY element makes one on all of them. So Format
+// writes every foreign key as a table-level element on the MySQL family,
+// a column's too (what it means there depends on the server).
 
 // RefAction is a foreign key's ON DELETE or ON UPDATE action.
 type RefAction int

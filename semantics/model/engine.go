@@ -273,6 +273,9 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 				e.halt("setup: column type "+typ, "the model's copy of table %s cannot hold its column type %s (a DECIMAL needs its size)", st.Name, typ)
 				return nil
 			}
+			if e.inlineReferencesHalt(st) {
+				return nil
+			}
 			if err := e.createTable(ctx, st); err != nil {
 				return err
 			}

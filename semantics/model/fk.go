@@ -177,6 +177,40 @@ func (k *foreignKey) action(s sqlast.Stmt) sqlast.RefAction {
 	return k.OnUpdate
 }
 
+// foreignKeyIndexes are the indexes InnoDB creates on ct's referencing
+// columns where no index starts with them ("Such an index is created on
+// the referencing table automatically if it does not exist", MySQL 8.4
+// Reference Manual 15.1.20.5 "FOREIGN KEY Constraints", Conditions and
+// Restrictions): columns of a secondary index there. Other DBMSs create
+// none.
+func (e *Engine) foreignKeyIndexes(ct *sqlast.CreateTable) [][]string {
+	if e.dialect != sqlast.MySQL {
+		return nil
+	}
+	var out [][]string
+	for _, fk := range ct.ForeignKeys {
+		out = append(out, fk.Columns)
+	}
+	return out
+}
+
+// inlineReferencesHalt stops the engine at a MySQL-family CREATE TABLE
+// with a column's REFERENCES: MySQL ignores it, MariaDB from 10.5 makes a
+// foreign key of it, with an index (sqlast/fk.go), and the model does not
+// know which server it is.
+func (e *Engine) inlineReferencesHalt(ct *sqlast.CreateTable) bool {
+	if e.dialect != sqlast.MySQL {
+		return false
+	}
+	for _, c := range ct.Columns {
+		if c.References != nil {
+			e.halt("not modelled: foreign-key", "column %s of table %s has a REFERENCES, which MySQL ignores and MariaDB 10.5+ enforces", c.Name, ct.Name)
+			return true
+		}
+	}
+	return false
+}
+
 // withoutForeignKeys is ct without its foreign keys: the model's
 // temporary copies cannot have them (PostgreSQL lets a temporary table
 // reference temporary ones only, InnoDB refuses them on temporary tables)

@@ -643,7 +643,7 @@ func (e *Engine) secondaryIndexed(table string) []int {
 			add(i)
 		}
 	}
-	for _, idx := range slices.Concat(ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table]) {
+	for _, idx := range slices.Concat(ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table], e.foreignKeyIndexes(ct)) {
 		for _, name := range idx {
 			add(pos(name))
 		}
