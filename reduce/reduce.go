@@ -266,6 +266,7 @@ var passes = []pass{
 	{name: "steps", items: func(c *testcase.Case) int { return len(c.Steps) }, drop: dropSteps},
 	{name: "setup", items: func(c *testcase.Case) int { return len(c.Setup) }, drop: dropSetup},
 	{name: "rows", cand: dropRow},
+	{name: "foreign keys", cand: dropForeignKey},
 	{name: "where", cand: simplifyExpr},
 	{name: "single table", cand: singleTable},
 	{name: "columns", cand: dropColumn},
