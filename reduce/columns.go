@@ -33,8 +33,9 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 		return noMore
 	}
 	pos := slices.IndexFunc(table.Columns, func(d sqlast.ColumnDef) bool { return d.Name == col })
-	if len(table.Columns) < 2 || slices.Contains(table.PrimaryKey, col) || slices.ContainsFunc(table.Uniques, func(u []string) bool { return slices.Contains(u, col) }) || names(col, table.Checks) {
-		return nil
+	if len(table.Columns) < 2 || slices.Contains(table.PrimaryKey, col) || slices.ContainsFunc(table.Uniques, func(u []string) bool { return slices.Contains(u, col) }) || names(col, table.Checks) ||
+		slices.ContainsFunc(table.ForeignKeys, func(fk sqlast.ForeignKey) bool { return slices.Contains(fk.Columns, col) }) {
+		return nil // the foreign keys pass drops the key first
 	}
 	table.Columns = slices.Delete(table.Columns, pos, pos+1)
 	d := clone(c)
