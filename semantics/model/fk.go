@@ -91,7 +91,7 @@ func (e *Engine) foreignKeyHalt(s sqlast.Stmt, sql string) bool {
 	var hit *foreignKey
 	var what string
 	for i := range fks {
-		if w := fks[i].affects(s); w != "" {
+		if w := fks[i].affects(s); w != "" && !e.lockFreeCheck(&fks[i], s, w) {
 			hit, what = &fks[i], w
 			break
 		}
@@ -109,6 +109,35 @@ func (e *Engine) foreignKeyHalt(s sqlast.Stmt, sql string) bool {
 	text := "the foreign key of %s referencing %s checks or acts on this %s of the %s (not modelled): %s"
 	e.halt("not modelled: "+feature, text, hit.child, hit.parent, strings.ToUpper(keywordOf(sql)), what, sql)
 	return true
+}
+
+// lockFreeCheck reports whether foreign key k's part in statement s (what
+// affects said) decides only whether s fails, which the model does not
+// judge (a failed statement had no effect; a successful one did what it
+// does without the key): where nothing locks rows (SQLite: a writer has
+// the database to itself, isolation.html), an immediate key's check of a
+// child's write, or of a parent's DELETE or key UPDATE that the key
+// restricts (NO ACTION, RESTRICT). "If a statement modifies the contents
+// of the database so that an immediate foreign key constraint is in
+// violation at the conclusion the statement, an exception is thrown and
+// the effects of the statement are reverted" (sqlite.org
+// foreignkeys.html, 4.2 "Deferred Foreign Key Constraints"). An action
+// (CASCADE, SET NULL, SET DEFAULT) writes other rows, and a deferred key
+// fails the COMMIT: neither is modelled.
+func (e *Engine) lockFreeCheck(k *foreignKey, s sqlast.Stmt, what string) bool {
+	if e.rules.RowLocks || k.Deferrable {
+		return false
+	}
+	switch what {
+	case "child":
+		return true
+	case "parent":
+		switch k.action(s) {
+		case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
+			return true
+		}
+	}
+	return false
 }
 
 // affects says whether statement s can be checked or acted on by the

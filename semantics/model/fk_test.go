@@ -26,10 +26,10 @@ func TestForeignKeyHalts(t *testing.T) {
 	defer f.Close()
 	var setup []string
 	type fkCase struct {
-		line        int
-		reason, sql string
-		affected    int64
-		rows        []target.Row
+		line                      int
+		reason, sqliteReason, sql string
+		affected                  int64
+		rows                      []target.Row
 	}
 	var cases []fkCase
 	sc := bufio.NewScanner(f)
@@ -43,17 +43,14 @@ func TestForeignKeyHalts(t *testing.T) {
 			continue
 		}
 		parts := strings.Split(line, "\t")
-		if len(parts) != 3 {
-			t.Fatalf("fk.txt:%d: want 3 fields", n)
+		if len(parts) != 4 {
+			t.Fatalf("fk.txt:%d: want 4 fields", n)
 		}
-		c := fkCase{line: n, reason: parts[0], sql: parts[1]}
-		if a, err := strconv.ParseInt(parts[2], 10, 64); err == nil {
+		c := fkCase{line: n, reason: strings.TrimPrefix(parts[0], "-"), sqliteReason: strings.TrimPrefix(parts[1], "-"), sql: parts[2]}
+		if a, err := strconv.ParseInt(parts[3], 10, 64); err == nil {
 			c.affected = a
 		} else {
-			c.rows = tuples(strings.Split(parts[2], ";")...)
-		}
-		if c.reason == "-" {
-			c.reason = ""
+			c.rows = tuples(strings.Split(parts[3], ";")...)
 		}
 		cases = append(cases, c)
 	}
@@ -65,8 +62,18 @@ func TestForeignKeyHalts(t *testing.T) {
 	}
 	defer sess.Close()
 	for _, c := range cases {
-		for _, failed := range []bool{false, true} {
-			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
+		for _, run := range []struct {
+			rules  model.Rules
+			reason string
+			failed bool
+		}{
+			{model.Lookup("postgres", target.ReadCommitted, nil), c.reason, false},
+			{model.Lookup("postgres", target.ReadCommitted, nil), c.reason, true},
+			{model.Lookup("sqlite", target.Serializable, nil), c.sqliteReason, false},
+			{model.Lookup("sqlite", target.Serializable, nil), c.sqliteReason, true},
+		} {
+			failed := run.failed
+			eng := model.NewEngine(run.rules, sqlast.SQLite, sess)
 			if err := eng.Setup(ctx, setup); err != nil {
 				t.Fatal(err)
 			}
@@ -84,8 +91,8 @@ func TestForeignKeyHalts(t *testing.T) {
 				t.Errorf("fk.txt:%d: %s (failed: %v): deviation %s: %s", c.line, c.sql, failed, dev.Kind, dev.Text)
 				continue
 			}
-			if got := eng.HaltReason(); got != c.reason && !(failed && c.reason == "") {
-				t.Errorf("fk.txt:%d: %s (failed: %v): halt %q (%s), want %q", c.line, c.sql, failed, got, eng.Halted(), c.reason)
+			if got := eng.HaltReason(); got != run.reason && !(failed && run.reason == "") {
+				t.Errorf("fk.txt:%d: %s (row locks: %v, failed: %v): halt %q (%s), want %q", c.line, c.sql, run.rules.RowLocks, failed, got, eng.Halted(), run.reason)
 			}
 		}
 	}
