@@ -714,7 +714,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
 		return nil, nil
 	}
-	if e.foreignKeyHalt(parsed, st.SQL) {
+	if e.foreignKeyHalt(t, st, parsed) {
 		return nil, nil
 	}
 	s, ok := e.classify(parsed, t)

@@ -80,23 +80,40 @@ func primaryKeyOf(ct *sqlast.CreateTable) []string {
 	return nil
 }
 
-// foreignKeyHalt stops the engine when statement s (its text sql) is one
-// whose outcome a foreign key of the case can change, and reports whether
-// it did. Reads never are, nor writes of columns no key names.
-func (e *Engine) foreignKeyHalt(s sqlast.Stmt, sql string) bool {
+// foreignKeyHalt stops the engine when statement s of transaction t (st)
+// is one whose outcome a foreign key of the case can change, and reports
+// whether it did. Reads never are, nor writes of columns no key names. A
+// check the model follows (lockFreeCheck, innodbParentLocks) does not
+// stop it: InnoDB's takes its shared locks on the parent rows here.
+func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	fks := e.foreignKeys()
 	if len(fks) == 0 {
 		return false
 	}
 	var hit *foreignKey
 	var what string
+	var locks []*Row
 	for i := range fks {
-		if w := fks[i].affects(s); w != "" && !e.lockFreeCheck(&fks[i], s, w) {
-			hit, what = &fks[i], w
-			break
+		w := fks[i].affects(s)
+		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
+			continue
 		}
+		if w == "child" {
+			if rows, ok := e.innodbParentLocks(t, st, &fks[i], s); ok {
+				locks = append(locks, rows...)
+				continue
+			}
+		}
+		hit, what = &fks[i], w
+		break
 	}
 	if hit == nil {
+		for _, r := range locks {
+			if t.locks == nil {
+				t.locks = map[*Row]bool{}
+			}
+			t.locks[r] = t.locks[r] // shared, or the exclusive lock t holds already
+		}
 		return false
 	}
 	feature := "foreign-key"
@@ -107,8 +124,125 @@ func (e *Engine) foreignKeyHalt(s sqlast.Stmt, sql string) bool {
 		feature = "on-delete-cascade"
 	}
 	text := "the foreign key of %s referencing %s checks or acts on this %s of the %s (not modelled): %s"
-	e.halt("not modelled: "+feature, text, hit.child, hit.parent, strings.ToUpper(keywordOf(sql)), what, sql)
+	e.halt("not modelled: "+feature, text, hit.child, hit.parent, strings.ToUpper(keywordOf(st.SQL)), what, st.SQL)
 	return true
+}
+
+// innodbParentLocks follows InnoDB's check of key k for a child's INSERT
+// … VALUES that succeeded without waiting: it returns the parent rows the
+// check locks, shared, and true; false where the model does not follow
+// it (another DBMS, the statement failed or waited, the key is not the
+// parent's primary key, a value is not a literal, a parent row is not
+// found as the latest committed or own version or another transaction
+// holds it). MySQL 8.0 Reference Manual 1.7.2.3: "When performing foreign
+// key checks, InnoDB sets shared row-level locks on child or parent
+// records that it must examine"; it locks the parent's record only, not
+// the gap before it, where it finds the key (row_ins_check_foreign_constraint:
+// "Found a matching record. Lock only a record because we can allow
+// inserts into gaps"), in the index the key references: the clustered
+// index, which is the row, when that is the primary key. A failed check
+// (a missing parent, a delete-marked record) locks more, and a waiting
+// one is a lock wait the model does not judge here.
+func (e *Engine) innodbParentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]*Row, bool) {
+	ins, ok := s.(*sqlast.Insert)
+	if !ok || !slices.Contains(innodb, e.rules.DBMS) || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
+		return nil, false
+	}
+	child, parent := e.schema[k.child], e.schema[k.parent]
+	if child == nil || parent == nil || k.child == k.parent || !sameFold(primaryKeyOf(parent), k.refCols) {
+		return nil, false
+	}
+	cols := ins.Columns
+	if cols == nil {
+		for _, c := range child.Columns {
+			cols = append(cols, c.Name)
+		}
+	}
+	var out []*Row
+	for _, vals := range ins.Values {
+		if len(vals) != len(cols) {
+			return nil, false
+		}
+		key := make([]*sqlast.Literal, len(k.cols))
+		null := false
+		for i, c := range k.cols {
+			j := slices.IndexFunc(cols, func(n string) bool { return strings.EqualFold(n, c) })
+			if j < 0 {
+				// Its DEFAULT, NULL when it has none: a NULL key is not checked.
+				if d := columnOf(child, c); d == nil || d.Default != nil {
+					return nil, false
+				}
+				null = true
+				break
+			}
+			lit, ok := vals[j].(*sqlast.Literal)
+			if !ok {
+				return nil, false
+			}
+			if lit.Kind == sqlast.LitNull {
+				null = true
+				break
+			}
+			key[i] = lit
+		}
+		if null {
+			continue
+		}
+		r := e.parentRow(t, st, parent, k.refCols, key)
+		if r == nil {
+			return nil, false
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// parentRow returns the row of table parent whose latest version at st's
+// start is committed or t's own and holds key in cols (compared as the
+// DBMS prints them, so only a literal written as it is stored matches),
+// when no other transaction holds it locked; nil otherwise.
+func (e *Engine) parentRow(t *Txn, st *Stmt, parent *sqlast.CreateTable, cols []string, key []*sqlast.Literal) *Row {
+	pos := make([]int, len(cols))
+	for i, c := range cols {
+		if pos[i] = slices.IndexFunc(parent.Columns, func(d sqlast.ColumnDef) bool { return strings.EqualFold(d.Name, c) }); pos[i] < 0 {
+			return nil
+		}
+	}
+	var found *Row
+	for _, r := range e.h.rows[parent.Name] {
+		v := latest(r, st.Start)
+		if v == nil || v.Deleted {
+			continue
+		}
+		match := true
+		for i, p := range pos {
+			match = match && p < len(v.Values) && !v.Values[p].Null && v.Values[p].S == key[i].Text
+		}
+		if !match {
+			continue
+		}
+		if found != nil {
+			return nil // two rows with the key: not the model's to explain
+		}
+		if o, _ := lockedBy(r, t, false, st.Start, e.txns, false); o != nil {
+			return nil // the check waits for o
+		}
+		found = r
+	}
+	return found
+}
+
+func columnOf(ct *sqlast.CreateTable, name string) *sqlast.ColumnDef {
+	for i := range ct.Columns {
+		if strings.EqualFold(ct.Columns[i].Name, name) {
+			return &ct.Columns[i]
+		}
+	}
+	return nil
+}
+
+func sameFold(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && !slices.ContainsFunc(a, func(x string) bool { return !containsFold(b, x) })
 }
 
 // lockFreeCheck reports whether foreign key k's part in statement s (what

@@ -116,3 +116,66 @@ func TestInlineReferencesMySQL(t *testing.T) {
 		t.Errorf("halt %q (%s), want not modelled: foreign-key", got, eng.Halted())
 	}
 }
+
+// TestInnoDBParentLock: InnoDB's foreign key check of a child's INSERT
+// locks the parent row shared, so a later UPDATE of that row by another
+// transaction must wait (the schedule of
+// bugs/doc-innodb-fk-parent-shared-lock.txn, as MariaDB 10.11 ran it); one
+// that did not is flagged; where another transaction holds the parent row,
+// the check waits, which the model does not follow: it stops.
+func TestInnoDBParentLock(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
+		"CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))",
+		"INSERT INTO parent VALUES (1, 10), (2, 20)",
+	}
+	begin := step{conn: 1, sql: "BEGIN"}
+	insert := step{conn: 1, sql: "INSERT INTO child VALUES (1, 1)", affected: 1}
+	other := step{conn: 2, sql: "UPDATE parent SET v = 21 WHERE id = 2", affected: 1}
+	update := step{conn: 2, sql: "UPDATE parent SET v = 11 WHERE id = 1", affected: 1}
+	commit := step{conn: 1, sql: "COMMIT"}
+	waited := func(s step, from int) step { s.from = from; return s }
+	cases := []struct {
+		name   string
+		steps  []step
+		halt   string
+		kind   string
+		at     int
+		levels []target.Level
+	}{
+		{name: "the UPDATE of the locked parent row waits", steps: []step{begin, insert, other, commit, waited(update, 3)}},
+		{name: "doctored: the UPDATE does not wait", steps: []step{begin, insert, other, update, commit}, kind: "incorrect-blocking", at: 3},
+		{name: "another transaction holds the parent row", halt: "not modelled: foreign-key", steps: []step{
+			{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "UPDATE parent SET v = 12 WHERE id = 1", affected: 1}, begin, insert}},
+		{name: "a NULL key locks nothing", steps: []step{begin, {conn: 1, sql: "INSERT INTO child (id) VALUES (2)", affected: 1}, update, commit}},
+	}
+	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range cases {
+		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
+			t.Run(c.name+"/"+string(level), func(t *testing.T) {
+				eng := model.NewEngine(model.Lookup("mariadb", level, nil), sqlast.SQLite, sess)
+				defer func() {
+					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
+						t.Fatal(err)
+					}
+				}()
+				if err := eng.Setup(ctx, setup); err != nil {
+					t.Fatal(err)
+				}
+				dev := replay(t, eng, c.steps)
+				if c.halt != "" {
+					if dev != nil || eng.HaltReason() != c.halt {
+						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
+					}
+					return
+				}
+				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
+			})
+		}
+	}
+}
