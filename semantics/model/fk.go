@@ -37,6 +37,12 @@ import (
 // failed statement keeps the locks it took, so a statement that may be
 // checked stops the engine whatever its outcome.
 
+// The sources of what the model follows of foreign keys (Rules.Sources).
+const (
+	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row) and 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists)"
+	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the COMMIT)"
+)
+
 // foreignKey is one foreign key of the case's tables.
 type foreignKey struct {
 	child   string

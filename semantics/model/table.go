@@ -431,7 +431,7 @@ var table = []row{
 		r.RowLocks = true
 		r.SnapshotAt = FirstConsistentRead
 		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout}
-		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes, srcInnoDBClustered}
+		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes, srcInnoDBClustered, srcInnoDBForeignKeys}
 		r.Target = readsOf(Current)
 		r.Source = readsOf(Current)
 		r.NoOpLockUnknown = true
@@ -512,7 +512,7 @@ var table = []row{
 		r.Source = readsOf(SnapTxn)
 		r.WriteConflict = target.ClassBusy
 		r.Errors = []target.ErrorClass{target.ClassBusy, target.ClassSerialization}
-		r.Sources = []string{srcSQLite}
+		r.Sources = []string{srcSQLite, srcSQLiteForeignKeys}
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
 
