@@ -7,10 +7,14 @@ import (
 	"github.com/txlab/txlab/sqlast"
 )
 
-// Foreign keys are not modelled yet: the engine stops, naming the feature,
-// at the first statement whose outcome a foreign key can change, and
-// judges every other statement as before (the model's copies of the
-// tables have no foreign keys, so they evaluate those alike).
+// Foreign keys: the engine follows what the manuals decide, InnoDB's
+// shared lock on the parent row a child's INSERT checks (innodbParentLocks)
+// and SQLite's statement-level check, which only decides whether a
+// statement fails (lockFreeCheck); at any other statement whose outcome a
+// foreign key can change it stops, naming the feature (foreign-key,
+// on-delete-cascade, deferred-constraint). Every other statement is judged
+// as before: the model's copies of the tables have no foreign keys, so
+// they evaluate those alike.
 //
 // What a foreign key changes, from the manuals:
 //   - an INSERT into the child, or an UPDATE of its referencing columns,
@@ -31,8 +35,10 @@ import (
 //     table, and locks there (InnoDB examines the child index even when
 //     nothing references the row);
 //   - a DEFERRABLE INITIALLY DEFERRED key (PostgreSQL, SQLite) is checked
-//     at COMMIT, which then fails and rolls the transaction back (docs 15,
-//     CREATE TABLE "INITIALLY DEFERRED"; sqlite.org foreignkeys.html 4.2).
+//     at COMMIT, which then fails (docs 15, CREATE TABLE "INITIALLY
+//     DEFERRED"; sqlite.org foreignkeys.html 4.2); PostgreSQL rolls the
+//     transaction back, SQLite leaves it open ("the attempt fails",
+//     src/fkey.c).
 // A statement failing with such an error still matters on InnoDB, whose
 // failed statement keeps the locks it took, so a statement that may be
 // checked stops the engine whatever its outcome.
@@ -40,7 +46,7 @@ import (
 // The sources of what the model follows of foreign keys (Rules.Sources).
 const (
 	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row) and 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists)"
-	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the COMMIT)"
+	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT)"
 )
 
 // foreignKey is one foreign key of the case's tables.
