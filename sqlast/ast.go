@@ -92,6 +92,10 @@ type ColumnDef struct {
 	// References is the column's own REFERENCES p (c) (sqlast/fk.go);
 	// nil: none.
 	References *ForeignKey
+	// Identity, Generated: see schemafeat.go (PostgreSQL's identity
+	// columns; generated columns).
+	Identity  Identity
+	Generated *Generated // nil: a stored column
 }
 
 // CreateTable is CREATE TABLE name (columns, constraints).
@@ -118,6 +122,12 @@ type CreateIndex struct {
 	Table   string
 	Columns []string
 	Unique  bool
+	// Exprs are the index's parts when one at least is an expression
+	// (Columns is nil then): a ColumnRef is a plain column, anything else
+	// an expression, printed in parentheses. Where is a partial index's
+	// predicate (PostgreSQL, SQLite); nil when none.
+	Exprs []Expr
+	Where Expr
 }
 
 // Insert is INSERT INTO table [(columns)] VALUES (...), ... or INSERT ... SELECT.
@@ -436,6 +446,8 @@ func (*Begin) stmt()       {}
 func (*Commit) stmt()      {}
 func (*Rollback) stmt()    {}
 func (*Raw) stmt()         {}
+
+func (*CreateSequence) stmt() {}
 
 func (*Savepoint) stmt()        {}
 func (*RollbackTo) stmt()       {}

@@ -180,16 +180,9 @@ func (p *printer) stmt(s Stmt) {
 	case *CreateTable:
 		p.createTable(s)
 	case *CreateIndex:
-		p.w("CREATE ")
-		if s.Unique {
-			p.w("UNIQUE ")
-		}
-		p.w("INDEX ")
-		p.ident(s.Name)
-		p.w(" ON ")
-		p.ident(s.Table)
-		p.w(" ")
-		p.idents(s.Columns)
+		p.createIndex(s)
+	case *CreateSequence:
+		p.createSequence(s)
 	case *Insert:
 		p.insert(s)
 	case *Update:
@@ -239,14 +232,18 @@ func (p *printer) createTable(s *CreateTable) {
 	for _, c := range s.Columns {
 		sep()
 		p.ident(c.Name)
-		if t := formatSized(p.d, c.Type, c.Size); t != "" {
+		if t := columnType(p.d, &c); t != "" {
 			p.w(" " + t)
 		}
+		p.columnFeatures(&c)
 		if c.NotNull {
 			p.w(" NOT NULL")
 		}
 		if c.PrimaryKey {
 			p.w(" PRIMARY KEY")
+			if c.AutoIncrement && p.d == SQLite {
+				p.w(" AUTOINCREMENT")
+			}
 		}
 		if c.Unique {
 			p.w(" UNIQUE")

@@ -590,6 +590,9 @@ func (p *parser) delete() (*Delete, error) {
 
 func (p *parser) create() (Stmt, error) {
 	p.next()
+	if p.d != SQLite && p.isKw("SEQUENCE") {
+		return p.createSequence()
+	}
 	unique := p.acceptKw("UNIQUE")
 	if unique || p.isKw("INDEX") {
 		if err := p.expectKw("INDEX"); err != nil {
@@ -606,13 +609,13 @@ func (p *parser) create() (Stmt, error) {
 		if s.Table, err = p.ident("a table name"); err != nil {
 			return nil, err
 		}
-		if s.Columns, err = p.identList("a column name"); err != nil {
+		if err := p.indexParts(s); err != nil {
 			return nil, err
 		}
-		return s, nil
+		return s, p.indexWhere(s)
 	}
 	if err := p.expectKw("TABLE"); err != nil {
-		return nil, p.errExpected("TABLE, INDEX or UNIQUE INDEX after CREATE")
+		return nil, p.errExpected("TABLE, INDEX, UNIQUE INDEX or SEQUENCE after CREATE")
 	}
 	s := &CreateTable{}
 	var err error
@@ -780,7 +783,9 @@ func (p *parser) columnDef() (ColumnDef, error) {
 	if c.Name, err = p.ident("a column name or table constraint"); err != nil {
 		return c, err
 	}
-	if c.Type, c.Size, err = p.colType(); err != nil {
+	if p.d == Postgres && p.acceptKw("SERIAL") {
+		c.Type, c.AutoIncrement = TypeInt, true
+	} else if c.Type, c.Size, err = p.colType(); err != nil {
 		return c, err
 	}
 	seen := map[string]bool{}
@@ -829,7 +834,12 @@ func (p *parser) columnDef() (ColumnDef, error) {
 				return c, p.errAt(t, "a column's REFERENCES names %d columns", n)
 			}
 		default:
-			return c, nil
+			if what, err = p.columnFeature(&c); err != nil {
+				return c, err
+			}
+			if what == "" {
+				return c, nil
+			}
 		}
 		if seen[what] {
 			return c, p.errAt(t, "duplicate %s on column %s", what, c.Name)
@@ -1423,6 +1433,13 @@ func (p *parser) primary() (Expr, error) {
 					return nil, err
 				}
 				return &Excluded{Column: c}, nil
+			}
+		case "next":
+			if p.d == MySQL && isKw(p.peekAt(1), "VALUE") && isKw(p.peekAt(2), "FOR") {
+				// NEXT VALUE FOR s is NEXTVAL(s) (MariaDB: sequence-functions).
+				p.i += 3
+				s, err := p.ident("a sequence name")
+				return &Func{Name: "NEXTVAL", Args: []Expr{&ColumnRef{Column: s}}}, err
 			}
 		case "values":
 			if p.d == MySQL && isOp(p.peekAt(1), "(") {

@@ -21,8 +21,14 @@ func Walk(n any, fn func(n any) bool) {
 		for _, c := range n.Columns {
 			Walk(c.Default, fn)
 			Walk(c.Check, fn)
+			if c.Generated != nil {
+				Walk(c.Generated.Expr, fn)
+			}
 		}
 		walkExprs(n.Checks)
+	case *CreateIndex:
+		walkExprs(n.Exprs)
+		Walk(n.Where, fn)
 	case *Insert:
 		for _, row := range n.Values {
 			walkExprs(row)
