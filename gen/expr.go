@@ -32,6 +32,10 @@ func tableScope(t *TableInfo, qual string) []scopeCol {
 	for i, c := range t.Columns {
 		out[i] = scopeCol{Qual: qual, Name: c.Name, Type: c.Type, Src: c, From: t.Name}
 	}
+	// Generated columns are read like any other, never written.
+	for _, c := range t.Generated {
+		out = append(out, scopeCol{Qual: qual, Name: c.Name, Type: c.Type, Src: c, From: t.Name})
+	}
 	return out
 }
 

@@ -35,6 +35,14 @@ type TableInfo struct {
 	TableCheck bool
 	// ForeignKeys reference earlier tables (fk.go).
 	ForeignKeys []*ForeignKeyInfo
+	// Schema features (schemafeat.go): generated columns, the key column
+	// the DBMS numbers, the sequence that fills the key.
+	Generated []*ColumnInfo
+	Auto      string
+	Seq       string
+	// rowKeys are column sets the initial rows keep unique besides
+	// KeySets: a partial or expression UNIQUE index's columns.
+	rowKeys [][]string
 }
 
 // Column returns the column called name, or nil.
@@ -79,6 +87,8 @@ type ColumnInfo struct {
 	NotNull bool
 	Default *Value // nil: no DEFAULT clause
 	Check   *Check // nil: no CHECK
+	// Gen is a generated column's definition (TableInfo.Generated only).
+	Gen *sqlast.Generated
 	// Seen holds the distinct non-NULL values written into the column so far
 	// (initial rows and generated INSERT/UPDATE constants), in the order
 	// first written.
@@ -186,6 +196,7 @@ func (g *Generator) genTable(name string) *TableInfo {
 			Unique:  unique,
 		})
 	}
+	g.schemaFeatures(t)
 	return t
 }
 
@@ -265,7 +276,7 @@ func (s *Schema) CreateStatements() []sqlast.Stmt {
 		for _, fk := range t.ForeignKeys {
 			ct.ForeignKeys = append(ct.ForeignKeys, fk.def())
 		}
-		out = append(out, ct)
+		out = append(out, t.featureDefs(ct)...)
 		for _, ix := range t.Indexes {
 			out = append(out, ix)
 		}
@@ -284,7 +295,7 @@ func indexedCols(t *TableInfo, cols []string) bool {
 
 func indexed(t *TableInfo, cols []string) bool {
 	for _, ix := range t.Indexes {
-		if ix.Unique && sameSet(ix.Columns, cols) {
+		if ix.Unique && ix.Where == nil && sameSet(ix.Columns, cols) {
 			return true
 		}
 	}
@@ -297,7 +308,7 @@ func (g *Generator) genRows() []sqlast.Stmt {
 	var out []sqlast.Stmt
 	for _, t := range g.schema.Tables {
 		n := g.r.IntN(g.cfg.MaxRows + 1)
-		taken := make([]map[string]bool, len(t.KeySets()))
+		taken := make([]map[string]bool, len(t.rowKeySets()))
 		for i := range taken {
 			taken[i] = map[string]bool{}
 		}
@@ -323,7 +334,7 @@ func (g *Generator) genRows() []sqlast.Stmt {
 
 // uniqueRow draws a row whose key tuples are not taken yet and marks them taken.
 func (g *Generator) uniqueRow(t *TableInfo, taken []map[string]bool) ([]Value, bool) {
-	keySets := t.KeySets()
+	keySets := t.rowKeySets()
 	for range 20 {
 		row := make([]Value, len(t.Columns))
 		for i, c := range t.Columns {

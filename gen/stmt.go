@@ -393,6 +393,7 @@ func (g *Generator) rowValue(t *TableInfo, c *ColumnInfo) Value {
 
 func (g *Generator) insertValues(t *TableInfo, rows int) *sqlast.Insert {
 	named, cols := g.insertColumns(t)
+	named, cols = g.leaveToDBMS(t, named, cols)
 	ins := &sqlast.Insert{Table: t.Name}
 	if named {
 		for _, c := range cols {
@@ -402,7 +403,7 @@ func (g *Generator) insertValues(t *TableInfo, rows int) *sqlast.Insert {
 	for range rows {
 		var row []sqlast.Expr
 		for _, c := range cols {
-			row = append(row, g.rowValue(t, c).Literal())
+			row = append(row, g.keyValue(t, c))
 		}
 		ins.Values = append(ins.Values, row)
 	}

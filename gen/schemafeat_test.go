@@ -1,0 +1,147 @@
+package gen
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txlab/txlab/features"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/sqlite"
+	"github.com/txlab/txlab/testcase"
+)
+
+// schemaFeatureNames are the features schemafeat.go draws.
+var schemaFeatureNames = []string{"auto-increment", "sequence", "partial-index", "expression-index", "generated-column"}
+
+// TestSchemaFeatureRates checks that each schema feature a dialect's
+// target supports shows in roughly 5–15 % of cases (a wider band, 2–25 %,
+// for the draw's noise and the tables eligible), and never where it is
+// not supported.
+func TestSchemaFeatureRates(t *testing.T) {
+	for _, tc := range []struct {
+		d    sqlast.Dialect
+		feat []string
+	}{
+		{sqlast.Postgres, schemaFeatureNames},
+		{sqlast.MySQL, []string{"auto-increment", "sequence", "generated-column"}},
+		{sqlast.SQLite, []string{"auto-increment", "partial-index", "expression-index", "generated-column"}},
+	} {
+		const n = 600
+		count := map[string]int{}
+		for i := range n {
+			c := Case(CaseSeed(7, i), Config{Dialect: tc.d, Features: tc.feat})
+			for _, f := range features.Of(c) {
+				count[f]++
+			}
+		}
+		for _, f := range schemaFeatureNames {
+			share := float64(count[f]) / n
+			supported := false
+			for _, g := range tc.feat {
+				supported = supported || g == f
+			}
+			switch {
+			case !supported && count[f] > 0:
+				t.Errorf("%s: %s in %d cases, but not supported", tc.d, f, count[f])
+			case supported && (share < 0.02 || share > 0.25):
+				t.Errorf("%s: %s in %.1f%% of cases, want about 5–15%%", tc.d, f, 100*share)
+			}
+		}
+		t.Logf("%s: %v", tc.d, count)
+	}
+}
+
+// TestSchemaFeaturesNeverWritten checks that no INSERT or UPDATE names a
+// generated column, and that every generated statement parses back.
+func TestSchemaFeaturesNeverWritten(t *testing.T) {
+	for d, feat := range map[sqlast.Dialect][]string{
+		sqlast.Postgres: schemaFeatureNames,
+		sqlast.MySQL:    {"auto-increment", "sequence", "generated-column", "expression-index"},
+		sqlast.SQLite:   {"auto-increment", "partial-index", "expression-index", "generated-column"},
+	} {
+		for i := range 300 {
+			c := Case(CaseSeed(11, i), Config{Dialect: d, Features: feat})
+			for _, sql := range append(append([]string{}, c.Setup...), stepsSQL(c.Steps)...) {
+				st, err := sqlast.Parse(d, sql)
+				if err != nil {
+					t.Fatalf("%s seed %s: %q does not parse: %v", d, c.Seed, sql, err)
+				}
+				var written []string
+				switch st := st.(type) {
+				case *sqlast.Insert:
+					written = st.Columns
+					if st.OnConflict != nil {
+						for _, a := range st.OnConflict.Set {
+							written = append(written, a.Column)
+						}
+					}
+				case *sqlast.Update:
+					for _, a := range st.Set {
+						written = append(written, a.Column)
+					}
+				}
+				for _, w := range written {
+					if strings.HasPrefix(w, "g") {
+						t.Errorf("%s seed %s: %q writes generated column %s", d, c.Seed, sql, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSchemaFeaturesValiditySQLite runs cases with SQLite's features on
+// SQLite: under 1 % of the statements may be rejected as invalid, and
+// every setup must succeed.
+func TestSchemaFeaturesValiditySQLite(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tg, err := sqlite.Open(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	checkFeatureValidity(ctx, t, tg, numCases(300), nil)
+}
+
+// checkFeatureValidity is checkValidity with the target's features.
+func checkFeatureValidity(ctx context.Context, t *testing.T, tg target.Target, n int, prep sessionPrep) {
+	t.Helper()
+	info := tg.Info()
+	tl := &tally{classes: map[target.ErrorClass]int{}}
+	seen := map[string]int{}
+	for i := range n {
+		c := Case(CaseSeed(20261127, i), Config{Dialect: info.Dialect, Features: info.Features})
+		for _, f := range features.Of(c) {
+			seen[f]++
+		}
+		if err := runCase(ctx, tg, c, prep, tl); err != nil {
+			t.Fatalf("case seed %s: %v\n%s", c.Seed, err, c)
+		}
+	}
+	t.Logf("%s: %s; features %v", info.DBMS, tl, seen)
+	for _, s := range tl.invalid {
+		t.Log(s)
+	}
+	if tl.ratio() >= maxInvalid {
+		t.Errorf("%s rejected %.2f%% of generated statements as invalid:\n%s", info.DBMS, 100*tl.ratio(), strings.Join(tl.invalid, "\n"))
+	}
+	for _, f := range schemaFeatureNames {
+		for _, g := range info.Features {
+			if f == g && seen[f] == 0 {
+				t.Errorf("%s: no case with %s", info.DBMS, f)
+			}
+		}
+	}
+}
+
+func stepsSQL(steps []testcase.Step) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.SQL)
+	}
+	return out
+}
