@@ -95,6 +95,7 @@ type Engine struct {
 	// inlineUnique are the UNIQUE indexes the setup creates after a table,
 	// which the evaluator's copy has from its CREATE.
 	inlineUnique map[string][][]string
+	feat         *schemaFeat // schemafeat.go
 	txns         []*Txn
 	open         map[int]*Txn // explicit transaction per connection
 	loaded       map[string][]int
@@ -253,11 +254,12 @@ func (e *Engine) q(name string) string { return sqlast.QuoteIdent(e.dialect, nam
 // rows they leave as the initial versions.
 func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 	e.inlineUnique = map[string][][]string{}
+	e.feat = nil
 	parsed := make([]sqlast.Stmt, len(stmts))
 	errs := make([]error, len(stmts))
 	for i, s := range stmts {
 		parsed[i], errs[i] = parseSetup(e.dialect, s)
-		if ci, ok := parsed[i].(*sqlast.CreateIndex); ok && ci.Unique {
+		if ci, ok := parsed[i].(*sqlast.CreateIndex); ok && ci.Unique && ci.Where == nil && ci.Exprs == nil {
 			e.inlineUnique[ci.Table] = append(e.inlineUnique[ci.Table], ci.Columns)
 		}
 	}
@@ -266,6 +268,12 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 		if err != nil {
 			e.halt(notUnderstood("setup not understood", s, err), "setup statement not understood: %s", s)
 			return nil
+		}
+		if e.setupFeature(st, s) {
+			if e.halted != "" {
+				return nil
+			}
+			continue
 		}
 		switch st := st.(type) {
 		case *sqlast.CreateTable:
@@ -287,7 +295,7 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 			if e.laterIndexes == nil {
 				e.laterIndexes = map[string][][]string{}
 			}
-			e.laterIndexes[st.Table] = append(e.laterIndexes[st.Table], st.Columns)
+			e.laterIndexes[st.Table] = append(e.laterIndexes[st.Table], featureIndexColumns(st))
 			if st.Unique {
 				if e.laterUnique == nil {
 					e.laterUnique = map[string][][]string{}
@@ -335,7 +343,11 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 
 func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error {
 	main := withoutForeignKeys(*ct)
-	main.Columns = append(slices.Clone(main.Columns), sqlast.ColumnDef{Name: vidColumn, Type: sqlast.TypeInt})
+	main.Columns = nil
+	for _, c := range withoutForeignKeys(*ct).Columns {
+		main.Columns = append(main.Columns, copyColumn(c))
+	}
+	main.Columns = append(main.Columns, sqlast.ColumnDef{Name: vidColumn, Type: sqlast.TypeInt})
 	main.Uniques = append(slices.Clone(ct.Uniques), e.inlineUnique[ct.Name]...)
 	cand := sqlast.CreateTable{Name: candPrefix + ct.Name}
 	for _, c := range main.Columns {
@@ -399,6 +411,9 @@ func (e *Engine) withColumns(ins *sqlast.Insert) (string, bool) {
 		return "", false
 	}
 	c := *ins
+	if len(c.Columns) == 0 && hasGenerated(ct) {
+		return "", false // its values are for the stored columns, by position
+	}
 	if len(c.Columns) == 0 {
 		for _, col := range ct.Columns {
 			c.Columns = append(c.Columns, col.Name)
@@ -486,10 +501,15 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 		return e.evalErr(err)
 	}
 	ct := e.schema[baseName(table)]
+	// The copy computes its generated columns itself (the others hold
+	// plain columns).
+	skip := func(c sqlast.ColumnDef) bool { return table == ct.Name && c.Generated != nil }
 	if len(ids) > 0 {
 		cols := []string{}
 		for _, c := range ct.Columns {
-			cols = append(cols, e.q(c.Name))
+			if !skip(c) {
+				cols = append(cols, e.q(c.Name))
+			}
 		}
 		cols = append(cols, e.q(vidColumn))
 		var b strings.Builder
@@ -504,7 +524,10 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 			}
 			n++
 			b.WriteString("(")
-			for _, val := range v.Values {
+			for i, val := range v.Values {
+				if i < len(ct.Columns) && skip(ct.Columns[i]) {
+					continue
+				}
 				if val.Null {
 					b.WriteString("NULL, ")
 				} else {
@@ -760,8 +783,8 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		}
 		return nil, nil
 	}
-	if ins, ok := parsed.(*sqlast.Insert); ok && e.autoNumbered(ins) {
-		e.halt("not modelled: AUTO_INCREMENT", "%s leaves an AUTO_INCREMENT column to the DBMS, whose numbers are not transactional", st.SQL)
+	if reason, text := e.stepFeature(parsed); reason != "" {
+		e.halt(reason, "%s: %s", st.SQL, text)
 		return nil, nil
 	}
 	dev, err := e.run(ctx, t, st, s)
@@ -778,38 +801,6 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.end(t, st.End, true)
 	}
 	return dev, nil
-}
-
-// autoNumbered reports whether an INSERT may leave a number to an
-// AUTO_INCREMENT column: it names other columns only, gives it NULL or 0,
-// or takes its value from a query.
-func (e *Engine) autoNumbered(ins *sqlast.Insert) bool {
-	ct := e.schema[ins.Table]
-	if ct == nil {
-		return false
-	}
-	for i, c := range ct.Columns {
-		if !c.AutoIncrement {
-			continue
-		}
-		pos := i
-		if ins.Columns != nil {
-			pos = slices.IndexFunc(ins.Columns, func(n string) bool { return strings.EqualFold(n, c.Name) })
-		}
-		if pos < 0 || ins.Select != nil {
-			return true
-		}
-		for _, row := range ins.Values {
-			if pos >= len(row) {
-				return true
-			}
-			l, ok := row[pos].(*sqlast.Literal)
-			if !ok || l.Kind == sqlast.LitNull || l.Text == "0" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Final compares the final state with the model's, once every statement has
