@@ -73,6 +73,8 @@ type table struct {
 	// action that writes its rows when a row here is deleted, or has its
 	// key updated (fk.go).
 	actedOnDelete, actedOnUpdate bool
+	// exprUnique: a UNIQUE index over expressions (schemafeat.go).
+	exprUnique bool
 }
 
 // Rewriter holds the schema and the rowId counter. Statement is safe for

@@ -46,6 +46,9 @@ func (rw *Rewriter) schema(sql string) (string, Info, bool) {
 			info.Instrumented = true
 			return sql[:def.ColumnsEnd] + ", " + RowIDColumn + " TEXT, " + WListColumn + " TEXT" + sql[def.ColumnsEnd:], info, true
 		}
+		if rw.schemaFeature(sql) {
+			return sql, info, true
+		}
 		idx, ierr := sqlast.ReadIndex(rw.d, sql)
 		if ierr != nil {
 			info.Note = "not instrumented: " + err.Error()

@@ -20,6 +20,9 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		s = replaceAsUpsert(s, t)
 		info.ReplacesInPlace = true
 	}
+	if err := schemaFeatureInsert(rw.d, s, t); err != nil {
+		return nil, err
+	}
 	c := *s
 	cols := s.Columns
 	if len(cols) == 0 && (s.Values != nil || s.Select != nil) {
