@@ -33,7 +33,7 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 		return noMore
 	}
 	pos := slices.IndexFunc(table.Columns, func(d sqlast.ColumnDef) bool { return d.Name == col })
-	if len(table.Columns) < 2 || slices.Contains(table.PrimaryKey, col) || slices.ContainsFunc(table.Uniques, func(u []string) bool { return slices.Contains(u, col) }) || names(col, table.Checks) ||
+	if len(table.Columns) < 2 || slices.Contains(table.PrimaryKey, col) || slices.ContainsFunc(table.Uniques, func(u []string) bool { return slices.Contains(u, col) }) || names(col, table.Checks) || readByGenerated(table, col) ||
 		slices.ContainsFunc(table.ForeignKeys, func(fk sqlast.ForeignKey) bool { return slices.Contains(fk.Columns, col) }) {
 		return nil // the foreign keys pass drops the key first
 	}
@@ -56,7 +56,7 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 		}
 		switch s := s.(type) {
 		case *sqlast.CreateIndex:
-			if s.Table == table.Name && slices.Contains(s.Columns, col) {
+			if indexes(s, table.Name, col) {
 				drop[k] = true
 				continue
 			}
@@ -153,4 +153,9 @@ func names(col string, n any) bool {
 		sqlast.Walk(n, check)
 	}
 	return found
+}
+
+// readByGenerated reports whether a generated column of table reads col.
+func readByGenerated(table *sqlast.CreateTable, col string) bool {
+	return slices.ContainsFunc(table.Columns, func(d sqlast.ColumnDef) bool { return d.Generated != nil && names(col, d.Generated.Expr) })
 }

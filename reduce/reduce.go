@@ -269,6 +269,7 @@ var passes = []pass{
 	{name: "foreign keys", cand: dropForeignKey},
 	{name: "where", cand: simplifyExpr},
 	{name: "single table", cand: singleTable},
+	{name: "schema features", cand: dropSchemaFeature},
 	{name: "columns", cand: dropColumn},
 	{name: "autocommit to setup", cand: autocommitToSetup},
 	{name: "order", cand: swapSteps},
