@@ -269,9 +269,9 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 			e.halt(notUnderstood("setup not understood", s, err), "setup statement not understood: %s", s)
 			return nil
 		}
-		if e.setupFeature(st, s) {
-			if e.halted != "" {
-				return nil
+		if handled, err := e.setupFeature(ctx, st, s); err != nil || handled {
+			if err != nil || e.halted != "" {
+				return err
 			}
 			continue
 		}

@@ -1,10 +1,13 @@
 package model
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 )
 
 // Schema features: columns the DBMS numbers, sequences, partial and
@@ -24,9 +27,17 @@ import (
 //     is kept in the index columns the model follows (secondaryIndexed) by
 //     the columns it reads.
 //   - A UNIQUE partial or expression index decides which writes fail or
-//     wait on another's key; the model's unique-key logic follows plain
-//     column sets only, so a write to such a table stops the judging
-//     (not modelled: partial-index / expression-index).
+//     wait on another's key. On PostgreSQL and SQLite the model's copy
+//     gets the index, as it gets a UNIQUE constraint: the copy then
+//     refuses what the DBMS refuses on the statement's view (a write the
+//     DBMS took that the copy refuses stops the judging, one the DBMS
+//     refused had no effect), and which writes wait on a key is not
+//     judged, for plain keys neither (PostgreSQL: index-unique-checks; an
+//     INSERT waits for an uncommitted conflicting row, then fails or
+//     proceeds). Where the evaluator does not take the index, and on the
+//     MySQL family (where a UNIQUE index may decide the clustered key the
+//     model follows), a write to the table stops the judging (not
+//     modelled: partial-index / expression-index).
 //   - Numbers from AUTO_INCREMENT, SERIAL, identity columns and sequences
 //     are not transactional (MariaDB: auto_increment-handling-in-innodb;
 //     PostgreSQL: functions-sequence, "nextval operations are never rolled
@@ -44,7 +55,7 @@ type schemaFeat struct {
 
 // setupFeature handles a setup statement of the schema features; handled
 // says the setup needs nothing more of it.
-func (e *Engine) setupFeature(st sqlast.Stmt, sql string) (handled bool) {
+func (e *Engine) setupFeature(ctx context.Context, st sqlast.Stmt, sql string) (handled bool, err error) {
 	if e.feat == nil {
 		e.feat = &schemaFeat{unique: map[string]string{}, sequences: map[string]bool{}}
 	}
@@ -53,26 +64,36 @@ func (e *Engine) setupFeature(st sqlast.Stmt, sql string) (handled bool) {
 		// The case's own sequence: the evaluator must not create (or
 		// advance) one of the same name.
 		e.feat.sequences[st.Name] = true
-		return true
+		return true, nil
 	case *sqlast.CreateIndex:
-		if st.Where == nil && st.Exprs == nil {
-			return false
+		if st.Where == nil && st.Exprs == nil || !st.Unique {
+			return false, nil
 		}
-		if st.Unique {
-			e.feat.unique[st.Table] = indexFeature(st)
-			return true
+		if e.dialect != sqlast.MySQL && e.schema[st.Table] != nil {
+			if e.laterIndexes == nil {
+				e.laterIndexes = map[string][][]string{}
+			}
+			e.laterIndexes[st.Table] = append(e.laterIndexes[st.Table], featureIndexColumns(st))
+			_, err := e.ev.Exec(ctx, sql)
+			if err == nil {
+				return true, nil
+			}
+			if target.AsError(err) == nil {
+				return true, fmt.Errorf("model evaluator: %w", err)
+			}
 		}
-		return false
+		e.feat.unique[st.Table] = indexFeature(st)
+		return true, nil
 	case *sqlast.Insert:
 		// The copy numbers the setup's rows as the fresh table does
 		// (AUTO_INCREMENT, SERIAL, identity: the copy has the column's
 		// definition); it has no sequence of the case's.
 		if f := e.numbered(st); f == "sequence" {
 			e.halt("not modelled: "+f, "setup statement %s takes a number from a sequence, which the model's copy does not have", sql)
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // indexFeature names the feature of a partial or expression index.
