@@ -7,7 +7,12 @@ import "fmt"
 // vendor's manual: MariaDB has NOWAIT and sequences from 10.3 and SKIP
 // LOCKED from 10.6; MySQL 8.0 has NOWAIT/SKIP LOCKED and functional
 // indexes (8.0.13); TiDB has NOWAIT but no SKIP LOCKED, and LOCK TABLES
-// only with enable-table-lock, which is off by default.
+// only with enable-table-lock, which is off by default. TiDB's expression
+// indexes take the functions of tidb_allow_function_for_expression_index
+// (LOWER, UPPER, …; v5.2+) with no setting, operators only with
+// allow-expression-index (sql-statement-create-index, "Expression
+// index"): the generator indexes LOWER(c)/UPPER(c) only on this family.
+// MariaDB has neither expression nor partial indexes.
 func (t *Target) features() []string {
 	out := []string{
 		"savepoint", "rollback-to-savepoint", "foreign-key", "on-delete-cascade",
