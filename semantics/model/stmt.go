@@ -909,7 +909,10 @@ func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bo
 		t.locks = map[*Row]bool{}
 	}
 	for i, os := range tv.opts {
-		if v := os[0].v; v != nil && matched[v.ID] && len(os) == 1 {
+		// Under Recheck a row whose snapshot version (the gate) fails the
+		// WHERE is neither re-checked nor locked (executor/README,
+		// EvalPlanQual), whatever its latest version holds.
+		if v := os[0].v; v != nil && matched[v.ID] && len(os) == 1 && (os[0].gate == nil || matched[os[0].gate.ID]) {
 			t.locks[tv.rows[i]] = t.locks[tv.rows[i]] || s.kind.exclusive()
 		}
 	}
