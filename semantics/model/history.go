@@ -48,6 +48,9 @@ type Txn struct {
 	// locked without matching them (Rules.ScanLocks), with whether one
 	// such lock is exclusive.
 	scanned map[string]bool
+	// maybeLocked are rows whose lock the documentation leaves open
+	// (recheck.go): SKIP LOCKED does not decide them.
+	maybeLocked map[*Row]bool
 }
 
 // savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
@@ -148,6 +151,13 @@ func (h *History) txn(t *Txn) *Txn {
 		for r := range t.kept {
 			c.kept[h.rowMap[r]] = true
 		}
+	}
+	c.maybeLocked = nil
+	for r := range t.maybeLocked {
+		if c.maybeLocked == nil {
+			c.maybeLocked = map[*Row]bool{}
+		}
+		c.maybeLocked[h.rowMap[r]] = true
 	}
 	c.locks = nil
 	if len(t.locks) > 0 {

@@ -626,7 +626,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 			return nil, nil
 		}
 		if !e.skipLocked(t, st, s, views[s.table]) {
-			e.halt("open rows: SKIP LOCKED", "whether %s must skip a row whose UPDATE changed nothing is not documented", st.SQL)
+			e.halt("open rows: SKIP LOCKED", "whether %s must skip a row whose lock is not documented (an UPDATE that changed nothing, a row a waiting write re-checked and left) is not decided", st.SQL)
 			return nil, nil
 		}
 	}
@@ -852,6 +852,9 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	for i, r := range tv.rows {
 		held, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, false)
 		if sure, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpLockUnknown); (held == nil) != (sure == nil) {
+			return false
+		}
+		if held == nil && maybeLockedBy(r, t, st.Start, e.txns) {
 			return false
 		}
 		if held == nil {

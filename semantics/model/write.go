@@ -129,6 +129,9 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			}
 		}
 	}
+	if rd == Recheck && matched != nil {
+		e.recheckLeft(t, tv, pick, matched)
+	}
 	if err := e.load(ctx, s.table, view); err != nil {
 		return nil, err
 	}
