@@ -172,7 +172,7 @@ func (g *Generator) leaveToDBMS(t *TableInfo, named bool, cols []*ColumnInfo) (b
 	if len(t.Generated) > 0 {
 		named = true
 	}
-	if t.Auto == "" || len(cols) < 2 || !g.chance(0.4) {
+	if t.Auto == "" || len(cols) < 2 || !g.chance(0.25) {
 		return named, cols
 	}
 	var out []*ColumnInfo
@@ -187,7 +187,7 @@ func (g *Generator) leaveToDBMS(t *TableInfo, named bool, cols []*ColumnInfo) (b
 // keyValue is an INSERT's value for column c: now and then the next number
 // of the sequence that fills t's key, else a drawn value.
 func (g *Generator) keyValue(t *TableInfo, c *ColumnInfo) sqlast.Expr {
-	if t.Seq != "" && len(t.PrimaryKey) == 1 && c.Name == t.PrimaryKey[0] && g.chance(0.5) {
+	if t.Seq != "" && len(t.PrimaryKey) == 1 && c.Name == t.PrimaryKey[0] && g.chance(0.3) {
 		var arg sqlast.Expr = &sqlast.ColumnRef{Column: t.Seq}
 		if g.cfg.Dialect == sqlast.Postgres {
 			arg = &sqlast.Literal{Kind: sqlast.LitString, Text: t.Seq}
