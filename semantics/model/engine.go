@@ -780,6 +780,8 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// return, in runWrite); an abort ends the transaction.
 		if st.Err.RolledBack || !t.Explicit {
 			e.end(t, st.End, false)
+		} else {
+			e.failedLeft(t, s)
 		}
 		return nil, nil
 	}

@@ -1,5 +1,9 @@
 package model
 
+import "slices"
+
+// Rows whose lock the documentation leaves open.
+//
 // A PostgreSQL READ COMMITTED UPDATE or DELETE that finds a row of its
 // snapshot changed by a transaction that committed while it waited
 // re-checks its WHERE on the row's latest version (docs 13.2.1). When the
@@ -35,4 +39,23 @@ func maybeLockedBy(r *Row, t *Txn, at int, txns []*Txn) bool {
 		}
 	}
 	return false
+}
+
+// failedLeft records, for a statement that failed inside a transaction
+// that goes on, every row of the tables it reads or writes: "Locks are not
+// released in a rollback of a single SQL statement" (MySQL 8.0 manual
+// 17.20.5, InnoDB Error Handling), and which rows it locked before it
+// failed is not known.
+func (e *Engine) failedLeft(t *Txn, s *stmtInfo) {
+	if !s.kind.locking() || !e.rules.RowLocks {
+		return
+	}
+	for _, name := range slices.Concat([]string{s.table}, s.reads, s.subs) {
+		for _, r := range e.h.rows[name] {
+			if t.maybeLocked == nil {
+				t.maybeLocked = map[*Row]bool{}
+			}
+			t.maybeLocked[r] = true
+		}
+	}
 }
