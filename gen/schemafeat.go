@@ -19,17 +19,24 @@ const schemaFeatureRatio = 0.06
 // schemaFeatures draws t's schema features, after its keys and indexes.
 func (g *Generator) schemaFeatures(t *TableInfo) {
 	if len(t.PrimaryKey) == 1 {
-		if pk := t.Column(t.PrimaryKey[0]); pk.Type == sqlast.TypeInt {
-			switch {
-			case g.can("auto-increment") && g.chance(0.4):
-				t.Auto = pk.Name
-				// The DBMS's numbers would break most CHECKs: the column
-				// has none.
-				pk.Check = nil
-			case g.can("sequence") && g.chance(0.4):
-				t.Seq = t.Name + "_seq"
-				pk.Check = nil
+		// A single INT key may be numbered by the DBMS: AUTO_INCREMENT
+		// (SERIAL, identity) or a sequence, as the target supports them,
+		// one or the other with the same chance.
+		var numbered []string
+		for _, f := range []string{"auto-increment", "sequence"} {
+			if g.can(f) {
+				numbered = append(numbered, f)
 			}
+		}
+		if pk := t.Column(t.PrimaryKey[0]); pk.Type == sqlast.TypeInt && len(numbered) > 0 && g.chance(0.6) {
+			if numbered[g.r.IntN(len(numbered))] == "auto-increment" {
+				t.Auto = pk.Name
+			} else {
+				t.Seq = t.Name + "_seq"
+			}
+			// The DBMS's numbers would break most CHECKs: the column has
+			// none.
+			pk.Check = nil
 		}
 	}
 	if g.can("generated-column") && g.chance(schemaFeatureRatio) {
