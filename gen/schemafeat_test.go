@@ -108,11 +108,11 @@ func TestSchemaFeaturesValiditySQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	checkFeatureValidity(ctx, t, tg, numCases(300), nil)
+	checkSchemaFeatureValidity(ctx, t, tg, numCases(300), nil)
 }
 
-// checkFeatureValidity is checkValidity with the target's features.
-func checkFeatureValidity(ctx context.Context, t *testing.T, tg target.Target, n int, prep sessionPrep) {
+// checkSchemaFeatureValidity is checkValidity with the target's features.
+func checkSchemaFeatureValidity(ctx context.Context, t *testing.T, tg target.Target, n int, prep sessionPrep) {
 	t.Helper()
 	info := tg.Info()
 	tl := &tally{classes: map[target.ErrorClass]int{}}
@@ -160,7 +160,7 @@ func TestSchemaFeaturesValidityPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	checkFeatureValidity(t.Context(), t, tg, serverCases(), func(ctx context.Context, s target.Session) error {
+	checkSchemaFeatureValidity(t.Context(), t, tg, serverCases(), func(ctx context.Context, s target.Session) error {
 		_, err := s.Exec(ctx, "SET lock_timeout = '20ms'")
 		return err
 	})
@@ -173,7 +173,7 @@ func TestSchemaFeaturesValidityMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	checkFeatureValidity(t.Context(), t, tg, serverCases(), func(ctx context.Context, s target.Session) error {
+	checkSchemaFeatureValidity(t.Context(), t, tg, serverCases(), func(ctx context.Context, s target.Session) error {
 		_, err := s.Exec(ctx, "SET SESSION innodb_lock_wait_timeout = 0")
 		return err
 	})
