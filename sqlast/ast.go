@@ -233,10 +233,14 @@ const (
 type LockMode int
 
 // Locking clauses: FOR SHARE renders LOCK IN SHARE MODE on the MySQL family.
+// LockNoKeyUpdate and LockKeyShare are PostgreSQL's weaker row locks
+// (FOR NO KEY UPDATE, FOR KEY SHARE), read in its dialect only.
 const (
 	LockNone LockMode = iota
 	LockShare
 	LockUpdate
+	LockNoKeyUpdate
+	LockKeyShare
 )
 
 // OrderItem is one ORDER BY key.

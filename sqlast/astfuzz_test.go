@@ -236,6 +236,10 @@ func (b *astBuilder) stmt(depth int) Stmt {
 		return []Stmt{&Begin{}, &Commit{}, &Rollback{}}[b.src.n(3)]
 	}
 	s := &SelectStmt{Query: b.query(depth), Lock: LockMode(b.src.n(3))}
+	if b.d == Postgres && s.Lock != LockNone && b.src.n(2) == 1 {
+		// PostgreSQL's weaker strengths: FOR NO KEY UPDATE, FOR KEY SHARE.
+		s.Lock += LockNoKeyUpdate - LockShare
+	}
 	for range b.src.n(3) {
 		s.OrderBy = append(s.OrderBy, OrderItem{Expr: b.expr(depth), Desc: b.src.n(2) == 1})
 	}

@@ -210,6 +210,8 @@ func (p *printer) stmt(s Stmt) {
 	case *ReleaseSavepoint:
 		p.w("RELEASE SAVEPOINT ")
 		p.ident(s.Name)
+	case *LockTable:
+		p.lockTable(s)
 	case *Raw:
 		p.w(s.SQL)
 	case nil:
@@ -480,6 +482,10 @@ func (p *printer) selectStmt(s *SelectStmt) {
 		}
 	case LockUpdate:
 		p.w(" FOR UPDATE")
+	case LockNoKeyUpdate:
+		p.w(" FOR NO KEY UPDATE")
+	case LockKeyShare:
+		p.w(" FOR KEY SHARE")
 	}
 	if s.Lock != LockNone {
 		switch s.Wait {

@@ -234,6 +234,8 @@ func (p *parser) stmt() (Stmt, error) {
 		p.acceptKw("SAVEPOINT")
 		name, err := p.ident("a savepoint name")
 		return &ReleaseSavepoint{Name: name}, err
+	case isKw(t, "LOCK"):
+		return p.lockTable()
 	}
 	return nil, p.errExpected("a statement (SELECT, INSERT, REPLACE, UPDATE, DELETE, MERGE, WITH, CREATE, BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT or RELEASE)")
 }
@@ -288,6 +290,18 @@ func (p *parser) selectStmt() (*SelectStmt, error) {
 			if p.d == MySQL {
 				s.ShareMode = new(bool) // not the family's usual spelling
 			}
+		case p.d == Postgres && p.isKw("NO"):
+			p.next()
+			if err := p.expectKw("KEY", "UPDATE"); err != nil {
+				return nil, err
+			}
+			s.Lock = LockNoKeyUpdate
+		case p.d == Postgres && p.isKw("KEY"):
+			p.next()
+			if err := p.expectKw("SHARE"); err != nil {
+				return nil, err
+			}
+			s.Lock = LockKeyShare
 		default:
 			return nil, p.errExpected("UPDATE or SHARE after FOR")
 		}
