@@ -122,9 +122,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	if hit == nil {
 		for _, r := range locks {
 			if t.locks == nil {
-				t.locks = map[*Row]bool{}
+				t.locks = map[*Row]strength{}
 			}
-			t.locks[r] = t.locks[r] // shared, or the exclusive lock t holds already
+			t.locks[r] = max(t.locks[r], lockShare) // shared, or the exclusive lock t holds already
 		}
 		return false
 	}
@@ -236,7 +236,7 @@ func (e *Engine) parentRow(t *Txn, st *Stmt, parent *sqlast.CreateTable, cols []
 		if found != nil {
 			return nil // two rows with the key: not the model's to explain
 		}
-		if o, _ := lockedBy(r, t, false, st.Start, e.txns, false); o != nil {
+		if o, _ := lockedBy(r, t, lockShare, st.Start, e.txns, false, false); o != nil {
 			return nil // the check waits for o
 		}
 		found = r

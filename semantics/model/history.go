@@ -27,8 +27,8 @@ type Txn struct {
 	CommitAt int // never until it commits
 	AbortAt  int // never until it aborts
 	// locks are the rows the transaction locked by locking reads, with
-	// whether the lock is exclusive.
-	locks map[*Row]bool
+	// the strongest lock it holds on each.
+	locks map[*Row]strength
 	// rules are the rules the transaction follows when they are not the
 	// engine's (a TiDB transaction of another mode); noLocks: its writes
 	// hold no locks others wait for (TiDB's optimistic transactions buffer
@@ -59,7 +59,7 @@ type Txn struct {
 type savepoint struct {
 	name  string
 	vid   int
-	locks map[int]bool
+	locks map[int]strength
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }
@@ -75,6 +75,11 @@ type Version struct {
 	Txn     *Txn
 	// NoOp marks an UPDATE that left every value as it was.
 	NoOp bool
+	// lock is the strength of the row lock an UPDATE's version holds
+	// where the rules have key locks (lockNone: FOR UPDATE, as every
+	// write elsewhere); lockUnsure: it may be FOR UPDATE instead.
+	lock       strength
+	lockUnsure bool
 	// Prev is the version this one replaced (nil for an insert).
 	Prev *Version
 	// At is when the version was written (-1: the setup).
@@ -161,7 +166,7 @@ func (h *History) txn(t *Txn) *Txn {
 	}
 	c.locks = nil
 	if len(t.locks) > 0 {
-		c.locks = map[*Row]bool{}
+		c.locks = map[*Row]strength{}
 		for r, x := range t.locks {
 			c.locks[h.rowMap[r]] = x
 		}
@@ -238,17 +243,19 @@ func latest(r *Row, at int) *Version {
 }
 
 // lockedBy returns another transaction active at at that holds a lock on r
-// conflicting with a lock of the given strength, and the version it wrote
-// (nil for a lock taken by a locking read).
-func lockedBy(r *Row, t *Txn, exclusive bool, at int, txns []*Txn, noOpUnlocked bool) (*Txn, *Version) {
-	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) && !v.Txn.noLocks && !(v.NoOp && noOpUnlocked) {
+// conflicting with a lock of strength want, and the version it wrote (nil
+// for a lock taken by a locking read). weakest takes a write lock of
+// uncertain strength at its weakest.
+func lockedBy(r *Row, t *Txn, want strength, at int, txns []*Txn, noOpUnlocked, weakest bool) (*Txn, *Version) {
+	if v := latest(r, at); v != nil && v.Txn != t && v.Txn.activeAt(at) && !v.Txn.noLocks && !(v.NoOp && noOpUnlocked) &&
+		heldBy(r, v.Txn, at, weakest).conflicts(want) {
 		return v.Txn, v
 	}
 	for _, o := range txns {
 		if o == t || !o.activeAt(at) || o.noLocks {
 			continue
 		}
-		if x, ok := o.locks[r]; ok && (x || exclusive) {
+		if x, ok := o.locks[r]; ok && x.conflicts(want) {
 			return o, nil
 		}
 	}

@@ -118,6 +118,12 @@ type Rules struct {
 	// RowLocks: writes and locking reads lock rows and wait for conflicting
 	// locks of other transactions.
 	RowLocks bool
+	// KeyLocks: row locks have PostgreSQL's four strengths (FOR KEY
+	// SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR UPDATE): an UPDATE that
+	// changes no key column takes FOR NO KEY UPDATE, which a FOR KEY SHARE
+	// lock does not block; a DELETE and a key-changing UPDATE take FOR
+	// UPDATE. Elsewhere locks are shared or exclusive.
+	KeyLocks bool
 	// UncommittedInsert says whether an UPDATE that finds a matching row
 	// another transaction inserted and has not committed must wait for it
 	// (nil: it must) or what skipping it means.

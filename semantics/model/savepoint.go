@@ -22,7 +22,7 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op testcase.SavepointOp, name s
 		if i := find(); i >= 0 {
 			t.savepoints = append(t.savepoints[:i:i], t.savepoints[i+1:]...)
 		}
-		locks := map[int]bool{}
+		locks := map[int]strength{}
 		for r, x := range t.locks {
 			locks[r.ID] = x
 		}
@@ -68,24 +68,31 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 				inserted := v.Prev == nil || v.Prev.Deleted && v.Prev.Txn != t
 				if first && !t.noLocks && (keep == SavepointKeeps || keep == SavepointKeepsButInserts && !inserted) {
 					if t.locks == nil {
-						t.locks, t.kept = map[*Row]bool{}, map[*Row]bool{}
+						t.locks, t.kept = map[*Row]strength{}, map[*Row]bool{}
 					} else if t.kept == nil {
 						t.kept = map[*Row]bool{}
 					}
-					t.locks[r], t.kept[r] = true, true
+					t.locks[r], t.kept[r] = lockUpdate, true
 				}
 				first = false
 			}
 		}
 	}
 	if keep == SavepointReleases {
+		// A lock taken since is released, and one strengthened since goes
+		// back to what it was at the savepoint (the stronger lock was the
+		// subtransaction's).
 		for r, x := range t.locks {
-			if _, before := sp.locks[r.ID]; !before {
+			if before, held := sp.locks[r.ID]; !held || x > before {
 				if undone.locks == nil {
-					undone.locks = map[*Row]bool{}
+					undone.locks = map[*Row]strength{}
 				}
 				undone.locks[r] = x
-				delete(t.locks, r)
+				if held {
+					t.locks[r] = before
+				} else {
+					delete(t.locks, r)
+				}
 			}
 		}
 		moved = moved || len(undone.locks) > 0

@@ -29,6 +29,11 @@ type stmtInfo struct {
 	single bool
 	// wait is a locking SELECT's NOWAIT or SKIP LOCKED.
 	wait sqlast.WaitPolicy
+	// lock is the row lock the statement must take on the rows it acts
+	// on, at its weakest where the DBMS decides it row by row (an
+	// UPDATE's FOR NO KEY UPDATE or FOR UPDATE in PostgreSQL): the waits
+	// it must make are those that lock conflicts with.
+	lock strength
 }
 
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "TOTAL": true, "GROUP_CONCAT": true, "STRING_AGG": true}
@@ -120,16 +125,22 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 	switch st := st.(type) {
 	case *sqlast.SelectStmt:
 		s.wait = st.Wait
+		s.lock = lockOf(st.Lock)
 		switch st.Lock {
-		case sqlast.LockShare:
+		case sqlast.LockShare, sqlast.LockKeyShare:
 			s.kind = KindSelectShare
-		case sqlast.LockUpdate:
+		case sqlast.LockUpdate, sqlast.LockNoKeyUpdate:
 			s.kind = KindSelectUpdate
 		default:
 			s.kind = KindSelect
 			if e.rules.LockingSelectInTxn && t.Explicit {
-				s.kind = KindSelectShare
+				s.kind, s.lock = KindSelectShare, lockShare
 			}
+		}
+		if (st.Lock == sqlast.LockKeyShare || st.Lock == sqlast.LockNoKeyUpdate) && !e.rules.KeyLocks {
+			// The strength is PostgreSQL's; a DBMS that reads it
+			// otherwise (CockroachDB) does not document it here.
+			return s, false
 		}
 		if s.kind != KindSelect && (e.rules.Source[s.kind] != e.rules.Target[s.kind] || e.rules.SubquerySnapshot != nil) {
 			// A locking read's subqueries are plain reads.
@@ -177,13 +188,16 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 			return s, false // a write across tables (crossTable)
 		}
 		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where
+		s.lock = e.writeLockAtLeast()
 	case *sqlast.Delete:
 		if st.MultiTable() {
 			return s, false
 		}
 		s.kind, s.table, s.where = KindDelete, st.Table, st.Where
+		s.lock = lockUpdate
 	case *sqlast.Insert:
 		s.kind, s.table = KindInsert, st.Table
+		s.lock = e.writeLockAtLeast()
 		switch {
 		case st.Replace || st.OnConflict != nil:
 			s.kind = KindUpsert
@@ -850,8 +864,8 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	var opts [][]option
 	scanned := e.scannedBy(t, s.table, s.kind.exclusive(), st.Start)
 	for i, r := range tv.rows {
-		held, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, false)
-		if sure, _ := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpLockUnknown); (held == nil) != (sure == nil) {
+		held, _ := lockedBy(r, t, s.lock, st.Start, e.txns, false, false)
+		if sure, _ := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true); (held == nil) != (sure == nil) {
 			return false
 		}
 		if held == nil && maybeLockedBy(r, t, st.Start, e.txns) {
@@ -909,14 +923,14 @@ func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bo
 		return
 	}
 	if t.locks == nil {
-		t.locks = map[*Row]bool{}
+		t.locks = map[*Row]strength{}
 	}
 	for i, os := range tv.opts {
 		// Under Recheck a row whose snapshot version (the gate) fails the
 		// WHERE is neither re-checked nor locked (executor/README,
 		// EvalPlanQual), whatever its latest version holds.
 		if v := os[0].v; v != nil && matched[v.ID] && len(os) == 1 && (os[0].gate == nil || matched[os[0].gate.ID]) {
-			t.locks[tv.rows[i]] = t.locks[tv.rows[i]] || s.kind.exclusive()
+			t.locks[tv.rows[i]] = max(t.locks[tv.rows[i]], s.lock)
 		}
 	}
 }
@@ -970,7 +984,7 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 	rd := e.rules.Target[s.kind]
 	var out []lockTest
 	for _, r := range tv.rows {
-		holder, hv := lockedBy(r, t, s.kind.exclusive(), st.Start, e.txns, e.rules.NoOpLockUnknown)
+		holder, hv := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true)
 		if holder == nil || slices.Contains(st.Waiting, holder.Conn) {
 			continue
 		}
@@ -1020,7 +1034,7 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 				continue // skipping it is documented
 			}
 			d.Rule = lt.vary.Rule
-		} else if sv := e.rules.SavepointUnlock; sv != nil && lt.holder.kept[lt.row] && lt.holder.locks[lt.row] {
+		} else if sv := e.rules.SavepointUnlock; sv != nil && lt.holder.kept[lt.row] && lt.holder.locks[lt.row] == lockUpdate {
 			// The holder's lock is one its ROLLBACK TO SAVEPOINT kept.
 			d.Rule, d.Verdict = sv.Rule, sv.Verdict
 		}

@@ -482,6 +482,10 @@ var table = []row{
 		r.Errors = []target.ErrorClass{target.ClassDeadlock}
 		r.Sources = []string{srcPGMVCC}
 	}},
+	{dbms: []string{"postgres"}, source: srcPGRowLocks, views: func(r *Rules) {
+		r.KeyLocks = true
+		r.Sources = append(r.Sources, srcPGRowLocks)
+	}},
 	{dbms: []string{"postgres"}, levels: lv(ru, rc), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
 		r.Target = readsOf(Recheck)

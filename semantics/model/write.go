@@ -226,6 +226,9 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		return d, nil
 	}
 	e.apply(t, s.table, view, after, touched)
+	if e.rules.KeyLocks {
+		e.markWriteLocks(t, s)
+	}
 	return nil, nil
 }
 
