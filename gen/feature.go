@@ -27,6 +27,7 @@ var statementFeatures = []stmtFeature{
 	{feature: "multi-table-delete", weight: 1, make: (*Generator).multiDelete},
 	{feature: "merge", weight: 1, make: (*Generator).merge},
 	{feature: "cte-write", weight: 1, make: (*Generator).cteWrite},
+	{feature: "lock-table", weight: 1, make: (*Generator).lockTable},
 }
 
 // featureStatementRatio is the share of statements drawn from

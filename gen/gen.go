@@ -88,6 +88,9 @@ type Generator struct {
 	schema *Schema
 	rows   []sqlast.Stmt
 	feat   map[string]bool // Config.Features
+	// inTxn: the statement being drawn is part of an explicit
+	// transaction (LOCK TABLE exists only there).
+	inTxn bool
 }
 
 // New makes a generator and draws its schema and initial rows.

@@ -57,9 +57,9 @@ func (g *Generator) lock() sqlast.LockMode {
 		if g.cfg.NoSharedLocks {
 			return sqlast.LockNone
 		}
-		return sqlast.LockShare
+		return g.weaker(sqlast.LockShare, "for-key-share", sqlast.LockKeyShare)
 	case p < 0.5:
-		return sqlast.LockUpdate
+		return g.weaker(sqlast.LockUpdate, "for-no-key-update", sqlast.LockNoKeyUpdate)
 	}
 	return sqlast.LockNone
 }

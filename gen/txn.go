@@ -34,6 +34,8 @@ func (g *Generator) Transaction() *Txn {
 	}
 	t := &Txn{Explicit: true}
 	n := 1 + g.r.IntN(g.cfg.MaxStmts)
+	g.inTxn = true
+	defer func() { g.inTxn = false }()
 	for len(t.Body) < n {
 		st := g.Statement()
 		t.Body = append(t.Body, st)

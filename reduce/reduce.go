@@ -270,6 +270,7 @@ var passes = []pass{
 	{name: "where", cand: simplifyExpr},
 	{name: "single table", cand: singleTable},
 	{name: "schema features", cand: dropSchemaFeature},
+	{name: "locks", cand: weakenLock},
 	{name: "columns", cand: dropColumn},
 	{name: "autocommit to setup", cand: autocommitToSetup},
 	{name: "order", cand: swapSteps},

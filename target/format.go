@@ -73,7 +73,8 @@ func ChangesRows(sql string) bool {
 func KeepsDefinitions(sql string) bool {
 	switch strings.ToUpper(firstWord(sql)) {
 	case "SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "WITH", "VALUES",
-		"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "SHOW":
+		"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "SHOW",
+		"LOCK", "UNLOCK": // table locks: held by a transaction or session, no definition changes
 		return true
 	}
 	return false

@@ -73,6 +73,8 @@ func TestKeepsDefinitions(t *testing.T) {
 		"COMMIT;":                              true,
 		"ROLLBACK":                             true,
 		"SAVEPOINT a":                          true,
+		"LOCK TABLE t IN SHARE MODE NOWAIT":    true,
+		"UNLOCK TABLES":                        true,
 		"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED": true,
 		"CREATE TABLE t2 (a INT)":                                false,
 		"CREATE TEMPORARY TABLE t2 (a INT)":                      false,

@@ -326,10 +326,11 @@ func (rw *Rewriter) StatementAST(st sqlast.Stmt, txn int64) ([]Sent, Info) {
 
 // rowless reports whether a statement neither reads nor writes table
 // rows, so that it passes through with nothing missing from the history:
-// session settings, savepoints, SHOW, EXPLAIN, maintenance.
+// session settings, savepoints, SHOW, EXPLAIN, maintenance, table locks
+// (LOCK TABLE: the sibling schema's tables have the case's names).
 func rowless(sql, kind string) bool {
 	switch kind {
-	case "SET", "SHOW", "SAVEPOINT", "RELEASE", "FLUSH", "ANALYZE", "CHECK", "OPTIMIZE", "EXPLAIN", "DESCRIBE", "DESC", "DO", "PRAGMA":
+	case "SET", "SHOW", "SAVEPOINT", "RELEASE", "FLUSH", "ANALYZE", "CHECK", "OPTIMIZE", "EXPLAIN", "DESCRIBE", "DESC", "DO", "PRAGMA", "LOCK":
 		return true
 	case "ROLLBACK":
 		// ROLLBACK TO SAVEPOINT undoes writes, and their hidden columns
