@@ -16,7 +16,8 @@ import (
 )
 
 // TestKeyLockCorpus: the corpus's cases of PostgreSQL's row lock strengths
-// (FOR KEY SHARE, FOR NO KEY UPDATE, with SKIP LOCKED and NOWAIT) run on a
+// (FOR KEY SHARE, FOR NO KEY UPDATE, with SKIP LOCKED and NOWAIT) and
+// table locks (LOCK TABLE, with NOWAIT and a savepoint) run on a
 // real server and are judged to their end with no finding, at every level
 // where they have a lock to show.
 func TestKeyLockCorpus(t *testing.T) {
@@ -29,7 +30,8 @@ func TestKeyLockCorpus(t *testing.T) {
 	m := &model.Checker{Settings: set}
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
-	for _, file := range []string{"doc-pg-key-share-no-key-update.txn", "doc-pg-key-update-waits-key-share.txn", "doc-pg-row-lock-strength-wait-policy.txn"} {
+	for _, file := range []string{"doc-pg-key-share-no-key-update.txn", "doc-pg-key-update-waits-key-share.txn", "doc-pg-row-lock-strength-wait-policy.txn",
+		"doc-pg-lock-table-modes.txn", "doc-pg-lock-table-savepoint.txn"} {
 		c, err := testcase.ParseFile(filepath.Join("..", "..", "bugs", file))
 		if err != nil {
 			t.Fatal(err)

@@ -114,6 +114,10 @@ type Engine struct {
 	// alternatives each choice point met had (see choose).
 	script []int
 	points []int
+	// lockRequests are the LOCK TABLE statements met so far, txnEnds
+	// where each connection ran COMMIT or ROLLBACK (Rules.TableLocks).
+	lockRequests []lockRequest
+	txnEnds      map[int][]int
 }
 
 // maxChoice bounds the alternatives of one choice point: a write whose
@@ -236,6 +240,7 @@ func (e *Engine) fork() *Engine {
 	}
 	c.loaded = map[string][]int{}
 	c.script, c.points = nil, nil
+	c.lockRequests, c.txnEnds = nil, nil
 	return &c
 }
 
@@ -672,6 +677,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if e.halted != "" {
 		return nil, nil
 	}
+	if c := testcase.ControlOf(st.SQL); c == testcase.Commit || c == testcase.Rollback {
+		e.noteTxnEnd(st.Conn, st.End)
+	}
 	switch testcase.ControlOf(st.SQL) {
 	case testcase.Begin:
 		if st.Err == nil {
@@ -730,12 +738,17 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil
 	}
-	if _, ok := parsed.(*sqlast.LockTable); ok {
-		// Which statements must wait for a table lock is PostgreSQL's
-		// table 13.2, but when a statement that waited for one takes its
-		// snapshot is not documented.
-		e.halt("not modelled: lock-table", "table locks are not modelled: %s", st.SQL)
-		return nil, nil
+	if lt, ok := parsed.(*sqlast.LockTable); ok {
+		if !e.rules.TableLocks {
+			e.halt("not modelled: lock-table", "table locks are not modelled for %s: %s", e.rules.DBMS, st.SQL)
+			return nil, nil
+		}
+		return e.lockTableStep(t, st, lt), nil
+	}
+	if e.rules.TableLocks {
+		if dev, ok := e.tableLocksFor(t, st, parsed); !ok {
+			return dev, nil
+		}
 	}
 	if w, counts := e.cteAlone(parsed); w != nil {
 		parsed, st = w, cteStmt(st, counts)

@@ -51,6 +51,8 @@ type Txn struct {
 	// maybeLocked are rows whose lock the documentation leaves open
 	// (recheck.go): SKIP LOCKED does not decide them.
 	maybeLocked map[*Row]bool
+	// tableLocks are the table-level locks it holds (Rules.TableLocks).
+	tableLocks []tableLock
 }
 
 // savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
@@ -60,6 +62,8 @@ type savepoint struct {
 	name  string
 	vid   int
 	locks map[int]strength
+	// tables is how many table locks the transaction held then.
+	tables int
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }
@@ -150,6 +154,7 @@ func (h *History) txn(t *Txn) *Txn {
 	c := *t
 	c.savepoints = slices.Clone(t.savepoints)
 	c.scanned = maps.Clone(t.scanned)
+	c.tableLocks = slices.Clone(t.tableLocks)
 	c.kept = nil
 	if len(t.kept) > 0 {
 		c.kept = map[*Row]bool{}

@@ -124,6 +124,10 @@ type Rules struct {
 	// lock does not block; a DELETE and a key-changing UPDATE take FOR
 	// UPDATE. Elsewhere locks are shared or exclusive.
 	KeyLocks bool
+	// TableLocks: statements take PostgreSQL's table-level locks (ACCESS
+	// SHARE, ROW SHARE, ROW EXCLUSIVE) and LOCK TABLE any mode; a
+	// statement waits for a conflicting one another transaction holds.
+	TableLocks bool
 	// UncommittedInsert says whether an UPDATE that finds a matching row
 	// another transaction inserted and has not committed must wait for it
 	// (nil: it must) or what skipping it means.

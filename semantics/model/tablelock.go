@@ -1,0 +1,198 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
+)
+
+// srcPGTableLocks is where PostgreSQL's table-level locks are documented.
+const srcPGTableLocks = "PostgreSQL 15 docs 13.3.1 Table-Level Locks and Table 13.2 Conflicting Lock Modes (SELECT takes ACCESS SHARE on the tables it references; a SELECT with a locking clause ROW SHARE on the tables the clause applies to; UPDATE, DELETE and INSERT ROW EXCLUSIVE on their target; a lock is held to the transaction's end, or released by a ROLLBACK TO a savepoint set before it); LOCK (LOCK TABLE takes the mode it names, ACCESS EXCLUSIVE by default; with NOWAIT it fails instead of waiting; it does not take the snapshot of a repeatable read transaction)"
+
+// tableLock is a table-level lock a transaction holds: its mode, and the
+// schedule position from which it certainly holds it.
+type tableLock struct {
+	table string
+	mode  sqlast.TableLockMode
+	at    int
+}
+
+// lockRequest is a LOCK TABLE statement as the engine met it, failed or
+// not: while its transaction runs (or it waits in the lock queue) others'
+// statements on its tables may wait for it.
+type lockRequest struct {
+	conn       int
+	start, end int
+	tables     []string
+}
+
+// tableModes are the table locks a statement asks for, at least: ACCESS
+// SHARE on every table it references, ROW SHARE on the tables a locking
+// clause applies to (those of its top-level FROM; those of a derived
+// table may take it too, which only the weaker lock is counted for), ROW
+// EXCLUSIVE on a write's target.
+func tableModes(st sqlast.Stmt) map[string]sqlast.TableLockMode {
+	out := map[string]sqlast.TableLockMode{}
+	for _, name := range tablesIn(st) {
+		out[name] = sqlast.AccessShare
+	}
+	switch st := st.(type) {
+	case *sqlast.SelectStmt:
+		if st.Lock != sqlast.LockNone {
+			for tb := range outerTables(st.Query) {
+				out[tb.Name] = sqlast.RowShare
+			}
+		}
+	case *sqlast.Update:
+		out[st.Table] = sqlast.RowExclusive
+	case *sqlast.Delete:
+		out[st.Table] = sqlast.RowExclusive
+	case *sqlast.Insert:
+		out[st.Table] = sqlast.RowExclusive
+	}
+	return out
+}
+
+// tableLockHolder returns another transaction active at at that holds a
+// lock on table, taken before at, conflicting with mode (Table 13.2).
+func (e *Engine) tableLockHolder(t *Txn, table string, mode sqlast.TableLockMode, at int) (*Txn, sqlast.TableLockMode) {
+	for _, o := range e.txns {
+		if o == t || !o.activeAt(at) {
+			continue
+		}
+		for _, l := range o.tableLocks {
+			if l.table == table && l.at < at && mode.Conflicts(l.mode) {
+				return o, l.mode
+			}
+		}
+	}
+	return nil, 0
+}
+
+// tableLockRule is the rule of a statement that did not wait for a
+// conflicting table lock.
+func (e *Engine) tableLockRule() verdict.Rule {
+	r := e.rules.rule("table-lock-wait", fmt.Sprintf("a statement must wait for (or, with NOWAIT, fail on) a table lock another transaction holds in a conflicting mode, as %s documents", e.rules.DBMS))
+	if !strings.Contains(r.Source, srcPGTableLocks) {
+		r.Source += "; " + srcPGTableLocks
+	}
+	return r
+}
+
+// tableLocksFor judges the table locks of data statement parsed of t (its
+// minimal modes, tableModes): one that did not wait although another
+// transaction held a conflicting table lock deviates; one that waited
+// while another transaction's LOCK TABLE on a table it reads held or
+// asked for a lock stops the engine (when a statement that waited for a
+// table lock takes its snapshot is not documented; an INSERT … VALUES
+// reads no snapshot); else the statement holds its locks from its end.
+// It reports whether the statement is judged on.
+func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation, bool) {
+	modes := tableModes(parsed)
+	kind := testcase.Classify(st.SQL).Signature()
+	ins, isInsert := parsed.(*sqlast.Insert)
+	readsNothing := isInsert && ins.Select == nil && ins.OnConflict == nil && !ins.Replace && len(modes) == 1
+	switch {
+	case st.Blocked() && readsNothing:
+	case st.Blocked():
+		for _, l := range e.lockRequests {
+			if l.conn == st.Conn || l.start >= st.End || e.connEndedBetween(l.conn, l.end, st.Start) {
+				continue
+			}
+			for _, tb := range l.tables {
+				if _, ok := modes[tb]; ok {
+					e.halt("not modelled: lock-table", "connection %d's %s waited while connection %d's LOCK TABLE %s held or asked for a lock: when a statement that waited for a table lock takes its snapshot is not documented", st.Conn, st.SQL, l.conn, tb)
+					return nil, false
+				}
+			}
+		}
+	case st.Err == nil:
+		for _, tb := range slices.Sorted(func(yield func(string) bool) {
+			for k := range modes {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			if holder, held := e.tableLockHolder(t, tb, modes[tb], st.Start); holder != nil {
+				d := &Deviation{Kind: "incorrect-blocking", Verdict: verdict.Bug, Rule: e.tableLockRule(), Stmt: st, StmtKind: kind, Table: tb,
+					Text: fmt.Sprintf("connection %d's %s did not wait for table %s, which transaction T%d holds in %s mode; it takes %s, which conflicts with it",
+						st.Conn, kind, tb, holder.ID, held, modes[tb])}
+				e.halt(deviated, "stopped at the first deviation")
+				return d, false
+			}
+		}
+	}
+	if st.Err == nil {
+		for tb, m := range modes {
+			t.tableLocks = append(t.tableLocks, tableLock{table: tb, mode: m, at: st.End})
+		}
+	}
+	return nil, true
+}
+
+// lockTableStep judges a LOCK TABLE of t: one that succeeded without
+// waiting although another transaction held a conflicting lock deviates
+// (with NOWAIT it had to fail); one that succeeded holds its lock from its
+// end. It takes no snapshot and reads no rows.
+func (e *Engine) lockTableStep(t *Txn, st *Stmt, lt *sqlast.LockTable) *Deviation {
+	e.lockRequests = append(e.lockRequests, lockRequest{conn: st.Conn, start: st.Start, end: st.End, tables: lt.Tables})
+	if st.Err != nil {
+		if st.Err.RolledBack || !t.Explicit {
+			e.end(t, st.End, false)
+		}
+		return nil
+	}
+	if !t.Explicit {
+		// PostgreSQL refuses LOCK TABLE outside a transaction block.
+		e.halt("not modelled: lock-table", "LOCK TABLE outside a transaction succeeded: %s", st.SQL)
+		return nil
+	}
+	if !st.Blocked() {
+		for _, tb := range lt.Tables {
+			holder, held := e.tableLockHolder(t, tb, lt.Mode, st.Start)
+			if holder == nil {
+				continue
+			}
+			d := &Deviation{Kind: "incorrect-blocking", Verdict: verdict.Bug, Rule: e.tableLockRule(), Stmt: st, StmtKind: "LOCK TABLE", Table: tb,
+				Text: fmt.Sprintf("connection %d's LOCK TABLE %s IN %s MODE did not wait for transaction T%d, which holds it in %s mode",
+					st.Conn, tb, lt.Mode, holder.ID, held)}
+			if lt.Nowait {
+				d.Kind = "missing-error"
+				d.Text = fmt.Sprintf("connection %d's LOCK TABLE %s IN %s MODE NOWAIT succeeded although transaction T%d holds it in %s mode; it must fail at once",
+					st.Conn, tb, lt.Mode, holder.ID, held)
+			}
+			e.halt(deviated, "stopped at the first deviation")
+			return d
+		}
+	}
+	for _, tb := range lt.Tables {
+		t.tableLocks = append(t.tableLocks, tableLock{table: tb, mode: lt.Mode, at: st.End})
+	}
+	return nil
+}
+
+// noteTxnEnd records where connection conn's transaction ended (a COMMIT
+// or ROLLBACK it ran, whether the model followed the transaction or not:
+// PostgreSQL holds an aborted transaction's locks until then).
+func (e *Engine) noteTxnEnd(conn, at int) {
+	if e.txnEnds == nil {
+		e.txnEnds = map[int][]int{}
+	}
+	e.txnEnds[conn] = append(e.txnEnds[conn], at)
+}
+
+// connEndedBetween reports whether connection conn ended a transaction
+// after from and before to.
+func (e *Engine) connEndedBetween(conn, from, to int) bool {
+	for _, at := range e.txnEnds[conn] {
+		if at >= from && at < to {
+			return true
+		}
+	}
+	return false
+}
