@@ -89,8 +89,9 @@ type Generator struct {
 	rows   []sqlast.Stmt
 	feat   map[string]bool // Config.Features
 	// inTxn: the statement being drawn is part of an explicit
-	// transaction (LOCK TABLE exists only there).
-	inTxn bool
+	// transaction (LOCK TABLE exists only there); locked: that
+	// transaction has a LOCK TABLE already.
+	inTxn, locked bool
 }
 
 // New makes a generator and draws its schema and initial rows.

@@ -20,13 +20,15 @@ func (g *Generator) weaker(m sqlast.LockMode, feature string, w sqlast.LockMode)
 
 // lockTable draws PostgreSQL's LOCK TABLE t IN mode MODE [NOWAIT], in an
 // explicit transaction only (outside one PostgreSQL refuses it: "LOCK
-// TABLE can only be used in transaction blocks"), in any of the eight
-// modes of the table-level conflict table (15 docs, 13.3.1), which decide
+// TABLE can only be used in transaction blocks") and once per transaction
+// at most (as applications take a table lock), in any of the eight modes
+// of the table-level conflict table (15 docs, 13.3.1), which decide
 // whether the transaction's and others' statements wait for it.
 func (g *Generator) lockTable() sqlast.Stmt {
-	if !g.inTxn || g.cfg.Dialect != sqlast.Postgres {
+	if !g.inTxn || g.locked || g.cfg.Dialect != sqlast.Postgres {
 		return nil
 	}
+	g.locked = true
 	return &sqlast.LockTable{
 		Tables: []string{g.table().Name},
 		Mode:   sqlast.TableLockModes[g.r.IntN(len(sqlast.TableLockModes))],

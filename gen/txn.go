@@ -34,7 +34,7 @@ func (g *Generator) Transaction() *Txn {
 	}
 	t := &Txn{Explicit: true}
 	n := 1 + g.r.IntN(g.cfg.MaxStmts)
-	g.inTxn = true
+	g.inTxn, g.locked = true, false
 	defer func() { g.inTxn = false }()
 	for len(t.Body) < n {
 		st := g.Statement()

@@ -110,9 +110,12 @@ func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 	case st.Blocked():
 		// The point from which no LOCK TABLE of another transaction that
 		// the statement queued behind holds or asks for its lock.
+		// A request made after the statement's queues behind it, unless
+		// its transaction holds a conflicting lock already: an earlier
+		// LOCK TABLE, released no sooner.
 		release := -1
 		for _, l := range e.lockRequests {
-			if l.conn == st.Conn || l.start >= st.End || e.connEndedBetween(l.conn, l.end, st.Start) || !l.conflicts(most) {
+			if l.conn == st.Conn || l.start > st.Start || e.connEndedBetween(l.conn, l.end, st.Start) || !l.conflicts(most) {
 				continue
 			}
 			rel := l.end // a request that failed left the queue then
@@ -122,9 +125,11 @@ func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 			if l.failed && rel < st.Start {
 				continue
 			}
-			if l.start > st.Start || rel < 0 || rel >= st.End {
-				// Asked for after the statement, or still held when it
-				// ended: the model does not know what it waited for.
+			if rel < 0 || rel >= st.End {
+				// Still held or asked for when it ended: it did not wait
+				// for the lock to go, or only until PostgreSQL's deadlock
+				// check moved it ahead in the queue, at a point the model
+				// does not know.
 				e.halt("not modelled: lock-table", "connection %d's %s waited while connection %d's LOCK TABLE held or asked for a conflicting lock on its tables", st.Conn, st.SQL, l.conn)
 				return nil, false
 			}
