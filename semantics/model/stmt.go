@@ -858,7 +858,10 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 // transaction holds locked when it starts (PostgreSQL's SELECT, the
 // locking clause; MySQL 8.0 manual 17.7.2.4, NOWAIT and SKIP LOCKED). It
 // returns false when a row's lock is not known (an UPDATE that changed
-// nothing, Rules.NoOpLockUnknown).
+// nothing, Rules.NoOpLockUnknown). While another connection's statement
+// waits, the rows it has locked so far (a DELETE deletes the rows before
+// the one it waits for; PostgreSQL's waiter holds the row's tuple lock)
+// are not known: every row may be skipped then.
 func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	var rows []*Row
 	var opts [][]option
@@ -873,10 +876,12 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 		}
 		if held == nil {
 			os := tv.opts[i]
-			if scanned && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil }) {
-				// Another transaction may hold it locked because one of
-				// its statements scanned it: it may be skipped.
-				os = append(slices.Clip(os), option{})
+			// Another transaction may hold it locked because one of its
+			// statements scanned it, or because a statement of another
+			// connection waits now (the rows it has locked so far are not
+			// known): it may be skipped.
+			if (scanned || len(st.Waiting) > 0) && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil && o.vary == nil }) {
+				os = append(slices.Clone(os), option{})
 			}
 			rows, opts = append(rows, r), append(opts, os)
 		}
