@@ -62,8 +62,9 @@ type savepoint struct {
 	name  string
 	vid   int
 	locks map[int]strength
-	// tables is how many table locks the transaction held then.
-	tables int
+	// tables is how many table locks the transaction held then, at where
+	// it was set.
+	tables, at int
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }

@@ -26,7 +26,7 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op testcase.SavepointOp, name s
 		for r, x := range t.locks {
 			locks[r.ID] = x
 		}
-		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks, tables: len(t.tableLocks)})
+		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks, tables: len(t.tableLocks), at: st.End})
 	case testcase.SavepointRelease:
 		if i := find(); i >= 0 {
 			t.savepoints = t.savepoints[:i:i]
@@ -78,10 +78,11 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 			}
 		}
 	}
-	if keep == SavepointReleases && len(t.tableLocks) > sp.tables {
+	if keep == SavepointReleases {
 		// Table locks too (PostgreSQL 15 docs 13.3: a lock acquired
 		// after a savepoint is released when it is rolled back to).
 		t.tableLocks = t.tableLocks[:sp.tables:sp.tables]
+		e.releaseTableLocks(t.Conn, sp.at, st.End)
 	}
 	if keep == SavepointReleases {
 		// A lock taken since is released, and one strengthened since goes

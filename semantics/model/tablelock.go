@@ -30,6 +30,9 @@ type lockRequest struct {
 	tables     []string
 	mode       sqlast.TableLockMode
 	failed     bool
+	// released is where a ROLLBACK TO SAVEPOINT released its lock (-1:
+	// none did).
+	released int
 }
 
 // tableModes are the table locks a statement asks for, at least (or, with
@@ -106,7 +109,8 @@ func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 	ins, isInsert := parsed.(*sqlast.Insert)
 	readsNothing := isInsert && ins.Select == nil && ins.OnConflict == nil && !ins.Replace && len(modes) == 1
 	switch {
-	case st.Blocked() && readsNothing:
+	case st.Blocked() && (readsNothing || st.Err != nil):
+		// Nothing to judge of its view: it read no snapshot, or failed.
 	case st.Blocked():
 		// The point from which no LOCK TABLE of another transaction that
 		// the statement queued behind holds or asks for its lock.
@@ -115,11 +119,15 @@ func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 		// LOCK TABLE, released no sooner.
 		release := -1
 		for _, l := range e.lockRequests {
-			if l.conn == st.Conn || l.start > st.Start || e.connEndedBetween(l.conn, l.end, st.Start) || !l.conflicts(most) {
+			if l.conn == st.Conn || l.start > st.Start || e.connEndedBetween(l.conn, l.end, st.Start) || !l.conflicts(most) ||
+				l.released >= 0 && l.released < st.Start {
 				continue
 			}
 			rel := l.end // a request that failed left the queue then
-			if !l.failed {
+			switch {
+			case l.released >= 0:
+				rel = l.released
+			case !l.failed:
 				rel = e.connEndAfter(l.conn, l.end)
 			}
 			if l.failed && rel < st.Start {
@@ -174,7 +182,7 @@ func (e *Engine) tableLocksFor(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 // (with NOWAIT it had to fail); one that succeeded holds its lock from its
 // end. It takes no snapshot and reads no rows.
 func (e *Engine) lockTableStep(t *Txn, st *Stmt, lt *sqlast.LockTable) *Deviation {
-	e.lockRequests = append(e.lockRequests, lockRequest{conn: st.Conn, start: st.Start, end: st.End, tables: lt.Tables, mode: lt.Mode, failed: st.Err != nil})
+	e.lockRequests = append(e.lockRequests, lockRequest{conn: st.Conn, start: st.Start, end: st.End, tables: lt.Tables, mode: lt.Mode, failed: st.Err != nil, released: -1})
 	if st.Err != nil {
 		if st.Err.RolledBack || !t.Explicit {
 			e.end(t, st.End, false)
@@ -252,4 +260,15 @@ func (e *Engine) connEndAfter(conn, from int) int {
 		}
 	}
 	return -1
+}
+
+// releaseTableLocks records that connection conn's ROLLBACK TO a
+// savepoint set at from released, at at, the LOCK TABLE locks it took
+// since (PostgreSQL 15 docs 13.3).
+func (e *Engine) releaseTableLocks(conn, from, at int) {
+	for i := range e.lockRequests {
+		if l := &e.lockRequests[i]; l.conn == conn && !l.failed && l.start > from && l.released < 0 {
+			l.released = at
+		}
+	}
 }

@@ -52,6 +52,19 @@ func TestTableLocks(t *testing.T) {
 			{conn: 1, sql: "COMMIT"},
 		}
 	}
+	// released: connection 2's UPDATE waits for a SHARE lock that
+	// connection 1's ROLLBACK TO SAVEPOINT releases (it resumed there).
+	released := func() []step {
+		return []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "SAVEPOINT s1"},
+			{conn: 1, sql: "LOCK TABLE t IN SHARE MODE"},
+			{conn: 1, sql: "ROLLBACK TO SAVEPOINT s1"},
+			{conn: 2, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1, from: 3},
+			{conn: 1, sql: "SELECT * FROM t", rows: tuples("1, 11", "2, 20")},
+			{conn: 1, sql: "COMMIT"},
+		}
+	}
 	tg := connecttest.Target(t, "postgres")
 	for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
 		for _, c := range []struct {
@@ -64,6 +77,7 @@ func TestTableLocks(t *testing.T) {
 		}{
 			{"modes as run", modes, func([]step) {}, "", 0, ""},
 			{"savepoint as run", savepoint, func([]step) {}, "", 0, ""},
+			{"a wait that a savepoint rollback ends as run", released, func([]step) {}, "", 0, ""},
 			{"row exclusive nowait succeeds on a share-locked table", modes, func(s []step) { s[5].err = nil }, "missing-error", 5, ""},
 			{"insert does not wait for a share lock", modes, func(s []step) {
 				s[10], s[11] = step{conn: 4, sql: "INSERT INTO t VALUES (3, 30)", affected: 1}, s[10]
