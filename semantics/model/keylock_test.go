@@ -66,6 +66,22 @@ func TestKeyLocks(t *testing.T) {
 			{conn: 1, sql: "COMMIT"},
 		}
 	}
+	// d: connection 1 updates row 1's v (FOR NO KEY UPDATE), connection 2
+	// takes FOR KEY SHARE on it; connection 1's DELETE of its own version
+	// (FOR UPDATE) waits for connection 2, one its version does not meet
+	// does not.
+	d := func() []step {
+		return []step{
+			{conn: 1, sql: "BEGIN"},
+			{conn: 1, sql: "UPDATE t SET v = 11 WHERE id = 1", affected: 1},
+			{conn: 2, sql: "BEGIN"},
+			{conn: 2, sql: "SELECT * FROM t WHERE id = 1 FOR KEY SHARE", rows: tuples("1, 10")},
+			{conn: 1, sql: "DELETE FROM t WHERE v = 10"},
+			{conn: 2, sql: "COMMIT"},
+			{conn: 1, sql: "DELETE FROM t WHERE v = 11", affected: 1, from: 5},
+			{conn: 1, sql: "COMMIT"},
+		}
+	}
 	tg := connecttest.Target(t, "postgres")
 	for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
 		for _, c := range []struct {
@@ -87,6 +103,10 @@ func TestKeyLocks(t *testing.T) {
 				s[3].sql = "DELETE FROM t WHERE id = 1"
 			}, "incorrect-blocking", 3},
 			{"savepoint rollback keeps the weaker lock as run", c, func([]step) {}, "", 0},
+			{"delete of an own row another transaction key-share-locks as run", d, func([]step) {}, "", 0},
+			{"delete of an own key-share-locked row does not wait", d, func(s []step) {
+				s[4].sql, s[4].affected = "DELETE FROM t WHERE v = 11", 1
+			}, "incorrect-blocking", 4},
 			{"for update nowait succeeds after the savepoint rollback", c, func(s []step) {
 				s[6].rows, s[6].err = tuples("1, 10"), nil
 			}, "missing-error", 6},

@@ -994,10 +994,15 @@ func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockT
 			continue
 		}
 		lt := lockTest{row: r, holder: holder}
-		switch rd {
-		case Recheck:
+		switch ov := own(r, t); {
+		case ov != nil:
+			// A row it changed that another transaction locks too (FOR
+			// KEY SHARE beside its FOR NO KEY UPDATE): it acts on its
+			// own version.
+			lt.test = visible(ov)
+		case rd == Recheck:
 			lt.test = visible(committed(r, st.Start))
-		case SnapTxn:
+		case rd == SnapTxn:
 			snap := t.Snapshot
 			if snap < 0 {
 				snap = st.Start
