@@ -25,8 +25,9 @@ type stmtInfo struct {
 	where sqlast.Expr
 	// single: a SELECT over one table whose result is one output row per
 	// matching row (no DISTINCT, aggregate, LIMIT or set operation), so it
-	// can be checked row by row.
-	single bool
+	// can be checked row by row; limited: one that would be but for its
+	// LIMIT.
+	single, limited bool
 	// wait is a locking SELECT's NOWAIT or SKIP LOCKED.
 	wait sqlast.WaitPolicy
 	// lock is the row lock the statement must take on the rows it acts
@@ -161,7 +162,7 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 				s.where = sel.Where
 				// A subquery over the same table would read the evaluator's
 				// copy, not the candidates: such a SELECT is checked whole.
-				s.single = !sel.Distinct && st.Limit == nil && !slices.Contains(tablesIn(sel.Where), s.table)
+				s.single = !sel.Distinct && !slices.Contains(tablesIn(sel.Where), s.table)
 				for _, it := range sel.Items {
 					sqlast.Walk(it.Expr, func(n any) bool {
 						switch n := n.(type) {
@@ -180,6 +181,7 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 						return true
 					})
 				}
+				s.single, s.limited = s.single && st.Limit == nil, s.single && st.Limit != nil
 			}
 		}
 		return s, known(s.reads) && known(s.subs)
@@ -633,9 +635,14 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		}
 	}
 	if s.wait == sqlast.WaitSkipLocked && s.kind.locking() && e.rules.RowLocks {
-		if !s.single || s.table == "" || !others || e.rules.DBMS == "tidb" || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
+		if !s.single && !(s.limited && e.rules.DBMS == "postgres") || s.table == "" || !others || e.rules.DBMS == "tidb" || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
 			// Which rows it skipped the model cannot tell there: a join,
 			// a read whose shared lock may miss, TiDB's (not documented).
+			// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
+			// and stops once it has enough (15 docs, SELECT, The Locking
+			// Clause: "locking stops once enough rows have been returned
+			// to satisfy the limit"), so the result is the query's over
+			// the rows it does not skip.
 			e.halt("not modelled: SKIP LOCKED", "which rows %s skips is not modelled", st.SQL)
 			return nil, nil
 		}
