@@ -34,6 +34,7 @@ func TestKeyLocks(t *testing.T) {
 			{conn: 3, sql: "SELECT * FROM t WHERE v > 0 FOR SHARE SKIP LOCKED", rows: tuples()},
 			{conn: 3, sql: "SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT", err: lockErr},
 			{conn: 3, sql: "SELECT * FROM t WHERE v > 0 ORDER BY id LIMIT 1 FOR KEY SHARE SKIP LOCKED", rows: tuples("1, 10")},
+			{conn: 3, sql: "SELECT * FROM t WHERE v >= (SELECT MIN(v) FROM t) FOR SHARE SKIP LOCKED", rows: tuples()},
 			{conn: 2, sql: "COMMIT"},
 			{conn: 1, sql: "COMMIT"},
 		}
@@ -97,6 +98,7 @@ func TestKeyLocks(t *testing.T) {
 			{"key share skip locked skips a row", a, func(s []step) { s[5].rows = tuples("2, 20") }, "incorrect-result", 5},
 			{"share skip locked returns a no-key-locked row", a, func(s []step) { s[6].rows = tuples("2, 20") }, "incorrect-result", 6},
 			{"skip locked with limit skips a row it may lock", a, func(s []step) { s[8].rows = tuples("2, 20") }, "incorrect-result", 8},
+			{"skip locked with a subquery returns a locked row", a, func(s []step) { s[9].rows = tuples("2, 20") }, "incorrect-result", 9},
 			{"for update nowait succeeds on a key-share-locked row", a, func(s []step) {
 				s[7].sql = "SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT"
 				s[7].rows, s[7].err = tuples("1, 10"), nil

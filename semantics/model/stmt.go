@@ -143,8 +143,9 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 			// otherwise (CockroachDB) does not document it here.
 			return s, false
 		}
-		if s.kind != KindSelect && (e.rules.Source[s.kind] != e.rules.Target[s.kind] || e.rules.SubquerySnapshot != nil) {
-			// A locking read's subqueries are plain reads.
+		if s.kind != KindSelect && (e.rules.Source[s.kind] != e.rules.Target[s.kind] || e.rules.SubquerySnapshot != nil || st.Wait == sqlast.WaitSkipLocked) {
+			// A locking read's subqueries are plain reads (nor do they
+			// skip the rows SKIP LOCKED leaves out of its own tables).
 			outer := outerTables(st.Query)
 			s.subs = e.splitSubqueries(st, outer)
 			for tb := range outer {
