@@ -31,7 +31,7 @@ func TestKeyLockCorpus(t *testing.T) {
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
 	for _, file := range []string{"doc-pg-key-share-no-key-update.txn", "doc-pg-key-update-waits-key-share.txn", "doc-pg-row-lock-strength-wait-policy.txn",
-		"doc-pg-lock-table-modes.txn", "doc-pg-lock-table-savepoint.txn", "doc-pg-lock-table-wait.txn", "doc-pg-skip-locked-waiter.txn", "doc-pg-key-share-own-row.txn"} {
+		"doc-pg-lock-table-modes.txn", "doc-pg-lock-table-savepoint.txn", "doc-pg-lock-table-wait.txn", "doc-pg-skip-locked-waiter.txn", "doc-pg-key-share-own-row.txn", "doc-pg-skip-locked-recheck.txn"} {
 		c, err := testcase.ParseFile(filepath.Join("..", "..", "bugs", file))
 		if err != nil {
 			t.Fatal(err)

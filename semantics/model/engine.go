@@ -794,6 +794,14 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		t.Snapshot, t.SnapshotUntil = st.Start, st.End
 	}
 	e.h.now = st.End
+	if st.Blocked() && s.kind.locking() && st.Err == nil {
+		if t.waitedOn == nil {
+			t.waitedOn = map[string]bool{}
+		}
+		for _, name := range append([]string{s.table}, s.reads...) {
+			t.waitedOn[name] = true
+		}
+	}
 	if st.Err != nil {
 		// A statement that failed had no effect. Which errors a statement
 		// may return is not judged yet (only the errors a write must

@@ -53,6 +53,10 @@ type Txn struct {
 	maybeLocked map[*Row]bool
 	// tableLocks are the table-level locks it holds (Rules.TableLocks).
 	tableLocks []tableLock
+	// waitedOn are the tables a locking statement of it waited on: rows
+	// there that it did not change may stay locked (PostgreSQL locks the
+	// latest version before it re-checks the WHERE, EvalPlanQual).
+	waitedOn map[string]bool
 }
 
 // savepoint is where ROLLBACK TO SAVEPOINT name returns a transaction:
@@ -156,6 +160,7 @@ func (h *History) txn(t *Txn) *Txn {
 	c.savepoints = slices.Clone(t.savepoints)
 	c.scanned = maps.Clone(t.scanned)
 	c.tableLocks = slices.Clone(t.tableLocks)
+	c.waitedOn = maps.Clone(t.waitedOn)
 	c.kept = nil
 	if len(t.kept) > 0 {
 		c.kept = map[*Row]bool{}

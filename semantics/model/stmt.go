@@ -868,9 +868,15 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 // returns false when a row's lock is not known (an UPDATE that changed
 // nothing, Rules.NoOpLockUnknown). While another connection's statement
 // waits, the rows it has locked so far (a DELETE deletes the rows before
-// the one it waits for; PostgreSQL's waiter holds the row's tuple lock)
-// are not known: every row may be skipped then.
+// the one it waits for) are not known, nor, once a locking statement of
+// another transaction has waited on the table, the rows it locked and did
+// not change (PostgreSQL locks a row's latest version before it re-checks
+// the WHERE): every row may be skipped then.
 func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
+	unknown := len(st.Waiting) > 0
+	for _, o := range e.txns {
+		unknown = unknown || o != t && o.activeAt(st.Start) && o.waitedOn[s.table]
+	}
 	var rows []*Row
 	var opts [][]option
 	scanned := e.scannedBy(t, s.table, s.kind.exclusive(), st.Start)
@@ -885,10 +891,10 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 		if held == nil {
 			os := tv.opts[i]
 			// Another transaction may hold it locked because one of its
-			// statements scanned it, or because a statement of another
-			// connection waits now (the rows it has locked so far are not
-			// known): it may be skipped.
-			if (scanned || len(st.Waiting) > 0) && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil && o.vary == nil }) {
+			// statements scanned it (InnoDB), or a statement of another
+			// connection waits now or waited on this table: it may be
+			// skipped.
+			if (scanned || unknown) && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil && o.vary == nil }) {
 				os = append(slices.Clone(os), option{})
 			}
 			rows, opts = append(rows, r), append(opts, os)
