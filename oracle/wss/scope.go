@@ -16,7 +16,7 @@ var (
 	// data" (PostgreSQL 15 docs, SELECT, The Locking Clause; MySQL 8.0
 	// manual 17.7.2.4: "returns an inconsistent view of the data"), which
 	// no serial order need reproduce.
-	skipLocked = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
+	skipLocked       = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
 	nondeterministic = regexp.MustCompile(`(?i)\b(NOW|SYSDATE|CURDATE|CURTIME|UTC_TIMESTAMP|UTC_DATE|UTC_TIME|UNIX_TIMESTAMP|CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIME|LOCALTIMESTAMP|RAND|RANDOM|UUID|UUID_SHORT|GEN_RANDOM_UUID|CONNECTION_ID|PG_BACKEND_PID|LAST_INSERT_ID|ROW_COUNT|FOUND_ROWS|NEXTVAL|CURRVAL|LASTVAL|TXID_CURRENT)\b|\b(mysql|information_schema|performance_schema|sys|pg_catalog)\s*\.|@@|\bAUTO_INCREMENT\b|\bAUTOINCREMENT\b|\bSERIAL\b|\bIDENTITY\b|\bSEQUENCE\b`)
 	// outsideTxn are statements that end a transaction implicitly or
 	// change how later statements behave: WSS's transactions are BEGIN …

@@ -885,7 +885,9 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 		if sure, _ := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true); (held == nil) != (sure == nil) {
 			return false
 		}
-		if held == nil && maybeLockedBy(r, t, st.Start, e.txns) {
+		if held == nil && !unknown && !scanned && maybeLockedBy(r, t, st.Start, e.txns) {
+			// Whether it is locked is open, and nothing below makes
+			// every row optional.
 			return false
 		}
 		if held == nil {
