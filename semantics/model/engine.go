@@ -770,6 +770,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		return nil, nil
 	}
 	e.scan(t, s)
+	t.ran = true
 	switch {
 	case t.Snapshot >= 0 && !t.pinned && s.kind == KindSelect:
 		// The earlier reads may never have reached the storage engine.

@@ -44,6 +44,12 @@ type Txn struct {
 	// the row locks a ROLLBACK TO SAVEPOINT kept (Rules.SavepointUnlock).
 	savepoints []savepoint
 	kept       map[*Row]bool
+	// ran: a statement of the transaction reached the model (the storage
+	// engine joined it); viewDropAt, when above 0, is when a ROLLBACK TO a
+	// savepoint set before that ended the engine's part of it, read view
+	// included (Rules.SavepointReadView).
+	ran        bool
+	viewDropAt int
 	// scanned are the tables whose rows its locking statements may have
 	// locked without matching them (Rules.ScanLocks), with whether one
 	// such lock is exclusive.
@@ -69,6 +75,9 @@ type savepoint struct {
 	// tables is how many table locks the transaction held then, at where
 	// it was set.
 	tables, at int
+	// first: the transaction had run no statement when it was set, so the
+	// storage engine had not joined it yet (Rules.SavepointReadView).
+	first bool
 }
 
 func (t *Txn) committedBefore(at int) bool { return t.ID == 0 || t.CommitAt < at }

@@ -234,6 +234,13 @@ type Rules struct {
 	// wait for a lock ROLLBACK TO SAVEPOINT should have kept (InnoDB
 	// releases it: MySQL #95049).
 	SavepointUnlock *Variation
+	// SavepointReadView, when set, is what it means that a transaction's
+	// consistent reads after a ROLLBACK TO a savepoint it set before its
+	// first statement read a newer snapshot: the server rolls back in full
+	// each storage engine that joined the transaction after the savepoint,
+	// read view included (MariaDB and MySQL sql/handler.cc,
+	// ha_rollback_to_savepoint).
+	SavepointReadView *Variation
 	// CommitConflict, when set, is the error class a COMMIT must fail with
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write
@@ -343,6 +350,14 @@ var (
 			Name:   "mysql-95049-savepoint-rollback-releases-locks",
 			Text:   "a statement did not wait for a row lock that the holder took after a savepoint and that ROLLBACK TO SAVEPOINT must keep (InnoDB keeps such locks, except an inserted row's)",
 			Source: "MySQL Bug #95049 (ReplBug); the same on MySQL 8.0.41 as Bug #119490 (open); MySQL 8.0 manual 15.3.4 SAVEPOINT",
+		},
+		Verdict: verdict.Bug,
+	}
+	innodbSavepointReadView = Variation{
+		Rule: verdict.Rule{
+			Name:   "innodb-savepoint-rollback-drops-read-view",
+			Text:   "after ROLLBACK TO a savepoint set before the transaction's first statement, a consistent read saw rows committed after the transaction's snapshot: the rollback ended InnoDB's part of the transaction, read view included, and the next read took a new one",
+			Source: "found by txlab on MariaDB 10.11.19 (2026-11-27); REPEATABLE READ keeps one snapshot for the transaction (MySQL 8.0 manual 17.7.2.3), and ROLLBACK TO SAVEPOINT does not end the transaction (15.3.4); the cause is the server's: ha_rollback_to_savepoint (sql/handler.cc) rolls back in full every storage engine that joined the transaction after the savepoint was set, the cause MySQL Bug #95049 / #119490 show for row locks",
 		},
 		Verdict: verdict.Bug,
 	}

@@ -26,7 +26,7 @@ func (e *Engine) savepointStep(t *Txn, st *Stmt, op testcase.SavepointOp, name s
 		for r, x := range t.locks {
 			locks[r.ID] = x
 		}
-		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks, tables: len(t.tableLocks), at: st.End})
+		t.savepoints = append(t.savepoints, savepoint{name: name, vid: e.h.nextVID, locks: locks, tables: len(t.tableLocks), at: st.End, first: !t.ran})
 	case testcase.SavepointRelease:
 		if i := find(); i >= 0 {
 			t.savepoints = t.savepoints[:i:i]
@@ -77,6 +77,22 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 				first = false
 			}
 		}
+	}
+	if keep != SavepointReleases && !t.noLocks {
+		// The row locks its locking reads took since stay too: a
+		// statement that did not wait for one is named as one that did
+		// not wait for a kept lock (Rules.SavepointUnlock).
+		for r, x := range t.locks {
+			if before, held := sp.locks[r.ID]; !held || x > before {
+				if t.kept == nil {
+					t.kept = map[*Row]bool{}
+				}
+				t.kept[r] = true
+			}
+		}
+	}
+	if sp.first && e.rulesOf(t).SavepointReadView != nil {
+		t.viewDropAt = st.End
 	}
 	if keep == SavepointReleases {
 		// Table locks too (PostgreSQL 15 docs 13.3: a lock acquired

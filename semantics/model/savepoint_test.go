@@ -82,3 +82,54 @@ func TestSavepoints(t *testing.T) {
 		})
 	}
 }
+
+// TestSavepointReadView: MariaDB 10.11.19 at REPEATABLE READ (txlab run,
+// 2026-11-27) takes a new read view after ROLLBACK TO a savepoint set
+// before the transaction's first statement: the server rolls back InnoDB's
+// whole part of the transaction, which joined after the savepoint. The
+// model names that rule when the savepoint came first, keeps the generic
+// statement-view rule when a statement ran before it, and lets the
+// documented outcome (the snapshot kept) through.
+func TestSavepointReadView(t *testing.T) {
+	ctx := context.Background()
+	tg := connecttest.Target(t, "mariadb")
+	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
+	for _, c := range []struct {
+		name  string
+		first bool // the savepoint is the transaction's first statement
+		rows  []target.Row
+		want  outcome
+	}{
+		{"as run", true, tuples("1, 10", "2, 20"), outcome{"incorrect-result", "bug", "innodb-savepoint-rollback-drops-read-view", 6}},
+		{"snapshot kept", true, tuples("1, 10"), outcome{}},
+		{"a statement before the savepoint", false, tuples("1, 10", "2, 20"), outcome{"incorrect-result", "bug", "mariadb-rr-statement-view", 6}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sess, err := tg.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			eng := model.NewEngine(model.Lookup("mariadb", target.RepeatableRead, nil), sqlast.MySQL, sess)
+			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
+			if err := eng.Setup(ctx, setup); err != nil {
+				t.Fatal(err)
+			}
+			before := step{conn: 2, sql: "SELECT * FROM t WHERE id = 1", rows: tuples("1, 10")}
+			if c.first {
+				before = step{conn: 3, sql: "SELECT * FROM t WHERE id = 1", rows: tuples("1, 10")}
+			}
+			sch := []step{
+				{conn: 2, sql: "BEGIN"},
+				before,
+				{conn: 2, sql: "SAVEPOINT sp1"},
+				{conn: 2, sql: "SELECT * FROM t", rows: tuples("1, 10")},
+				{conn: 1, sql: "INSERT INTO t VALUES (2, 20)", affected: 1},
+				{conn: 2, sql: "ROLLBACK TO SAVEPOINT sp1"},
+				{conn: 2, sql: "SELECT * FROM t", rows: c.rows},
+				{conn: 2, sql: "COMMIT"},
+			}
+			c.want.check(t, eng, replay(t, eng, sch))
+		})
+	}
+}

@@ -245,6 +245,21 @@ func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opti
 			opts = append(opts, option{v: snap, vary: sv})
 		}
 	}
+	if sv := e.rules.SavepointReadView; sv != nil && rd == SnapTxn && t.viewDropAt > 0 && t.viewDropAt <= st.Start {
+		// The read view the rollback dropped: the next read took a new
+		// one, at some point from the rollback to this statement.
+		add := func(v *Version) {
+			if v = visible(v); !slices.ContainsFunc(opts, func(o option) bool { return o.v == v }) {
+				opts = append(opts, option{v: v, vary: sv})
+			}
+		}
+		add(committed(r, st.Start))
+		for _, v := range r.Versions {
+			if v.Txn.CommitAt >= t.viewDropAt && v.Txn.CommitAt < st.Start {
+				add(v)
+			}
+		}
+	}
 	if rv := e.rules.ReverseScan; rv != nil && e.reverse && kind <= KindSelectUpdate && (rd == SnapStatement || rd == SnapTxn) {
 		if last := visible(committed(r, st.Start)); !slices.ContainsFunc(opts, func(o option) bool { return o.v == last }) {
 			opts = append(opts, option{v: last, vary: rv})
@@ -807,7 +822,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v verdict.Verdict, rule string
 
 func (e *Engine) ruleNamed(name string) verdict.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.UncommittedChange, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.UncommittedChange, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot, r.SavepointReadView} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}

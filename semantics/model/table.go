@@ -441,6 +441,7 @@ var table = []row{
 		r.ShareLocksMayMiss = true
 		r.SavepointLocks = SavepointKeepsButInserts
 		r.SavepointUnlock = &mysql95049
+		r.SavepointReadView = &innodbSavepointReadView
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
 	{dbms: innodb, levels: lv(ru), source: srcInnoDBRead, views: func(r *Rules) {
