@@ -172,6 +172,12 @@ type Rules struct {
 	// manual 17.7.3). Which records a statement scans depends on its plan,
 	// so such a row only may be locked (SKIP LOCKED may leave it out).
 	ScanLocks bool
+	// ScanLockMayStay, when set, is what it means that a SKIP LOCKED read
+	// left out a row another transaction's locking statement scanned but
+	// did not match, where the documents say that lock is released (InnoDB
+	// at READ COMMITTED: MariaDB 10.11.19 kept the lock of the first record
+	// past a DELETE's index range).
+	ScanLockMayStay *Variation
 	// LazyReadView: a statement's consistent read takes its view when it
 	// first runs, which may be after the statement waited for a lock
 	// (InnoDB subqueries of locking statements).
@@ -352,6 +358,14 @@ var (
 			Source: "MySQL Bug #95049 (ReplBug); the same on MySQL 8.0.41 as Bug #119490 (open); MySQL 8.0 manual 15.3.4 SAVEPOINT",
 		},
 		Verdict: verdict.Bug,
+	}
+	innodbRCScanLock = Variation{
+		Rule: verdict.Rule{
+			Name:   "innodb-rc-scan-lock-kept",
+			Text:   "a SKIP LOCKED read left out a row that another transaction's locking statement scanned without matching it: at READ COMMITTED InnoDB releases the locks of nonmatching rows once the WHERE is evaluated, but a row just past an index range scan stayed locked; whether that is a defect is not known",
+			Source: "MySQL 8.0 manual 17.7.2.1 Transaction Isolation Levels (READ COMMITTED: record locks for nonmatching rows are released after MySQL has evaluated the WHERE condition); seen on MariaDB 10.11.19: after DELETE … WHERE c0 <= 0 through an index on c0, a SKIP LOCKED read skipped the row c0 = 1 and an UPDATE of it waited (txlab campaign, 2026-11-27)",
+		},
+		Verdict: Suspect,
 	}
 	innodbSavepointReadView = Variation{
 		Rule: verdict.Rule{

@@ -822,7 +822,7 @@ func (e *Engine) resultDev(st *Stmt, s *stmtInfo, v verdict.Verdict, rule string
 
 func (e *Engine) ruleNamed(name string) verdict.Rule {
 	r := e.rules
-	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.UncommittedChange, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot, r.SavepointReadView} {
+	for _, v := range []*Variation{r.NoOpUpdate, r.UncommittedInsert, r.UncommittedChange, r.SemiConsistent, r.ConflictAfterWait, r.IndexMoveMayMiss, r.AutocommitOptimistic, r.ReverseScan, r.SubquerySnapshot, r.SavepointReadView, r.ScanLockMayStay} {
 		if v != nil && v.Rule.Name == name {
 			return v.Rule
 		}
@@ -900,7 +900,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 		if sure, _ := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true); (held == nil) != (sure == nil) {
 			return false
 		}
-		if held == nil && !unknown && !scanned && maybeLockedBy(r, t, st.Start, e.txns) {
+		if held == nil && !unknown && !(scanned && e.rules.ScanLocks) && maybeLockedBy(r, t, st.Start, e.txns) {
 			// Whether it is locked is open, and nothing below makes
 			// every row optional.
 			return false
@@ -911,8 +911,13 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 			// statements scanned it (InnoDB), or a statement of another
 			// connection waits now or waited on this table: it may be
 			// skipped.
-			if (scanned || unknown) && !slices.ContainsFunc(os, func(o option) bool { return o.v == nil && o.vary == nil }) {
+			absent := slices.ContainsFunc(os, func(o option) bool { return o.v == nil && o.vary == nil })
+			switch {
+			case absent:
+			case unknown || scanned && e.rules.ScanLocks:
 				os = append(slices.Clone(os), option{})
+			case scanned && e.rules.ScanLockMayStay != nil:
+				os = append(slices.Clone(os), option{vary: e.rules.ScanLockMayStay})
 			}
 			rows, opts = append(rows, r), append(opts, os)
 		}
@@ -925,7 +930,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 // without matching them (Rules.ScanLocks): its own table, with its lock's
 // strength, and the tables its subqueries read, shared.
 func (e *Engine) scan(t *Txn, s *stmtInfo) {
-	if !e.rulesOf(t).ScanLocks || !s.kind.locking() {
+	if r := e.rulesOf(t); !r.ScanLocks && r.ScanLockMayStay == nil || !s.kind.locking() {
 		return
 	}
 	if t.scanned == nil {

@@ -459,6 +459,7 @@ var table = []row{
 		r.Source[KindSelectShare], r.Source[KindSelectUpdate] = SnapTxn, SnapTxn
 	}},
 	{dbms: innodb, levels: lv(rr, ser), source: srcInnoDBLocks, views: func(r *Rules) { r.ScanLocks = true }},
+	{dbms: innodb, levels: lv(ru, rc), source: innodbRCScanLock.Rule.Source, views: func(r *Rules) { r.ScanLockMayStay = &innodbRCScanLock }},
 	{dbms: innodb, levels: lv(ser), source: srcInnoDBRead, views: func(r *Rules) { r.LockingSelectInTxn = true }},
 	{dbms: []string{"mariadb"}, levels: lv(rr, ser), when: "innodb_snapshot_isolation=ON", source: srcInnoDBSI, views: func(r *Rules) {
 		r.WriteConflict = target.ClassSerialization

@@ -82,7 +82,9 @@ func TestWaitPolicies(t *testing.T) {
 // out a row another transaction's UPDATE only scanned; at READ COMMITTED
 // that lock is released once the WHERE fails (MySQL 8.0 manual 17.7.3), so
 // the read must return the row. MariaDB 10.11.19 ran this schedule (txlab
-// run, 2026-11-27): 0 rows at RR, the row at RC.
+// run, 2026-11-27): 0 rows at RR, the row at RC. A row left out at RC is a
+// suspect: MariaDB kept the lock of the first row past a DELETE's index
+// range there, which the manual does not explain.
 func TestSkipLockedScanned(t *testing.T) {
 	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
@@ -95,6 +97,8 @@ func TestSkipLockedScanned(t *testing.T) {
 		{target.RepeatableRead, nil, ""},
 		{target.RepeatableRead, tuples("1, 10"), ""},
 		{target.ReadCommitted, tuples("1, 10"), ""},
+		// Skipping it is suspect, not bug: MariaDB kept the lock of the
+		// row just past a DELETE's index range (innodb-rc-scan-lock-kept).
 		{target.ReadCommitted, nil, "incorrect-result"},
 	} {
 		t.Run(fmt.Sprintf("%s/%d rows", c.level, len(c.rows)), func(t *testing.T) {
@@ -118,7 +122,11 @@ func TestSkipLockedScanned(t *testing.T) {
 			if c.kind != "" {
 				at = 2
 			}
-			outcome{c.kind, "bug", "", at}.check(t, eng, replay(t, eng, sch))
+			want := outcome{c.kind, "bug", "", at}
+			if c.level == target.ReadCommitted && c.kind != "" {
+				want.verdict, want.rule = "suspect", "innodb-rc-scan-lock-kept"
+			}
+			want.check(t, eng, replay(t, eng, sch))
 		})
 	}
 }
