@@ -37,8 +37,8 @@ func TestForeignKeyShare(t *testing.T) {
 		}
 		share := float64(fk) / n
 		t.Logf("%s: foreign key in %d of %d cases (%.0f%%), cascade %d, deferred %d", d, fk, n, 100*share, cascade, deferred)
-		if share < 0.22 || share > 0.38 {
-			t.Errorf("%s: foreign key in %.0f%% of cases, want about 25-35%%", d, 100*share)
+		if share < 0.09 || share > 0.23 {
+			t.Errorf("%s: foreign key in %.0f%% of cases, want about 12-20%%", d, 100*share)
 		}
 		if cascade == 0 {
 			t.Errorf("%s: no ON DELETE CASCADE", d)
