@@ -434,3 +434,29 @@ func (p *parser) withStmt() (Stmt, error) {
 	}
 	return nil, p.errExpected("SELECT, INSERT, UPDATE or DELETE")
 }
+
+// CrossTable names the feature (package features' names) of a write
+// across tables — MERGE, a data-modifying CTE, a multiple-table UPDATE or
+// DELETE (UPDATE … FROM, DELETE … USING) — or "" for any other statement.
+// The model and IsoRel's rewriter treat one as a single-table write only
+// where they know how; elsewhere they stop or leave it uninstrumented
+// under this name.
+func CrossTable(st Stmt) string {
+	switch st := st.(type) {
+	case *Merge:
+		return "merge"
+	case *With:
+		if st.Writes() {
+			return "cte-write"
+		}
+	case *Update:
+		if st.MultiTable() {
+			return "multi-table-update"
+		}
+	case *Delete:
+		if st.MultiTable() {
+			return "multi-table-delete"
+		}
+	}
+	return ""
+}

@@ -753,7 +753,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if w, counts := e.cteAlone(parsed); w != nil {
 		parsed, st = w, cteStmt(st, counts)
 	}
-	if f := crossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
+	if f := sqlast.CrossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
 		return nil, nil
 	}

@@ -29,7 +29,7 @@ func TestCrossTable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.sql, err)
 		}
-		if got := crossTable(st); got != c.want {
+		if got := sqlast.CrossTable(st); got != c.want {
 			t.Errorf("%s: %q, want %q", c.sql, got, c.want)
 		}
 	}
