@@ -301,7 +301,10 @@ func (e *Engine) Setup(ctx context.Context, stmts []string) error {
 				e.laterIndexes = map[string][][]string{}
 			}
 			e.laterIndexes[st.Table] = append(e.laterIndexes[st.Table], featureIndexColumns(st))
-			if st.Unique {
+			if st.Unique && st.Where == nil && len(st.Exprs) == 0 {
+				// A partial or expression index is no key: no foreign key
+				// can use it (PostgreSQL 13.3.2), and no clustered index
+				// is one.
 				if e.laterUnique == nil {
 					e.laterUnique = map[string][][]string{}
 				}
