@@ -67,7 +67,7 @@ func lockOf(m sqlast.LockMode) strength {
 // A deletion and an insertion hold FOR UPDATE (the DBMSs without key
 // locks: their exclusive lock); an UPDATE's version records its own.
 func (v *Version) writeLock() (s strength, sure bool) {
-	if v.Deleted || v.Prev == nil || v.Prev.Deleted {
+	if prev := v.changed(); v.Deleted || prev == nil || prev.Deleted {
 		return lockUpdate, true
 	}
 	switch v.lock {
@@ -142,6 +142,17 @@ func (e *Engine) setsKey(table string, set []sqlast.Assignment) bool {
 	return false
 }
 
+// changed is the version v's write changed: its predecessor, past the
+// versions of writers that aborted before it (a ROLLBACK TO SAVEPOINT's
+// undone part: for the row's later writers they never happened).
+func (v *Version) changed() *Version {
+	prev := v.Prev
+	for prev != nil && prev.Txn != v.Txn && prev.Txn.abortedBefore(v.At) {
+		prev = prev.Prev
+	}
+	return prev
+}
+
 // markWriteLock records the strength of the lock v's UPDATE took, where
 // the rules have key locks: FOR UPDATE when it changed the value of a key
 // column, FOR NO KEY UPDATE otherwise (values compared as the DBMS prints
@@ -149,7 +160,8 @@ func (e *Engine) setsKey(table string, set []sqlast.Assignment) bool {
 // names a key column in its SET is left uncertain: which lock ON CONFLICT
 // DO UPDATE takes then is not documented.
 func (e *Engine) markWriteLock(v *Version, upsertSetsKey bool) {
-	if !e.rules.KeyLocks || v.Deleted || v.Prev == nil || v.Prev.Deleted {
+	prev := v.changed()
+	if !e.rules.KeyLocks || v.Deleted || prev == nil || prev.Deleted {
 		return
 	}
 	if upsertSetsKey {
@@ -158,7 +170,7 @@ func (e *Engine) markWriteLock(v *Version, upsertSetsKey bool) {
 	}
 	v.lock = lockNoKeyUpdate
 	for _, i := range e.keyColumns(v.Row.Table) {
-		if i >= len(v.Values) || i >= len(v.Prev.Values) || v.Values[i] != v.Prev.Values[i] {
+		if i >= len(v.Values) || i >= len(prev.Values) || v.Values[i] != prev.Values[i] {
 			v.lock = lockUpdate
 			return
 		}
