@@ -36,7 +36,10 @@ func (t *Target) features() []string {
 			out = append(out, "skip-locked")
 		}
 	case TiDB:
-		out = append(out, "nowait", "sequence", "expression-index")
+		// Not "sequence": TiDB lists a sequence among the schema's tables
+		// but answers 1051 to reading it as one, so the final state's dump
+		// fails (v8.5.6); the catalog would need to tell sequences apart.
+		out = append(out, "nowait", "expression-index")
 	default:
 		fmt.Sscanf(t.version, "%d.%d.%d", &major, &minor, &patch)
 		if major >= 8 {
