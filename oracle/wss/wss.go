@@ -368,9 +368,6 @@ func (k *checker) stmtRun(order []*Txn) (*Run, error) {
 // limitRE spots a LIMIT (or FETCH FIRST) in a read.
 var limitRE = regexp.MustCompile(`(?i)\b(LIMIT|FETCH\s+FIRST)\b`)
 
-// skipLockedRE spots a locking clause's SKIP LOCKED.
-var skipLockedRE = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
-
 // diff compares the actual run with r: final states, the outcome of the
 // writes of the transactions in scope, and (reads) their query results.
 func (k *checker) diff(r *Run, scope func(*Txn) bool, reads bool) Diff {
@@ -395,7 +392,7 @@ func (k *checker) diff(r *Run, scope func(*Txn) bool, reads bool) Diff {
 				if (a.Status == executor.StatusError) != (b.Status == executor.StatusError) {
 					d.Writes = append(d.Writes, sd)
 				}
-			case reads && IsRead(sql) && !limitRE.MatchString(sql) && !skipLockedRE.MatchString(sql):
+			case reads && IsRead(sql) && !limitRE.MatchString(sql) && !skipLocked.MatchString(sql):
 				// A LIMIT over rows its ORDER BY leaves tied may keep
 				// any of them (SQL leaves it open): such a read is not
 				// compared. Nor is a read that skips locked rows: its
