@@ -121,16 +121,8 @@ func InStatement(sql string, setup bool) []string {
 func Of(c *testcase.Case) []string {
 	found := map[string]bool{}
 	check := func(sql string, setup bool) {
-		n := normal(sql)
-		f := flat(n)
-		for _, p := range patterns {
-			text := n
-			if p.top {
-				text = f
-			}
-			if !found[p.name] && (setup && p.setup || !setup && p.steps) && p.re.MatchString(text) {
-				found[p.name] = true
-			}
+		for _, name := range InStatement(sql, setup) {
+			found[name] = true
 		}
 	}
 	for _, s := range c.Setup {
