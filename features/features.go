@@ -117,6 +117,24 @@ func InStatement(sql string, setup bool) []string {
 	return out
 }
 
+// Uses reports whether step statement sql uses the feature named name
+// (one of Names found by a statement's text; false for an unknown name),
+// so that the oracles that treat a feature apart (WSS and IsoRel leave a
+// SKIP LOCKED read out) spot it as the campaign summary counts it.
+func Uses(sql, name string) bool {
+	for _, p := range patterns {
+		if p.name != name || !p.steps {
+			continue
+		}
+		n := normal(sql)
+		if p.top {
+			n = flat(n)
+		}
+		return p.re.MatchString(n)
+	}
+	return false
+}
+
 // Of returns the features c uses, in the order of Names.
 func Of(c *testcase.Case) []string {
 	found := map[string]bool{}

@@ -81,3 +81,25 @@ func TestInStatement(t *testing.T) {
 		}
 	}
 }
+
+func TestUses(t *testing.T) {
+	tests := []struct {
+		sql, name string
+		want      bool
+	}{
+		{"SELECT * FROM t FOR UPDATE SKIP LOCKED", "skip-locked", true},
+		{"select * from t for share skip\n\tlocked;", "skip-locked", true},
+		{"SELECT * FROM t FOR UPDATE NOWAIT", "skip-locked", false},
+		{"SELECT * FROM t FOR UPDATE NOWAIT", "nowait", true},
+		{"UPDATE t0 SET c = 1 WHERE id IN (SELECT id FROM t1 JOIN t2 ON t1.a = t2.a)", "multi-table-update", false},
+		{"UPDATE t0 JOIN t1 ON t0.a = t1.a SET t0.c = 1", "multi-table-update", true},
+		{"CREATE TABLE c (id INT, p INT REFERENCES p (id))", "foreign-key", true},
+		{"SAVEPOINT a", "savepoint", false}, // a property of the steps together: Of
+		{"SELECT 1", "no-such-feature", false},
+	}
+	for _, tt := range tests {
+		if got := Uses(tt.sql, tt.name); got != tt.want {
+			t.Errorf("Uses(%q, %q) = %v, want %v", tt.sql, tt.name, got, tt.want)
+		}
+	}
+}

@@ -5,18 +5,13 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/testcase"
 )
 
 var (
 	// nondeterministic are values a serial re-run computes anew: the time,
 	// random numbers, ids the server hands out, the server's own tables.
-	// skipLocked marks a locking read that leaves out the rows others hold
-	// locked: "Skipping locked rows provides an inconsistent view of the
-	// data" (PostgreSQL 15 docs, SELECT, The Locking Clause; MySQL 8.0
-	// manual 17.7.2.4: "returns an inconsistent view of the data"), which
-	// no serial order need reproduce.
-	skipLocked       = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
 	nondeterministic = regexp.MustCompile(`(?i)\b(NOW|SYSDATE|CURDATE|CURTIME|UTC_TIMESTAMP|UTC_DATE|UTC_TIME|UNIX_TIMESTAMP|CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIME|LOCALTIMESTAMP|RAND|RANDOM|UUID|UUID_SHORT|GEN_RANDOM_UUID|CONNECTION_ID|PG_BACKEND_PID|LAST_INSERT_ID|ROW_COUNT|FOUND_ROWS|NEXTVAL|CURRVAL|LASTVAL|TXID_CURRENT)\b|\b(mysql|information_schema|performance_schema|sys|pg_catalog)\s*\.|@@|\bAUTO_INCREMENT\b|\bAUTOINCREMENT\b|\bSERIAL\b|\bIDENTITY\b|\bSEQUENCE\b`)
 	// outsideTxn are statements that end a transaction implicitly or
 	// change how later statements behave: WSS's transactions are BEGIN …
@@ -26,6 +21,13 @@ var (
 	// (dataSteps).
 	outsideTxn = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP|TRUNCATE|RENAME|XA|LOCK|UNLOCK|SET|CALL|DO|GRANT|REVOKE|FLUSH|ANALYZE|OPTIMIZE|LOAD|HANDLER|PREPARE|EXECUTE|DEALLOCATE)\b`)
 )
+
+// skipsLocked marks a locking read that leaves out the rows others hold
+// locked: "Skipping locked rows provides an inconsistent view of the data"
+// (PostgreSQL 15 docs, SELECT, The Locking Clause; MySQL 8.0 manual
+// 17.7.2.4: "returns an inconsistent view of the data"), which no serial
+// order need reproduce.
+func skipsLocked(sql string) bool { return features.Uses(sql, "skip-locked") }
 
 // outsideModel says why case c is beyond what comparing it with serial
 // re-runs can judge ("" when it is not): a value a re-run computes anew, or
@@ -43,7 +45,7 @@ func outsideModel(c *testcase.Case) string {
 		if m := nondeterministic.FindString(st.SQL); m != "" {
 			return fmt.Sprintf("connection %d's %s uses %s", st.Conn, firstWord(st.SQL), strings.TrimSpace(m))
 		}
-		if skipLocked.MatchString(st.SQL) {
+		if skipsLocked(st.SQL) {
 			return fmt.Sprintf("connection %d's %s uses SKIP LOCKED, whose view of the data is inconsistent by design", st.Conn, firstWord(st.SQL))
 		}
 		if m := outsideTxn.FindStringSubmatch(st.SQL); m != nil {

@@ -392,7 +392,7 @@ func (k *checker) diff(r *Run, scope func(*Txn) bool, reads bool) Diff {
 				if (a.Status == executor.StatusError) != (b.Status == executor.StatusError) {
 					d.Writes = append(d.Writes, sd)
 				}
-			case reads && IsRead(sql) && !limitRE.MatchString(sql) && !skipLocked.MatchString(sql):
+			case reads && IsRead(sql) && !limitRE.MatchString(sql) && !skipsLocked(sql):
 				// A LIMIT over rows its ORDER BY leaves tied may keep
 				// any of them (SQL leaves it open): such a read is not
 				// compared. Nor is a read that skips locked rows: its

@@ -3,10 +3,10 @@ package instrument
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -161,7 +161,7 @@ func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
 			// at least, and never follow in any row's history.
 			return "a rollback to a savepoint (" + s.SQL + ")"
 		}
-		if skipLocked.MatchString(s.SQL) {
+		if features.Uses(s.SQL, "skip-locked") {
 			// It leaves out the rows others hold locked, whatever its
 			// predicate says: an inconsistent view by design (PostgreSQL's
 			// SELECT, The Locking Clause; MySQL 8.0 manual 17.7.2.4), so
@@ -185,9 +185,6 @@ func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
 	}
 	return ""
 }
-
-// skipLocked spots a locking clause's SKIP LOCKED.
-var skipLocked = regexp.MustCompile(`(?i)\bSKIP\s+LOCKED\b`)
 
 // commitsImplicitly reports whether a MySQL-family statement ends the
 // open transaction by itself.
