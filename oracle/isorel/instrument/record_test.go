@@ -405,7 +405,8 @@ func FuzzInstalledVersions(f *testing.F) {
 // TestUnjudged: a case whose history IsoRel cannot record faithfully says
 // why (and is not judged): an XA transaction, a MySQL-family statement
 // that commits the transaction implicitly, a rollback to a savepoint (the
-// versions it undoes were seen by their transaction); a savepoint that is
+// versions it undoes were seen by their transaction), a SKIP LOCKED read
+// (an inconsistent view by design); a savepoint that is
 // only set or released is recorded as usual.
 func TestUnjudged(t *testing.T) {
 	head := "CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 10);\n1> BEGIN;\n1> UPDATE t SET v = 11 WHERE id = 1;\n"
@@ -418,6 +419,8 @@ func TestUnjudged(t *testing.T) {
 		{sqlast.Postgres, "1> SAVEPOINT s;\n1> UPDATE t SET v = 12 WHERE id = 1;\n1> ROLLBACK TO SAVEPOINT s;\n1> COMMIT;\n", "a rollback to a savepoint (ROLLBACK TO SAVEPOINT s)"},
 		{sqlast.MySQL, "1> SAVEPOINT s;\n1> rollback work to s;\n1> COMMIT;\n", "a rollback to a savepoint (rollback work to s)"},
 		{sqlast.MySQL, "1> CREATE TABLE u (a INT);\n1> COMMIT;\n", `T1's "CREATE TABLE u (a INT)" commits it implicitly`},
+		{sqlast.Postgres, "1> SELECT * FROM t FOR UPDATE skip  locked;\n1> COMMIT;\n", "a read that skips locked rows (SELECT * FROM t FOR UPDATE skip  locked)"},
+		{sqlast.MySQL, "1> SELECT * FROM t FOR UPDATE NOWAIT;\n1> COMMIT;\n", ""},
 	} {
 		cs, err := testcase.ParseString("c", head+c.tail)
 		if err != nil {
