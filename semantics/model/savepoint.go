@@ -83,7 +83,7 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 		// statement that did not wait for one is named as one that did
 		// not wait for a kept lock (Rules.SavepointUnlock).
 		for r, x := range t.locks {
-			if before, held := sp.locks[r.ID]; !held || x > before {
+			if _, _, since := sp.lockSince(r, x); since {
 				if t.kept == nil {
 					t.kept = map[*Row]bool{}
 				}
@@ -99,13 +99,11 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 		// after a savepoint is released when it is rolled back to).
 		t.tableLocks = t.tableLocks[:sp.tables:sp.tables]
 		e.releaseTableLocks(t.Conn, sp.at, st.End)
-	}
-	if keep == SavepointReleases {
 		// A lock taken since is released, and one strengthened since goes
 		// back to what it was at the savepoint (the stronger lock was the
 		// subtransaction's).
 		for r, x := range t.locks {
-			if before, held := sp.locks[r.ID]; !held || x > before {
+			if before, held, since := sp.lockSince(r, x); since {
 				if undone.locks == nil {
 					undone.locks = map[*Row]strength{}
 				}
@@ -123,6 +121,13 @@ func (e *Engine) rollbackTo(t *Txn, st *Stmt, sp savepoint) {
 		e.txns = append(e.txns, undone)
 		e.savepointUndone = true
 	}
+}
+
+// lockSince says whether the transaction's lock x on row r was taken or
+// strengthened after savepoint sp, and what it held on r at sp.
+func (sp savepoint) lockSince(r *Row, x strength) (before strength, held, since bool) {
+	before, held = sp.locks[r.ID]
+	return before, held, !held || x > before
 }
 
 // savepointSource is where the rules' treatment of ROLLBACK TO SAVEPOINT is
