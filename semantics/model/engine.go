@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/features"
@@ -512,6 +513,12 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 	// The copy computes its generated columns itself (the others hold
 	// plain columns).
 	skip := func(c sqlast.ColumnDef) bool { return table == ct.Name && c.Generated != nil }
+	// A MySQL-family AUTO_INCREMENT column numbers an inserted 0 anew
+	// (unless sql_mode has NO_AUTO_VALUE_ON_ZERO: MySQL 8.0 manual 5.1.11,
+	// "Server SQL Modes"; TiDB likewise), while an UPDATE may have written
+	// one: such versions go in last, and an UPDATE writes their 0 back.
+	zero := e.autoZero(table, ct)
+	var zeroed []*Version
 	if len(ids) > 0 {
 		cols := []string{}
 		for _, c := range ct.Columns {
@@ -522,10 +529,15 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 		cols = append(cols, e.q(vidColumn))
 		var b strings.Builder
 		b.WriteString("INSERT INTO " + e.q(table) + " (" + strings.Join(cols, ", ") + ") VALUES ")
+		vs = slices.Clone(vs)
+		slices.SortStableFunc(vs, func(a, b *Version) int { return cmpBool(zero(a), zero(b)) })
 		n := 0
 		for _, v := range vs {
 			if v == nil {
 				continue
+			}
+			if zero(v) {
+				zeroed = append(zeroed, v)
 			}
 			if n > 0 {
 				b.WriteString(", ")
@@ -548,8 +560,53 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 			return e.evalErr(err)
 		}
 	}
+	for _, v := range zeroed {
+		var set []string
+		for i, c := range ct.Columns {
+			if c.AutoIncrement && i < len(v.Values) && isZero(v.Values[i]) {
+				set = append(set, e.q(c.Name)+" = 0")
+			}
+		}
+		sql := fmt.Sprintf("UPDATE %s SET %s WHERE %s = %d", e.q(table), strings.Join(set, ", "), e.q(vidColumn), v.ID)
+		if _, err := e.ev.Exec(ctx, sql); err != nil {
+			return e.evalErr(err)
+		}
+	}
 	e.loaded[table] = ids
 	return nil
+}
+
+// autoZero returns whether a version of table holds 0 in a column the
+// evaluator's copy numbers anew when 0 is inserted: a MySQL-family
+// AUTO_INCREMENT column of the main copy (the candidate tables have
+// plain columns).
+func (e *Engine) autoZero(table string, ct *sqlast.CreateTable) func(*Version) bool {
+	var auto []int
+	if e.dialect == sqlast.MySQL && table == ct.Name {
+		for i, c := range ct.Columns {
+			if c.AutoIncrement {
+				auto = append(auto, i)
+			}
+		}
+	}
+	return func(v *Version) bool {
+		return v != nil && slices.ContainsFunc(auto, func(i int) bool { return i < len(v.Values) && isZero(v.Values[i]) })
+	}
+}
+
+func isZero(v target.Value) bool {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v.S), 64)
+	return !v.Null && err == nil && f == 0
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // txnOf returns the transaction a statement of conn belongs to.
