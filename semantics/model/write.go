@@ -516,6 +516,12 @@ func (e *Engine) mustConflict(t *Txn, st *Stmt, s *stmtInfo, tests []*Version, m
 	if v := e.rules.ConflictAfterWait; v != nil && duringWait {
 		verdict, rule = v.Verdict, v.Rule
 	}
+	if v := e.rules.SavepointReadView; v != nil && t.viewDropAt > 0 && t.viewDropAt <= st.Start {
+		// A ROLLBACK TO dropped the read view the conflict is judged
+		// against: with a later one, or none yet, the write conflicts
+		// with nothing.
+		verdict, rule = v.Verdict, v.Rule
+	}
 	d := &Deviation{Kind: "missing-error", Verdict: verdict, Rule: rule, Stmt: st, StmtKind: s.kind.String(),
 		Table: s.table,
 		Text: fmt.Sprintf("connection %d's %s succeeded, but it writes a row changed by a transaction that committed after its snapshot; %s %s documents a %s error",
