@@ -6,7 +6,6 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -38,7 +37,6 @@ var cteSetup = []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT IN
 // fewer rows than the CTE wrote; the waiting UPDATE did not re-check the
 // row's new version).
 func TestCTEWrite(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "postgres")
 	for _, c := range []struct {
 		name   string
@@ -54,16 +52,7 @@ func TestCTEWrite(t *testing.T) {
 		}, "incorrect-result", 6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup("postgres", target.ReadCommitted, nil), sqlast.Postgres, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, cteSetup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup("postgres", target.ReadCommitted, nil), cteSetup)
 			sch := cteSteps()
 			c.doctor(sch)
 			outcome{c.kind, "bug", "", c.at}.check(t, eng, replay(t, eng, sch))

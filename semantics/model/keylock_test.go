@@ -1,11 +1,9 @@
 package model_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
@@ -18,7 +16,6 @@ import (
 // hold them as cases); doctored ones are flagged where a lock must have
 // made the statement wait, fail (NOWAIT) or skip the row (SKIP LOCKED).
 func TestKeyLocks(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20)"}
 	lockErr := &target.Error{Class: target.ClassLockTimeout, Code: "55P03", Message: "could not obtain lock on row", RolledBack: true}
 	// a: connection 1 holds FOR KEY SHARE on row 1; connection 2 updates
@@ -122,16 +119,7 @@ func TestKeyLocks(t *testing.T) {
 			}, "missing-error", 4},
 		} {
 			t.Run(string(level)+"/"+c.name, func(t *testing.T) {
-				sess, err := tg.Open(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sess.Close()
-				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.Postgres, sess)
-				defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
+				eng := newEngine(t, tg, model.Lookup("postgres", level, nil), setup)
 				sch := c.steps()
 				c.doctor(sch)
 				outcome{c.kind, "bug", "", c.at}.check(t, eng, replay(t, eng, sch))

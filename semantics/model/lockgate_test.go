@@ -20,7 +20,6 @@ import (
 // before the fix the model counted row 2 as locked too and called the
 // read a bug. Doctored: the SKIP LOCKED read returns both rows.
 func TestRecheckLocksGatedRowsOnly(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "postgres")
 	setup := []string{
 		"CREATE TABLE t0 (c0 VARCHAR(20) NOT NULL, c1 VARCHAR(20), c2 DECIMAL(10,2) NOT NULL)",
@@ -46,16 +45,7 @@ func TestRecheckLocksGatedRowsOnly(t *testing.T) {
 		{"skip locked returns the locked row too", func(s []step) { s[5].rows = tuples("a, a, 0.00", "a, a, 0.00") }, outcome{kind: "incorrect-result", verdict: "bug", at: 5}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup("postgres", target.ReadCommitted, nil), sqlast.Postgres, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup("postgres", target.ReadCommitted, nil), setup)
 			sch := steps()
 			c.doctor(sch)
 			c.want.check(t, eng, replay(t, eng, sch))
@@ -106,18 +96,8 @@ func TestRecheckLeftLockOpen(t *testing.T) {
 // --seed 1, reduced, 2026-11-27). Which rows a failed statement locked is
 // not known, so the read is undecided, not a bug.
 func TestFailedStatementKeepsLocks(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "mariadb")
-	sess, err := tg.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	eng := model.NewEngine(model.Lookup("mariadb", target.ReadCommitted, nil), sqlast.MySQL, sess)
-	defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-	if err := eng.Setup(ctx, []string{"CREATE TABLE t2 (c0 INT NOT NULL PRIMARY KEY)", "INSERT INTO t2 (c0) VALUES (0)"}); err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, tg, model.Lookup("mariadb", target.ReadCommitted, nil), []string{"CREATE TABLE t2 (c0 INT NOT NULL PRIMARY KEY)", "INSERT INTO t2 (c0) VALUES (0)"})
 	dev := replay(t, eng, []step{
 		{conn: 1, sql: "BEGIN"},
 		{conn: 1, sql: "INSERT INTO t2 (c0) VALUES (1), (14)", affected: 2},

@@ -32,7 +32,6 @@ var updateFromSetup = []string{
 // arbitrarily (lang_update.html), stops the model where the values read
 // m, and is judged where they do not.
 func TestUpdateFromSQLite(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "sqlite")
 	steps := func() []step {
 		return []step{
@@ -65,16 +64,7 @@ func TestUpdateFromSQLite(t *testing.T) {
 		}, halt: "open rows: multi-table-update"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, updateFromSetup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup("sqlite", target.Serializable, nil), updateFromSetup)
 			sch := steps()
 			c.doctor(sch)
 			dev := replay(t, eng, sch)
@@ -128,7 +118,6 @@ func TestUpdateFromSQLiteRun(t *testing.T) {
 // stop it with the feature's name as the reason (the engine stops before
 // it evaluates anything, so SQLite's session serves every dialect here).
 func TestCrossTableHalts(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "sqlite")
 	for _, c := range []struct {
 		dbms string
@@ -146,16 +135,7 @@ func TestCrossTableHalts(t *testing.T) {
 		{"mariadb", sqlast.MySQL, "DELETE t FROM t JOIN u ON u.id = t.id", "not modelled: multi-table-delete"},
 	} {
 		t.Run(c.dbms+"/"+c.want, func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup(c.dbms, target.ReadCommitted, nil), c.d, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, updateFromSetup[:2]); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup(c.dbms, target.ReadCommitted, nil), updateFromSetup[:2])
 			dev := replay(t, eng, []step{{conn: 1, sql: "BEGIN"}, {conn: 1, sql: c.sql, affected: 1}, {conn: 1, sql: "COMMIT"}})
 			if dev != nil || eng.HaltReason() != c.want {
 				t.Errorf("deviation %v, halted %q; want %q", dev, eng.HaltReason(), c.want)

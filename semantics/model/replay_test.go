@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/target"
 )
 
 // replay feeds the engine a hand-written schedule in completion order and
@@ -49,4 +50,25 @@ func (o outcome) check(t *testing.T, eng *model.Engine, dev *model.Deviation) {
 	case dev.Kind != o.kind || string(dev.Verdict) != o.verdict || o.rule != "" && dev.Rule.Name != o.rule || dev.Stmt == nil || dev.Stmt.Step != o.at:
 		t.Fatalf("got %s %s [%s] at %+v: %s; want %s %s [%s] at step %d", dev.Kind, dev.Verdict, dev.Rule.Name, dev.Stmt, dev.Text, o.kind, o.verdict, o.rule, o.at)
 	}
+}
+
+// newEngine opens a session of tg and a model engine with rules r on it
+// and runs setup; when the test ends it drops the engine's tables and
+// closes the session.
+func newEngine(t *testing.T, tg target.Target, r model.Rules, setup []string) *model.Engine {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := tg.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := model.NewEngine(r, tg.Info().Dialect, sess)
+	t.Cleanup(func() {
+		sess.(target.TempTables).DropTemporary(ctx, eng.Tables())
+		sess.Close()
+	})
+	if err := eng.Setup(ctx, setup); err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }

@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
@@ -35,7 +34,6 @@ func spHead() []step {
 // documented lock (MySQL #95049: MariaDB released an UPDATE's lock) are
 // flagged at the statement that should have waited.
 func TestSavepoints(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20)"}
 	update := step{conn: 2, sql: "UPDATE t SET v = 12 WHERE id = 1", affected: 1}
 	insert := step{conn: 3, sql: "INSERT INTO t VALUES (3, 31)", affected: 1}
@@ -64,16 +62,7 @@ func TestSavepoints(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tg := connecttest.Target(t, c.dbms)
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup(c.dbms, target.RepeatableRead, nil), c.d, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup(c.dbms, target.RepeatableRead, nil), setup)
 			steps := append(spHead(), c.tail...)
 			if c.undoneShows {
 				steps[7].rows = tuples("1, 11", "2, 20")
@@ -91,7 +80,6 @@ func TestSavepoints(t *testing.T) {
 // statement-view rule when a statement ran before it, and lets the
 // documented outcome (the snapshot kept) through.
 func TestSavepointReadView(t *testing.T) {
-	ctx := context.Background()
 	tg := connecttest.Target(t, "mariadb")
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
 	for _, c := range []struct {
@@ -105,16 +93,7 @@ func TestSavepointReadView(t *testing.T) {
 		{"a statement before the savepoint", false, tuples("1, 10", "2, 20"), outcome{"incorrect-result", "bug", "mariadb-rr-statement-view", 6}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup("mariadb", target.RepeatableRead, nil), sqlast.MySQL, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup("mariadb", target.RepeatableRead, nil), setup)
 			before := step{conn: 2, sql: "SELECT * FROM t WHERE id = 1", rows: tuples("1, 10")}
 			if c.first {
 				before = step{conn: 3, sql: "SELECT * FROM t WHERE id = 1", rows: tuples("1, 10")}

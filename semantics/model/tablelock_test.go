@@ -1,11 +1,9 @@
 package model_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
@@ -19,7 +17,6 @@ import (
 // or, in another replay, from when the lock was released), unless the
 // lock was still held when it ended: then the model stops.
 func TestTableLocks(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20)"}
 	lockErr := &target.Error{Class: target.ClassLockTimeout, Code: "55P03", Message: "could not obtain lock on relation", RolledBack: true}
 	modes := func() []step {
@@ -94,16 +91,7 @@ func TestTableLocks(t *testing.T) {
 			}, "", 0, "not modelled: lock-table"},
 		} {
 			t.Run(string(level)+"/"+c.name, func(t *testing.T) {
-				sess, err := tg.Open(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sess.Close()
-				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.Postgres, sess)
-				defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
+				eng := newEngine(t, tg, model.Lookup("postgres", level, nil), setup)
 				sch := c.steps()
 				c.doctor(sch)
 				dev := replay(t, eng, sch)

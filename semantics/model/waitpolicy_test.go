@@ -1,12 +1,10 @@
 package model_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
@@ -18,7 +16,6 @@ import (
 // row 2 succeeded). Doctored: the SKIP LOCKED read returns a locked row, a
 // NOWAIT read of a locked row succeeds.
 func TestWaitPolicies(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)"}
 	lockErr := &target.Error{Class: target.ClassLockTimeout, Message: "could not obtain lock", RolledBack: true}
 	steps := func(dbms string) []step {
@@ -38,10 +35,6 @@ func TestWaitPolicies(t *testing.T) {
 		}
 	}
 	for _, dbms := range []string{"postgres", "mariadb"} {
-		d := sqlast.Postgres
-		if dbms == "mariadb" {
-			d = sqlast.MySQL
-		}
 		tg := connecttest.Target(t, dbms)
 		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
 			for _, c := range []struct {
@@ -58,16 +51,7 @@ func TestWaitPolicies(t *testing.T) {
 				}, "missing-error", 6},
 			} {
 				t.Run(dbms+"/"+string(level)+"/"+c.name, func(t *testing.T) {
-					sess, err := tg.Open(ctx)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer sess.Close()
-					eng := model.NewEngine(model.Lookup(dbms, level, nil), d, sess)
-					defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-					if err := eng.Setup(ctx, setup); err != nil {
-						t.Fatal(err)
-					}
+					eng := newEngine(t, tg, model.Lookup(dbms, level, nil), setup)
 					sch := steps(dbms)
 					c.doctor(sch)
 					outcome{c.kind, "bug", "", c.at}.check(t, eng, replay(t, eng, sch))
@@ -86,7 +70,6 @@ func TestWaitPolicies(t *testing.T) {
 // suspect: MariaDB kept the lock of the first row past a DELETE's index
 // range there, which the manual does not explain.
 func TestSkipLockedScanned(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"}
 	tg := connecttest.Target(t, "mariadb")
 	for _, c := range []struct {
@@ -102,16 +85,7 @@ func TestSkipLockedScanned(t *testing.T) {
 		{target.ReadCommitted, nil, "incorrect-result"},
 	} {
 		t.Run(fmt.Sprintf("%s/%d rows", c.level, len(c.rows)), func(t *testing.T) {
-			sess, err := tg.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			eng := model.NewEngine(model.Lookup("mariadb", c.level, nil), sqlast.MySQL, sess)
-			defer func() { sess.(target.TempTables).DropTemporary(ctx, eng.Tables()) }()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, tg, model.Lookup("mariadb", c.level, nil), setup)
 			sch := []step{
 				{conn: 1, sql: "BEGIN"},
 				{conn: 1, sql: "UPDATE t SET v = v + 1 WHERE v = 99"},
