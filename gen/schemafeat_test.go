@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,47 @@ func TestSchemaFeaturesValidityMariaDB(t *testing.T) {
 		_, err := s.Exec(ctx, "SET SESSION innodb_lock_wait_timeout = 0")
 		return err
 	})
+}
+
+// TestSQLiteUpsertTarget: on SQLite an upsert never names a UNIQUE set that
+// holds the AUTOINCREMENT column (the rowid alias) beside other columns,
+// which SQLite matches with no index ("ON CONFLICT clause does not match
+// any PRIMARY KEY or UNIQUE constraint"); the column alone it may.
+func TestSQLiteUpsertTarget(t *testing.T) {
+	upserts := 0
+	for i := range 2000 {
+		c := Case(CaseSeed(11, i), Config{Dialect: sqlast.SQLite, Features: []string{"auto-increment"}})
+		auto := map[string]string{}
+		for _, s := range c.Setup {
+			if ct, ok := mustParse(t, s).(*sqlast.CreateTable); ok {
+				for _, col := range ct.Columns {
+					if col.AutoIncrement {
+						auto[ct.Name] = col.Name
+					}
+				}
+			}
+		}
+		for _, st := range c.Steps {
+			ins, ok := mustParse(t, st.SQL).(*sqlast.Insert)
+			if !ok || ins.OnConflict == nil || auto[ins.Table] == "" {
+				continue
+			}
+			upserts++
+			if cols := ins.OnConflict.Columns; len(cols) > 1 && slices.Contains(cols, auto[ins.Table]) {
+				t.Fatalf("case %d: %s", i, st.SQL)
+			}
+		}
+	}
+	if upserts < 20 {
+		t.Fatalf("only %d upserts on tables with an AUTOINCREMENT column", upserts)
+	}
+}
+
+func mustParse(t *testing.T, sql string) sqlast.Stmt {
+	t.Helper()
+	s, err := sqlast.Parse(sqlast.SQLite, sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/txlab/txlab/sqlast"
 )
@@ -337,7 +338,8 @@ func (g *Generator) Insert(t *TableInfo) *sqlast.Insert {
 	case p < 0.15 && len(keys) > 0:
 		// Format renders the upsert on every dialect (ON DUPLICATE KEY
 		// UPDATE on the MySQL family, which ignores the conflict target).
-		return g.upsert(t, keys[g.r.IntN(len(keys))])
+		targets := g.upsertTargets(t, keys) // the primary key stays among them
+		return g.upsert(t, targets[g.r.IntN(len(targets))])
 	case p < 0.25 && len(keys) > 0 && g.cfg.Dialect.SupportsReplace():
 		ins := g.insertValues(t, 1+g.r.IntN(2))
 		ins.Replace = true
@@ -408,6 +410,25 @@ func (g *Generator) insertValues(t *TableInfo, rows int) *sqlast.Insert {
 		ins.Values = append(ins.Values, row)
 	}
 	return ins
+}
+
+// upsertTargets are the key sets of t an upsert may name as its conflict
+// target. SQLite matches no UNIQUE index that holds the table's INTEGER
+// PRIMARY KEY (the rowid alias an AUTOINCREMENT column is) beside other
+// columns: "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE
+// constraint" (3.54; sqlite.org forum, upsert on a composite UNIQUE with
+// the rowid), so such a set is left out there.
+func (g *Generator) upsertTargets(t *TableInfo, keys [][]string) [][]string {
+	if g.cfg.Dialect != sqlast.SQLite || t.Auto == "" {
+		return keys
+	}
+	var out [][]string
+	for _, k := range keys {
+		if len(k) == 1 || !slices.Contains(k, t.Auto) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // upsert inserts one row (several rows could hit the same key twice, which
