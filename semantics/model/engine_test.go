@@ -39,6 +39,8 @@ func TestEngineBothSides(t *testing.T) {
 			{Conn: 2, SQL: "UPDATE t SET a = a + 1", Affected: 2},
 			// Both rows tie on the sort key: either may come first.
 			{Conn: 3, SQL: "SELECT a FROM t ORDER BY a - a LIMIT 1", Rows: rows("21")},
+			// DISTINCT, sorted by one of its items: the rows tie again.
+			{Conn: 3, SQL: "SELECT DISTINCT a, 0 AS k FROM t ORDER BY k LIMIT 1", Rows: []target.Row{{target.Str("2"), target.Str("0")}}},
 		}
 	}
 	final := target.State{"t": rows("2", "21")}
@@ -51,6 +53,8 @@ func TestEngineBothSides(t *testing.T) {
 		{"real", func([]*model.Stmt, target.State) {}, "", 0},
 		{"the other tied row", func(s []*model.Stmt, _ target.State) { s[7].Rows = rows("2") }, "", 0},
 		{"a row LIMIT cannot return", func(s []*model.Stmt, _ target.State) { s[7].Rows = rows("5") }, "incorrect-result", 7},
+		{"the other tied DISTINCT row", func(s []*model.Stmt, _ target.State) { s[8].Rows[0][0] = target.Str("21") }, "", 0},
+		{"a DISTINCT row LIMIT cannot return", func(s []*model.Stmt, _ target.State) { s[8].Rows[0][0] = target.Str("5") }, "incorrect-result", 8},
 		{"snapshot shows a later commit", func(s []*model.Stmt, _ target.State) { s[3].Rows = rows("1", "20") }, "incorrect-result", 3},
 		{"aggregate over a later commit", func(s []*model.Stmt, _ target.State) { s[4].Rows = rows("3") }, "incorrect-result", 4},
 		{"update affects too few rows", func(s []*model.Stmt, _ target.State) { s[6].Affected = 1 }, "incorrect-affected", 6},

@@ -1251,7 +1251,7 @@ func (e *Engine) expandStars(sel *sqlast.Select) bool {
 // where that rewrite does not apply (DISTINCT, set operations).
 func (e *Engine) limitPermits(ctx context.Context, sel *sqlast.SelectStmt, got []target.Row) (permitted, decided bool, err error) {
 	q, ok := sel.Query.(*sqlast.Select)
-	if !ok || q.Distinct || len(sel.OrderBy) == 0 || slices.ContainsFunc(q.Items, func(it sqlast.SelectItem) bool { return it.Star }) {
+	if !ok || len(sel.OrderBy) == 0 || slices.ContainsFunc(q.Items, func(it sqlast.SelectItem) bool { return it.Star }) {
 		return false, false, nil
 	}
 	n := *sel.Limit
@@ -1259,12 +1259,18 @@ func (e *Engine) limitPermits(ctx context.Context, sel *sqlast.SelectStmt, got [
 	wide.Items = slices.Clone(q.Items)
 	for _, o := range sel.OrderBy {
 		key := o.Expr
+		item := false
 		if c, ok := key.(*sqlast.ColumnRef); ok && c.Table == "" {
 			for _, it := range q.Items {
 				if it.Alias != "" && strings.EqualFold(it.Alias, c.Column) {
-					key = it.Expr
+					key, item = it.Expr, true
 				}
 			}
+		}
+		if q.Distinct && !item {
+			// A key that is not an item of the DISTINCT list would change
+			// which rows are distinct.
+			return false, false, nil
 		}
 		wide.Items = append(wide.Items, sqlast.SelectItem{Expr: key, Alias: fmt.Sprintf("txlab_k%d", len(wide.Items))})
 	}
