@@ -335,7 +335,11 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 			return err
 		}
 		l.mu.Lock()
-		l.s.addCase(tc, out, setupErr != nil)
+		var failed error
+		if setupErr != nil {
+			failed = setupErr
+		}
+		l.s.addCase(tc, out, failed)
 		if setupErr != nil && l.opt.Log != nil {
 			fmt.Fprintf(l.opt.Log, "%s: %v\n", tc.Name, setupErr)
 		}

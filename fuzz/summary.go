@@ -40,6 +40,8 @@ type Summary struct {
 	Rounds        int `json:"rounds"`
 	Cases         int `json:"cases"`
 	SetupFailures int `json:"setup_failures,omitempty"`
+	// SetupExamples are the first few setup failures, with the error.
+	SetupExamples []string `json:"setup_failure_examples,omitempty"`
 	// ToReduce counts the bug bundles handed to reduction
 	// (Options.Reduce), Reduced those it reduced.
 	ToReduce        int               `json:"to_reduce,omitempty"`
@@ -95,7 +97,8 @@ func (c *OracleCounts) undecided(why string) {
 	c.Undecided[why]++
 }
 
-// maxInvalidExamples bounds the invalid statements kept for the summary.
+// maxInvalidExamples bounds the invalid statements (and the setup
+// failures) kept for the summary.
 const maxInvalidExamples = 5
 
 func newSummary(info target.Info, opt Options, workers int) *Summary {
@@ -164,7 +167,7 @@ func (s *Summary) addFindings(fs []verdict.Finding) {
 }
 
 // addCase counts one case's events and findings.
-func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed bool) {
+func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupErr error) {
 	s.Cases++
 	s.Transactions += countTransactions(c)
 	for _, f := range features.Of(c) {
@@ -173,8 +176,11 @@ func (s *Summary) addCase(c *testcase.Case, out *oracle.Outcome, setupFailed boo
 		}
 		s.Features[f]++
 	}
-	if setupFailed {
+	if setupErr != nil {
 		s.SetupFailures++
+		if len(s.SetupExamples) < maxInvalidExamples {
+			s.SetupExamples = append(s.SetupExamples, fmt.Sprintf("%s: %v", c.Name, setupErr))
+		}
 	}
 	if out == nil {
 		return
@@ -408,6 +414,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintln(w)
 		if s.SetupFailures > 0 {
 			fmt.Fprintf(w, "  setup failed  %d cases (not judged; -v shows why)\n", s.SetupFailures)
+			for _, ex := range s.SetupExamples {
+				fmt.Fprintf(w, "      e.g. %s\n", ex)
+			}
 		}
 		fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)
 		fmt.Fprintf(w, "  statements    %d (blocked %d times, %d skipped after an abort)\n", s.Statements, s.Blocked, s.Skipped)

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -82,12 +83,12 @@ func TestJudgedToEnd(t *testing.T) {
 		if troc != "" {
 			out.Undecided = map[string]string{"troc": troc}
 		}
-		s.addCase(&testcase.Case{}, out, false)
+		s.addCase(&testcase.Case{}, out, nil)
 	}
 	for _, why := range []string{"", "", "", "open rows: UPDATE", "statements released together", "open rows: UPDATE"} {
 		add(why)
 	}
-	s.addCase(&testcase.Case{}, &oracle.Outcome{Judged: []string{"wss"}, JudgeTimeout: "troc"}, false)
+	s.addCase(&testcase.Case{}, &oracle.Outcome{Judged: []string{"wss"}, JudgeTimeout: "troc"}, nil)
 	tr := s.ByOracle["troc"]
 	if tr.Judged != 6 || tr.JudgedToEnd != 3 || tr.Undecided["open rows: UPDATE"] != 2 || tr.Undecided["statements released together"] != 1 || tr.Undecided["judging ran out of time"] != 1 {
 		t.Errorf("troc counts %+v", tr)
@@ -120,7 +121,7 @@ func TestFeaturesCounted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.addCase(c, nil, false)
+		s.addCase(c, nil, nil)
 	}
 	want := map[string]int{"check-constraint": 2, "savepoint": 1, "rollback-to-savepoint": 1, "skip-locked": 1}
 	if !maps.Equal(s.Features, want) {
@@ -130,5 +131,23 @@ func TestFeaturesCounted(t *testing.T) {
 	s.WriteText(&b)
 	if !strings.Contains(b.String(), "features      savepoint 1, rollback-to-savepoint 1, skip-locked 1, check-constraint 2 (cases)") {
 		t.Errorf("text summary lacks the features line:\n%s", b.String())
+	}
+}
+
+// TestSetupFailureExamples: a case whose setup failed is counted, and the
+// first few say why, in the JSON and in the text.
+func TestSetupFailureExamples(t *testing.T) {
+	s := &Summary{ByOracle: map[string]*OracleCounts{}}
+	for i := range 7 {
+		s.addCase(&testcase.Case{Name: fmt.Sprintf("case-%d", i)}, nil, fmt.Errorf("setup statement 2 failed: boom %d", i))
+	}
+	s.addCase(&testcase.Case{Name: "case-ok"}, nil, nil)
+	if s.SetupFailures != 7 || len(s.SetupExamples) != maxInvalidExamples || s.SetupExamples[0] != "case-0: setup statement 2 failed: boom 0" {
+		t.Fatalf("%d failures, examples %q", s.SetupFailures, s.SetupExamples)
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	if !strings.Contains(b.String(), "setup failed  7 cases") || !strings.Contains(b.String(), "e.g. case-4: setup statement 2 failed: boom 4") {
+		t.Errorf("text summary:\n%s", b.String())
 	}
 }
