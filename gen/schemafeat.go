@@ -57,7 +57,10 @@ func (g *Generator) schemaFeatures(t *TableInfo) {
 func (g *Generator) generatedColumn(t *TableInfo) {
 	var src []*ColumnInfo
 	for _, c := range t.Columns {
-		if c.Type != sqlast.TypeBool {
+		// MySQL and TiDB refuse a generated column over an AUTO_INCREMENT
+		// one (error 3109; MySQL 8.0 manual 15.1.20.8, "CREATE TABLE and
+		// Generated Columns"): not on the MySQL family.
+		if c.Type != sqlast.TypeBool && !(g.cfg.Dialect == sqlast.MySQL && c.Name == t.Auto) {
 			src = append(src, c)
 		}
 	}
