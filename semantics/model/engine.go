@@ -119,6 +119,10 @@ type Engine struct {
 	// where each connection ran COMMIT or ROLLBACK (Rules.TableLocks).
 	lockRequests []lockRequest
 	txnEnds      map[int][]int
+	// restricts are the foreign keys whose check of the statement being
+	// judged, a parent's DELETE or key UPDATE, the engine makes once the
+	// statement has run (fk_pg.go).
+	restricts []*foreignKey
 }
 
 // maxChoice bounds the alternatives of one choice point: a write whose
@@ -881,6 +885,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	dev, err := e.run(ctx, t, st, s)
 	if err != nil {
 		return nil, settle(err)
+	}
+	if dev == nil && e.halted == "" {
+		dev = e.restrictCheck(t, st)
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.

@@ -8,9 +8,11 @@ import (
 )
 
 // Foreign keys: the engine follows what the manuals decide, InnoDB's
-// shared lock on the parent row a child's INSERT checks (innodbParentLocks)
-// and SQLite's statement-level check, which only decides whether a
-// statement fails (lockFreeCheck); at any other statement whose outcome a
+// shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
+// child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
+// DELETE or key UPDATE under NO ACTION / RESTRICT (fk_pg.go) and SQLite's
+// statement-level check, which only decides whether a statement fails
+// (lockFreeCheck); at any other statement whose outcome a
 // foreign key can change it stops, naming the feature (foreign-key,
 // on-delete-cascade, deferred-constraint). Every other statement is judged
 // as before: the model's copies of the tables have no foreign keys, so
@@ -41,7 +43,8 @@ import (
 //     src/fkey.c).
 // A statement failing with such an error still matters on InnoDB, whose
 // failed statement keeps the locks it took, so a statement that may be
-// checked stops the engine whatever its outcome.
+// checked stops the engine whatever its outcome; on PostgreSQL it aborts
+// its transaction, which leaves nothing (pgAborted).
 
 // The sources of what the model follows of foreign keys (Rules.Sources).
 const (
@@ -102,19 +105,28 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	if len(fks) == 0 {
 		return false
 	}
+	e.restricts = nil
+	if e.pgAborted(t, st) {
+		return false
+	}
 	var hit *foreignKey
 	var what string
 	var locks []*Row
+	var restricts []*foreignKey
 	for i := range fks {
 		w := fks[i].affects(s)
 		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
 			continue
 		}
 		if w == "child" {
-			if rows, ok := e.innodbParentLocks(t, st, &fks[i], s); ok {
+			if rows, ok := e.parentLocks(t, st, &fks[i], s); ok {
 				locks = append(locks, rows...)
 				continue
 			}
+		}
+		if w == "parent" && e.pgRestrict(&fks[i], s) {
+			restricts = append(restricts, &fks[i])
+			continue
 		}
 		hit, what = &fks[i], w
 		break
@@ -124,8 +136,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			if t.locks == nil {
 				t.locks = map[*Row]strength{}
 			}
-			t.locks[r] = max(t.locks[r], lockShare) // shared, or the exclusive lock t holds already
+			t.locks[r] = max(t.locks[r], e.checkLock()) // or the stronger lock t holds already
 		}
+		e.restricts = restricts
 		return false
 	}
 	feature := "foreign-key"
@@ -140,13 +153,14 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	return true
 }
 
-// innodbParentLocks follows InnoDB's check of key k for a child's INSERT
-// … VALUES that succeeded without waiting: it returns the parent rows the
-// check locks, shared, and true; false where the model does not follow
-// it (another DBMS, the statement failed or waited, the key is not the
-// parent's primary key, a value is not a literal, a parent row is not
-// found as the latest committed or own version or another transaction
-// holds it). MySQL 8.0 Reference Manual 1.7.2.3: "When performing foreign
+// parentLocks follows InnoDB's and PostgreSQL's check of key k for a
+// child's INSERT … VALUES that succeeded without waiting: it returns the
+// parent rows the check locks (checkLock) and true; false where the model
+// does not follow it (another DBMS, the statement failed or waited, the
+// key is not the parent's primary key, a value is not a literal, a parent
+// row is not found as the latest committed or own version, another
+// transaction holds it, or, PostgreSQL, the transaction's snapshot does
+// not show it with the key: pgCheckSees). MySQL 8.0 Reference Manual 1.7.2.3: "When performing foreign
 // key checks, InnoDB sets shared row-level locks on child or parent
 // records that it must examine"; it locks the parent's record only, not
 // the gap before it, where it finds the key (row_ins_check_foreign_constraint:
@@ -155,9 +169,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 // index, which is the row, when that is the primary key. A failed check
 // (a missing parent, a delete-marked record) locks more, and a waiting
 // one is a lock wait the model does not judge here.
-func (e *Engine) innodbParentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]*Row, bool) {
+func (e *Engine) parentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]*Row, bool) {
 	ins, ok := s.(*sqlast.Insert)
-	if !ok || !slices.Contains(innodb, e.rules.DBMS) || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
+	if !ok || e.checkLock() == lockNone || k.Deferrable || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
 		return nil, false
 	}
 	child, parent := e.schema[k.child], e.schema[k.parent]
@@ -201,7 +215,7 @@ func (e *Engine) innodbParentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 			continue
 		}
 		r := e.parentRow(t, st, parent, k.refCols, key)
-		if r == nil {
+		if r == nil || !e.pgCheckSees(t, st, r, parent, k.refCols, key) {
 			return nil, false
 		}
 		out = append(out, r)
@@ -210,9 +224,12 @@ func (e *Engine) innodbParentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 }
 
 // parentRow returns the row of table parent whose latest version at st's
-// start is committed or t's own and holds key in cols (compared as the
-// DBMS prints them, so only a literal written as it is stored matches),
-// when no other transaction holds it locked; nil otherwise.
+// start holds key in cols (compared as the DBMS prints them, so only a
+// literal written as it is stored matches), when no other transaction
+// holds a lock on it that conflicts with the check's (checkLock: for
+// InnoDB's shared lock any write, so the version is committed or t's
+// own; PostgreSQL's FOR KEY SHARE lets a non-key UPDATE's version, with
+// the same key, be another's); nil otherwise.
 func (e *Engine) parentRow(t *Txn, st *Stmt, parent *sqlast.CreateTable, cols []string, key []*sqlast.Literal) *Row {
 	pos := make([]int, len(cols))
 	for i, c := range cols {
@@ -236,7 +253,7 @@ func (e *Engine) parentRow(t *Txn, st *Stmt, parent *sqlast.CreateTable, cols []
 		if found != nil {
 			return nil // two rows with the key: not the model's to explain
 		}
-		if o, _ := lockedBy(r, t, lockShare, st.Start, e.txns, false, false); o != nil {
+		if o, _ := lockedBy(r, t, e.checkLock(), st.Start, e.txns, false, false); o != nil {
 			return nil // the check waits for o
 		}
 		found = r

@@ -16,8 +16,7 @@ import (
 
 // TestForeignKeyHalts: the engine stops, naming the feature, at a
 // statement a foreign key can check or act on (testdata/fk.txt), and
-// judges reads and writes of columns no key names as before; a failed
-// statement stops it too (InnoDB keeps a failed statement's locks).
+// judges reads and writes of columns no key names as before.
 func TestForeignKeyHalts(t *testing.T) {
 	f, err := os.Open("testdata/fk.txt")
 	if err != nil {
@@ -68,7 +67,8 @@ func TestForeignKeyHalts(t *testing.T) {
 			failed bool
 		}{
 			{model.Lookup("postgres", target.ReadCommitted, nil), c.reason, false},
-			{model.Lookup("postgres", target.ReadCommitted, nil), c.reason, true},
+			// PostgreSQL aborts the transaction of a failed statement.
+			{model.Lookup("postgres", target.ReadCommitted, nil), "", true},
 			{model.Lookup("sqlite", target.Serializable, nil), c.sqliteReason, false},
 			{model.Lookup("sqlite", target.Serializable, nil), c.sqliteReason, true},
 		} {

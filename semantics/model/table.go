@@ -489,6 +489,7 @@ var table = []row{
 		r.Sources = append(r.Sources, srcPGRowLocks)
 	}},
 	{dbms: []string{"postgres"}, source: srcPGTableLocks, views: func(r *Rules) { r.TableLocks = true }},
+	{dbms: []string{"postgres"}, source: srcPGForeignKeys, views: func(r *Rules) { r.Sources = append(r.Sources, srcPGForeignKeys) }},
 	{dbms: []string{"postgres"}, levels: lv(ru, rc), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
 		r.Target = readsOf(Recheck)

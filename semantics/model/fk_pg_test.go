@@ -1,0 +1,94 @@
+package model_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect/connecttest"
+)
+
+// TestPostgresForeignKeyChecks: PostgreSQL's foreign key checks as
+// PostgreSQL 15.18 ran them at every level (bugs/doc-pg-fk-key-share.txn,
+// bugs/doc-pg-fk-restrict-sees-new-child.txn): a child's INSERT locks the
+// parent row FOR KEY SHARE, which a DELETE of it waits for and a non-key
+// UPDATE does not; a parent's DELETE fails while a child row its latest
+// snapshot shows references the row. Doctored outcomes are flagged; a
+// check the model does not follow stops it.
+func TestPostgresForeignKeyChecks(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
+		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id))",
+		"INSERT INTO parent VALUES (1, 10), (2, 20)",
+	}
+	fkErr := &target.Error{Class: target.ClassConstraint, Code: "23503", Message: "violates foreign key constraint", RolledBack: true}
+	begin := step{conn: 1, sql: "BEGIN"}
+	snapshot := step{conn: 1, sql: "SELECT * FROM child"}
+	insert := step{conn: 1, sql: "INSERT INTO child VALUES (1, 1)", affected: 1}
+	update := step{conn: 2, sql: "UPDATE parent SET v = 11 WHERE id = 1", affected: 1}
+	deleted := step{conn: 3, sql: "DELETE FROM parent WHERE id = 1", affected: 1}
+	failed := step{conn: 3, sql: "DELETE FROM parent WHERE id = 1", err: fkErr}
+	commit := step{conn: 1, sql: "COMMIT"}
+	waited := func(s step, from int) step { s.from = from; return s }
+	cases := []struct {
+		name  string
+		steps []step
+		halt  string
+		kind  string
+		at    int
+	}{
+		{name: "as run: the non-key UPDATE passes, the DELETE waits and fails", steps: []step{begin, insert, update, commit, waited(failed, 3)}},
+		{name: "doctored: the DELETE does not wait", steps: []step{begin, insert, update, deleted}, kind: "incorrect-blocking", at: 3},
+		{name: "doctored: the DELETE succeeds once the child row is committed", steps: []step{begin, insert, update, commit, waited(deleted, 3)}, kind: "missing-error", at: 4},
+		{name: "the inserting transaction rolls back: the DELETE succeeds", steps: []step{begin, insert, {conn: 1, sql: "ROLLBACK"}, waited(deleted, 2)}},
+		{name: "as run: the DELETE's check sees a child row committed after its snapshot", steps: []step{begin, snapshot,
+			{conn: 2, sql: "INSERT INTO child VALUES (1, 1)", affected: 1}, {conn: 1, sql: "DELETE FROM parent WHERE id = 1", err: fkErr}}},
+		{name: "doctored: the DELETE succeeds over a child row committed after its snapshot", steps: []step{begin, snapshot,
+			{conn: 2, sql: "INSERT INTO child VALUES (1, 1)", affected: 1}, {conn: 1, sql: "DELETE FROM parent WHERE id = 1", affected: 1}}, kind: "missing-error", at: 3},
+		{name: "as run: a parent row non-key updated after the snapshot is locked in its latest version",
+			steps: []step{begin, snapshot, update, insert, commit, waited(failed, 4)}},
+		{name: "doctored: the DELETE does not wait for the check's lock on the updated row",
+			steps: []step{begin, snapshot, update, insert, deleted}, kind: "incorrect-blocking", at: 4},
+		{name: "a parent row deleted after the snapshot: not followed", halt: "not modelled: foreign-key",
+			steps: []step{begin, snapshot, {conn: 2, sql: "DELETE FROM parent WHERE id = 1", affected: 1}, insert}},
+		{name: "a key UPDATE of a referenced row fails; of an unreferenced one succeeds", steps: []step{begin, insert, commit,
+			{conn: 2, sql: "UPDATE parent SET id = 3 WHERE id = 1", err: fkErr}, {conn: 2, sql: "UPDATE parent SET id = 4 WHERE id = 2", affected: 1}}},
+		{name: "doctored: a key UPDATE of a referenced row succeeds", steps: []step{begin, insert, commit,
+			{conn: 2, sql: "UPDATE parent SET id = 3 WHERE id = 1", affected: 1}}, kind: "missing-error", at: 3},
+		{name: "its own child row fails the transaction's DELETE", steps: []step{begin, insert, {conn: 1, sql: "DELETE FROM parent WHERE id = 1", affected: 1}},
+			kind: "missing-error", at: 2},
+		{name: "a child row being deleted by another transaction: the check waits, not followed", halt: "not modelled: foreign-key", steps: []step{begin, insert, commit,
+			{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "DELETE FROM child WHERE id = 1", affected: 1}, deleted}},
+	}
+	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range cases {
+		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable} {
+			t.Run(c.name+"/"+string(level), func(t *testing.T) {
+				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.SQLite, sess)
+				defer func() {
+					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
+						t.Fatal(err)
+					}
+				}()
+				if err := eng.Setup(ctx, setup); err != nil {
+					t.Fatal(err)
+				}
+				dev := replay(t, eng, c.steps)
+				if c.halt != "" {
+					if dev != nil || eng.HaltReason() != c.halt {
+						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
+					}
+					return
+				}
+				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
+			})
+		}
+	}
+}
