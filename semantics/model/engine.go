@@ -122,7 +122,8 @@ type Engine struct {
 	// restricts are the foreign keys whose check of the statement being
 	// judged, a parent's DELETE or key UPDATE, the engine makes once the
 	// statement has run (fk_pg.go).
-	restricts []*foreignKey
+	restricts    []*foreignKey
+	restrictStmt sqlast.Stmt
 }
 
 // maxChoice bounds the alternatives of one choice point: a write whose

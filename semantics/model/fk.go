@@ -10,7 +10,8 @@ import (
 // Foreign keys: the engine follows what the manuals decide, InnoDB's
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
 // child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
-// DELETE or key UPDATE under NO ACTION / RESTRICT (fk_pg.go) and SQLite's
+// DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE and SET
+// NULL actions (fk_pg.go) and SQLite's
 // statement-level check, which only decides whether a statement fails
 // (lockFreeCheck); at any other statement whose outcome a
 // foreign key can change it stops, naming the feature (foreign-key,
@@ -138,7 +139,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			}
 			t.locks[r] = max(t.locks[r], e.checkLock()) // or the stronger lock t holds already
 		}
-		e.restricts = restricts
+		e.restricts, e.restrictStmt = restricts, s
 		return false
 	}
 	feature := "foreign-key"

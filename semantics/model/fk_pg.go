@@ -36,19 +36,28 @@ import (
 //     violation"; measured: bugs/doc-pg-fk-restrict-sees-new-child.txn).
 //     The model judges a statement that succeeded: no row its check sees
 //     may reference a key it removed;
+//   - the actions ON DELETE CASCADE, ON UPDATE CASCADE and SET NULL
+//     (restrictCheck, pgAction): the trigger runs DELETE FROM ONLY child
+//     WHERE fk = $1, or UPDATE ONLY child SET fk = NULL (the new key)
+//     WHERE fk = $1, as the parent's transaction, with the latest
+//     snapshot (and at REPEATABLE READ and SERIALIZABLE the transaction's
+//     as the crosscheck: a child row changed after it fails the statement
+//     with 40001); its writes lock the child rows as any DELETE or UPDATE
+//     (measured: bugs/doc-pg-fk-cascade-locks.txn);
 //   - a statement that failed aborts its transaction (PostgreSQL rolls a
 //     transaction back at its first error), which takes every lock and
 //     write of it back: whatever the check did leaves nothing behind
 //     (pgAborted).
 //
-// The rest halts by name: a key the transaction may defer, the actions
-// (CASCADE, SET NULL, SET DEFAULT), a check that waited, a child row
-// another transaction is changing, NO ACTION's look for another parent
-// row with the key (ri_Check_Pk_Match), a self-reference.
+// The rest halts by name: a key the transaction may defer, SET DEFAULT,
+// an action whose writes set off other keys' actions, a check or action
+// that waited, a child row another transaction is changing, NO ACTION's
+// look for another parent row with the key (ri_Check_Pk_Match), a
+// self-reference, a child's UPDATE of its referencing columns.
 
 // srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
 // keys comes from (Rules.Sources).
-const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTION and RESTRICT raise an error when a referenced row is deleted or its key changed; NOT DEFERRABLE constraints are checked after every statement) and 13.3.2 Row-Level Locks (FOR KEY SHARE is taken by foreign key checks); src/backend/utils/adt/ri_triggers.c (the checks' queries: SELECT … FOR KEY SHARE, a child's check at the transaction snapshot, a parent's with the latest one)"
+const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTION and RESTRICT raise an error when a referenced row is deleted or its key changed, CASCADE deletes or updates the referencing rows, SET NULL sets their referencing columns to null; NOT DEFERRABLE constraints are checked after every statement) and 13.3.2 Row-Level Locks (FOR KEY SHARE is taken by foreign key checks); src/backend/utils/adt/ri_triggers.c (the checks' queries: SELECT … FOR KEY SHARE, a child's check at the transaction snapshot, a parent's with the latest one; the actions' DELETE and UPDATE of the child run as the parent's transaction, with the transaction snapshot as crosscheck)"
 
 // checkLock is the row lock a foreign key's check takes on the parent row
 // it finds: InnoDB's shared lock, PostgreSQL's FOR KEY SHARE; lockNone
@@ -103,19 +112,18 @@ func (e *Engine) pgCheckSees(t *Txn, st *Stmt, r *Row, parent *sqlast.CreateTabl
 	return true
 }
 
-// pgRestrict reports whether the model follows key k's check of s, a
+// pgRestrict reports whether the model follows key k's part in s, a
 // parent's DELETE or UPDATE of the referenced key (restrictCheck): an
-// immediate NO ACTION or RESTRICT key of PostgreSQL between two tables
-// whose key columns have the same types (the model compares their values
-// as printed).
+// immediate key of PostgreSQL between two tables whose key columns have
+// the same types (the model compares their values as printed), under NO
+// ACTION or RESTRICT, or under CASCADE or SET NULL (pgAction) where the
+// child rows' change stops there: the child is no parent of another key,
+// has no generated column (computed from the columns set), and the
+// columns SET NULL sets may hold NULL and those ON UPDATE CASCADE sets
+// are in no unique key of the child.
 func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 	switch s.(type) {
 	case *sqlast.Delete, *sqlast.Update:
-	default:
-		return false
-	}
-	switch k.action(s) {
-	case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
 	default:
 		return false
 	}
@@ -132,7 +140,39 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 			return false
 		}
 	}
+	act := k.action(s)
+	switch act {
+	case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
+		return true
+	case sqlast.RefCascade, sqlast.RefSetNull:
+	default:
+		return false
+	}
+	for _, o := range e.foreignKeys() {
+		if strings.EqualFold(o.parent, k.child) {
+			return false
+		}
+	}
+	if slices.ContainsFunc(child.Columns, func(c sqlast.ColumnDef) bool { return c.Generated != nil }) {
+		return false
+	}
+	keys := e.keyColumns(k.child)
+	for _, c := range k.cols {
+		d := columnOf(child, c)
+		i := slices.IndexFunc(child.Columns, func(x sqlast.ColumnDef) bool { return strings.EqualFold(x.Name, c) })
+		switch {
+		case act == sqlast.RefSetNull && (d.NotNull || d.PrimaryKey || containsFold(child.PrimaryKey, c)):
+			return false
+		case act == sqlast.RefCascade && slices.Contains(keys, i) && !isDelete(s):
+			return false
+		}
+	}
 	return true
+}
+
+func isDelete(s sqlast.Stmt) bool {
+	_, ok := s.(*sqlast.Delete)
+	return ok
 }
 
 // restrictCheck judges the parent-side checks (e.restricts) of the
@@ -156,8 +196,9 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 			e.halt("not modelled: foreign-key", "the foreign key of %s referencing %s: a key column is not found", k.child, k.parent)
 			return nil
 		}
+		act := k.action(e.restrictStmt)
 		var written []*Row
-		var removed []target.Row
+		var removed, added []target.Row
 		for _, r := range e.h.rows[k.parent] {
 			n := len(r.Versions)
 			if n == 0 || r.Versions[n-1].Txn != t || r.Versions[n-1].At != e.h.now {
@@ -174,6 +215,7 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 			}
 			written = append(written, r)
 			removed = append(removed, key)
+			added = append(added, pick(v.Values, ppos))
 		}
 		for i, key := range removed {
 			for _, r := range e.h.rows[k.parent] {
@@ -196,6 +238,12 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 				if !ok {
 					return nil
 				}
+				if refs(seen) && (act == sqlast.RefCascade || act == sqlast.RefSetNull) {
+					if !e.pgAction(t, st, k, cr, seen, cpos, act, added[i]) {
+						return nil
+					}
+					continue
+				}
 				if refs(seen) {
 					d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: strings.ToUpper(keywordOf(st.SQL)), Table: k.parent,
 						Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT)"),
@@ -208,6 +256,65 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 		}
 	}
 	return nil
+}
+
+// pgAction makes the change key k's action (CASCADE, SET NULL) makes to
+// child row cr, whose version seen references a key statement st of t
+// removed (to add, ON UPDATE CASCADE): the RI trigger runs DELETE FROM
+// ONLY child WHERE fk = $1, or UPDATE ONLY child SET fk = NULL (or the
+// new key), as t, and those writes lock the row as any DELETE or UPDATE
+// (markWriteLock). It reports false, having stopped the engine, where the
+// model does not follow that write: another transaction holds the row
+// locked (the action waits), or, at REPEATABLE READ and SERIALIZABLE, the
+// version the action's latest snapshot finds is not the transaction
+// snapshot's (ri_PerformCheck's crosscheck snapshot: PostgreSQL fails
+// the statement with 40001, measured on 15.18).
+func (e *Engine) pgAction(t *Txn, st *Stmt, k *foreignKey, cr *Row, seen *Version, cpos []int, act sqlast.RefAction, added target.Row) bool {
+	deleting := isDelete(e.restrictStmt) && act == sqlast.RefCascade
+	want := lockUpdate
+	if !deleting {
+		want = lockNoKeyUpdate
+	}
+	if o, _ := lockedBy(cr, t, want, st.End, e.txns, false, false); o != nil {
+		e.halt("not modelled: "+pgActionFeature(act), "the action of the foreign key of %s referencing %s waits for transaction T%d (not modelled): %s", k.child, k.parent, o.ID, st.SQL)
+		return false
+	}
+	if seen.Txn != t && e.rules.Source[KindInsert] == SnapTxn {
+		snap, until := t.Snapshot, t.SnapshotUntil
+		if snap < 0 {
+			snap, until = st.Start, st.Start
+		}
+		if committed(cr, snap) != seen || committed(cr, max(snap, until)) != seen {
+			e.halt("not modelled: "+pgActionFeature(act), "the action of the foreign key of %s referencing %s meets a row changed after the transaction's snapshot (40001, not modelled): %s", k.child, k.parent, st.SQL)
+			return false
+		}
+	}
+	if deleting {
+		e.h.write(cr, nil, true, t)
+		return true
+	}
+	if act == sqlast.RefCascade && added == nil {
+		e.halt("not modelled: on-delete-cascade", "the foreign key of %s referencing %s cascades a NULL key (not modelled): %s", k.child, k.parent, st.SQL)
+		return false
+	}
+	vals := slices.Clone(seen.Values)
+	for j, p := range cpos {
+		if act == sqlast.RefSetNull {
+			vals[p] = target.NullValue
+		} else {
+			vals[p] = added[j]
+		}
+	}
+	e.markWriteLock(e.h.write(cr, vals, false, t), false)
+	return true
+}
+
+// pgActionFeature is the feature name of a halt at action act.
+func pgActionFeature(act sqlast.RefAction) string {
+	if act == sqlast.RefCascade {
+		return "on-delete-cascade"
+	}
+	return "foreign-key"
 }
 
 // checkSees is the version of child row cr that a parent's check run by
