@@ -18,7 +18,8 @@ import (
 // TestForeignKeyCorpus: the corpus's documented behaviours of
 // PostgreSQL's foreign keys (the check's FOR KEY SHARE lock on the parent
 // row, a parent DELETE's check with the latest snapshot, a child's check
-// with the transaction's at repeatable read, CASCADE and SET NULL) are judged by the model to
+// with the transaction's at repeatable read, CASCADE and SET NULL, a
+// deferred key's check at COMMIT) are judged by the model to
 // their end, with no finding, on PostgreSQL at every level.
 func TestForeignKeyCorpus(t *testing.T) {
 	tg := connecttest.Target(t, "postgres")
@@ -30,7 +31,7 @@ func TestForeignKeyCorpus(t *testing.T) {
 	m := &model.Checker{Settings: set}
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
-	for _, f := range []string{"doc-pg-fk-key-share.txn", "doc-pg-fk-restrict-sees-new-child.txn", "doc-pg-fk-rr-parent-updated.txn", "doc-pg-fk-rr-parent-deleted.txn", "doc-pg-fk-cascade-locks.txn"} {
+	for _, f := range []string{"doc-pg-fk-key-share.txn", "doc-pg-fk-restrict-sees-new-child.txn", "doc-pg-fk-rr-parent-updated.txn", "doc-pg-fk-rr-parent-deleted.txn", "doc-pg-fk-cascade-locks.txn", "doc-pg-fk-deferred-commit.txn"} {
 		for _, level := range []target.Level{target.ReadUncommitted, target.ReadCommitted, target.RepeatableRead, target.Serializable} {
 			t.Run(f+"/"+string(level), func(t *testing.T) {
 				c, err := testcase.ParseFile(filepath.Join("..", "..", "bugs", f))

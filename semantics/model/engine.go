@@ -120,9 +120,9 @@ type Engine struct {
 	lockRequests []lockRequest
 	txnEnds      map[int][]int
 	// restricts are the foreign keys whose check of the statement being
-	// judged, a parent's DELETE or key UPDATE, the engine makes once the
-	// statement has run (fk_pg.go).
-	restricts    []*foreignKey
+	// judged (restrictStmt), a child's write or a parent's DELETE or key
+	// UPDATE, the engine makes once the statement has run (fk_pg.go).
+	restricts    []fkPart
 	restrictStmt sqlast.Stmt
 }
 
@@ -757,6 +757,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 				return e.doomedCommit(t, st), nil
 			}
 			dev := e.commitConflict(t, st)
+			if dev == nil {
+				dev = e.deferredCheck(t, st)
+			}
 			e.end(t, st.End, st.Err == nil)
 			return dev, nil
 		}

@@ -11,7 +11,8 @@ import (
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
 // child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
 // DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE and SET
-// NULL actions (fk_pg.go) and SQLite's
+// NULL actions and its deferred keys' checks at COMMIT (fk_pg.go) and
+// SQLite's
 // statement-level check, which only decides whether a statement fails
 // (lockFreeCheck); at any other statement whose outcome a
 // foreign key can change it stops, naming the feature (foreign-key,
@@ -113,10 +114,14 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	var hit *foreignKey
 	var what string
 	var locks []*Row
-	var restricts []*foreignKey
+	var restricts []fkPart
 	for i := range fks {
 		w := fks[i].affects(s)
 		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
+			continue
+		}
+		if w == "child" && e.pgChild(&fks[i], s) {
+			restricts = append(restricts, fkPart{&fks[i], true})
 			continue
 		}
 		if w == "child" {
@@ -126,7 +131,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			}
 		}
 		if w == "parent" && e.pgRestrict(&fks[i], s) {
-			restricts = append(restricts, &fks[i])
+			restricts = append(restricts, fkPart{&fks[i], false})
 			continue
 		}
 		hit, what = &fks[i], w
@@ -154,14 +159,14 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	return true
 }
 
-// parentLocks follows InnoDB's and PostgreSQL's check of key k for a
-// child's INSERT … VALUES that succeeded without waiting: it returns the
+// parentLocks follows InnoDB's check of key k for a child's INSERT …
+// VALUES that succeeded without waiting: it returns the
 // parent rows the check locks (checkLock) and true; false where the model
 // does not follow it (another DBMS, the statement failed or waited, the
 // key is not the parent's primary key, a value is not a literal, a parent
 // row is not found as the latest committed or own version, another
-// transaction holds it, or, PostgreSQL, the transaction's snapshot does
-// not show it with the key: pgCheckSees). MySQL 8.0 Reference Manual 1.7.2.3: "When performing foreign
+// transaction holds it; PostgreSQL's is childCheck). MySQL 8.0 Reference
+// Manual 1.7.2.3: "When performing foreign
 // key checks, InnoDB sets shared row-level locks on child or parent
 // records that it must examine"; it locks the parent's record only, not
 // the gap before it, where it finds the key (row_ins_check_foreign_constraint:
@@ -172,7 +177,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 // one is a lock wait the model does not judge here.
 func (e *Engine) parentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]*Row, bool) {
 	ins, ok := s.(*sqlast.Insert)
-	if !ok || e.checkLock() == lockNone || k.Deferrable || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
+	if !ok || !slices.Contains(innodb, e.rules.DBMS) || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
 		return nil, false
 	}
 	child, parent := e.schema[k.child], e.schema[k.parent]
@@ -216,7 +221,7 @@ func (e *Engine) parentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]
 			continue
 		}
 		r := e.parentRow(t, st, parent, k.refCols, key)
-		if r == nil || !e.pgCheckSees(t, st, r, parent, k.refCols, key) {
+		if r == nil {
 			return nil, false
 		}
 		out = append(out, r)

@@ -44,16 +44,27 @@ import (
 //     as the crosscheck: a child row changed after it fails the statement
 //     with 40001); its writes lock the child rows as any DELETE or UPDATE
 //     (measured: bugs/doc-pg-fk-cascade-locks.txn);
+//   - a DEFERRABLE INITIALLY DEFERRED key (deferredCheck): the child's
+//     check and NO ACTION's check run at COMMIT, as above (the child's with
+//     the transaction snapshot at REPEATABLE READ: a parent deleted since
+//     fails the COMMIT with 40001), the statement itself locks nothing;
+//     RESTRICT and the actions are not deferred ("Referential actions
+//     other than the NO ACTION check cannot be deferred"; measured:
+//     bugs/doc-pg-fk-deferred-commit.txn). DEFERRABLE INITIALLY
+//     IMMEDIATE checks as NOT DEFERRABLE does until SET CONSTRAINTS,
+//     where the model stops;
+//   - a child's check of any INSERT or UPDATE reads the keys the
+//     statement wrote (childCheck), not its text;
 //   - a statement that failed aborts its transaction (PostgreSQL rolls a
 //     transaction back at its first error), which takes every lock and
 //     write of it back: whatever the check did leaves nothing behind
 //     (pgAborted).
 //
-// The rest halts by name: a key the transaction may defer, SET DEFAULT,
-// an action whose writes set off other keys' actions, a check or action
-// that waited, a child row another transaction is changing, NO ACTION's
-// look for another parent row with the key (ri_Check_Pk_Match), a
-// self-reference, a child's UPDATE of its referencing columns.
+// The rest halts by name: SET CONSTRAINTS, SET DEFAULT, an action whose
+// writes set off other keys' actions, a check or action that waited (a
+// COMMIT's included), a child row another transaction is deleting or
+// re-keying, NO ACTION's look for another parent row with the key
+// (ri_Check_Pk_Match), a self-reference, key columns of different types.
 
 // srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
 // keys comes from (Rules.Sources).
@@ -88,7 +99,7 @@ func (e *Engine) pgAborted(t *Txn, st *Stmt) bool {
 // changed since by non-key UPDATEs only (FOR NO KEY UPDATE, which FOR KEY
 // SHARE does not conflict with); a DELETE or a key UPDATE since makes the
 // check fail (40001), and a row the snapshot does not hold is not found.
-func (e *Engine) pgCheckSees(t *Txn, st *Stmt, r *Row, parent *sqlast.CreateTable, cols []string, key []*sqlast.Literal) bool {
+func (e *Engine) pgCheckSees(t *Txn, st *Stmt, r *Row) bool {
 	if e.rules.DBMS != "postgres" || e.rules.Source[KindInsert] != SnapTxn || t.Snapshot < 0 || own(r, t) != nil {
 		return true // the statement takes the snapshot, or r is t's own
 	}
@@ -127,19 +138,10 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 	default:
 		return false
 	}
-	if e.rules.DBMS != "postgres" || !e.rules.KeyLocks || k.Deferrable || strings.EqualFold(k.child, k.parent) || len(k.cols) != len(k.refCols) {
+	if !e.pgKey(k) {
 		return false
 	}
-	child, parent := e.schema[k.child], e.schema[k.parent]
-	if child == nil || parent == nil {
-		return false
-	}
-	for i := range k.cols {
-		c, p := columnOf(child, k.cols[i]), columnOf(parent, k.refCols[i])
-		if c == nil || p == nil || c.Type != p.Type || c.Size != p.Size {
-			return false
-		}
-	}
+	child := e.schema[k.child]
 	act := k.action(s)
 	switch act {
 	case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
@@ -170,6 +172,46 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 	return true
 }
 
+// pgKey reports whether the model follows PostgreSQL's checks of key k:
+// two tables whose key columns have the same types (the model compares
+// their values as printed), not a self-reference (a statement would write
+// the rows its check reads).
+func (e *Engine) pgKey(k *foreignKey) bool {
+	if e.rules.DBMS != "postgres" || !e.rules.KeyLocks || strings.EqualFold(k.child, k.parent) || len(k.cols) != len(k.refCols) {
+		return false
+	}
+	child, parent := e.schema[k.child], e.schema[k.parent]
+	if child == nil || parent == nil {
+		return false
+	}
+	for i := range k.cols {
+		c, p := columnOf(child, k.cols[i]), columnOf(parent, k.refCols[i])
+		if c == nil || p == nil || c.Type != p.Type || c.Size != p.Size {
+			return false
+		}
+	}
+	return true
+}
+
+// pgChild reports whether the model follows key k's check of s, a write
+// of the child's rows (an INSERT of any form, an UPDATE): childCheck.
+func (e *Engine) pgChild(k *foreignKey, s sqlast.Stmt) bool {
+	switch s := s.(type) {
+	case *sqlast.Insert:
+		return !s.Replace && e.pgKey(k)
+	case *sqlast.Update:
+		return e.pgKey(k)
+	}
+	return false
+}
+
+// fkPart is a foreign key whose check or action the engine makes once a
+// statement has run: of the child's write (child) or of the parent's.
+type fkPart struct {
+	k     *foreignKey
+	child bool
+}
+
 func isDelete(s sqlast.Stmt) bool {
 	_, ok := s.(*sqlast.Delete)
 	return ok
@@ -189,7 +231,14 @@ func isDelete(s sqlast.Stmt) bool {
 func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 	ks := e.restricts
 	e.restricts = nil
-	for _, k := range ks {
+	for _, part := range ks {
+		k := part.k
+		if part.child {
+			if dev := e.childCheck(t, st, k); dev != nil || e.halted != "" {
+				return dev
+			}
+			continue
+		}
 		child, parent := e.schema[k.child], e.schema[k.parent]
 		cpos, ppos := positions(child, k.cols), positions(parent, k.refCols)
 		if cpos == nil || ppos == nil {
@@ -217,12 +266,21 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 			removed = append(removed, key)
 			added = append(added, pick(v.Values, ppos))
 		}
+		if k.Deferred() && t.Explicit && (act == sqlast.RefDefault || act == sqlast.RefNoAction) {
+			// Checked at COMMIT; the actions and RESTRICT never wait
+			// for it (CREATE TABLE: "Referential actions other than the
+			// NO ACTION check cannot be deferred").
+			for _, key := range removed {
+				t.fkDeferred = append(t.fkDeferred, fkDeferred{child: k.child, parent: k.parent, cols: k.cols, key: key})
+			}
+			continue
+		}
 		for i, key := range removed {
 			for _, r := range e.h.rows[k.parent] {
 				if r == written[i] {
 					continue
 				}
-				for _, v := range []*Version{latest(r, st.End), committed(r, st.End)} {
+				for _, v := range current(r, t, st.End) {
 					if v := visible(v); v != nil && rowKey(pick(v.Values, ppos)) == rowKey(key) {
 						e.halt("not modelled: foreign-key", "another row of %s holds the key %v that %s removed: NO ACTION's check may pass (not modelled): %s", k.parent, key, keywordOf(st.SQL), st.SQL)
 						return nil
@@ -326,9 +384,14 @@ func (e *Engine) checkSees(t *Txn, st *Stmt, cr *Row, written []*Row, refs func(
 		return ov, true
 	}
 	late := committed(cr, st.End)
-	if lv := latest(cr, st.End); lv != nil && lv.Txn != t && lv.Txn.activeAt(st.End) && (refs(lv) || refs(late)) {
-		e.halt("not modelled: foreign-key", "a row of %s that references the key is being changed by transaction T%d: the check waits for it (not modelled): %s", cr.Table, lv.Txn.ID, st.SQL)
-		return nil, false
+	// Another transaction's uncommitted version is not in the check's
+	// snapshot; the committed one it replaces is, and the check's FOR KEY
+	// SHARE lock on it waits for a DELETE or key UPDATE (FOR UPDATE).
+	if lv := latest(cr, st.End); lv != nil && lv.Txn != t && lv.Txn.activeAt(st.End) && refs(late) {
+		if o, _ := lockedBy(cr, t, lockKeyShare, st.End, e.txns, false, false); o != nil {
+			e.halt("not modelled: foreign-key", "a row of %s that references the key is being changed by transaction T%d: the check waits for it (not modelled): %s", cr.Table, o.ID, st.SQL)
+			return nil, false
+		}
 	}
 	early := committed(cr, st.Start)
 	if early == late || refs(early) == refs(late) {
@@ -372,6 +435,259 @@ func pick(vals target.Row, pos []int) target.Row {
 			return nil
 		}
 		out[i] = vals[p]
+	}
+	return out
+}
+
+// childCheck follows key k's check of the child rows statement st of t
+// just wrote (an INSERT, an UPDATE that changed the referencing columns,
+// or of a row t inserted: RI_FKey_fk_upd_check_required): the check finds
+// the parent row with the key and locks it FOR KEY SHARE (pgParentOf).
+// A successful statement whose key no parent row holds in any version
+// must have failed (23503); one the model cannot place stops it. A
+// DEFERRABLE INITIALLY DEFERRED key checks at COMMIT instead: the rows
+// wait in t.fkDeferred (deferredCheck); an autocommit statement's COMMIT
+// follows at once, so its check is as an immediate key's.
+func (e *Engine) childCheck(t *Txn, st *Stmt, k *foreignKey) *Deviation {
+	cpos := positions(e.schema[k.child], k.cols)
+	if cpos == nil {
+		e.halt("not modelled: foreign-key", "the foreign key of %s referencing %s: a key column is not found", k.child, k.parent)
+		return nil
+	}
+	for _, cr := range e.h.rows[k.child] {
+		n := len(cr.Versions)
+		if n == 0 || cr.Versions[n-1].Txn != t || cr.Versions[n-1].At != e.h.now {
+			continue
+		}
+		v := cr.Versions[n-1]
+		key := pick(v.Values, cpos)
+		if v.Deleted || key == nil {
+			continue
+		}
+		if old := visible(v.changed()); old != nil && old.Txn != t && rowKey(pick(old.Values, cpos)) == rowKey(key) {
+			continue // the key did not change: no check
+		}
+		if k.Deferred() && t.Explicit {
+			t.fkDeferred = append(t.fkDeferred, fkDeferred{child: k.child, parent: k.parent, cols: k.cols, row: cr.ID})
+			continue
+		}
+		r, ok := e.pgParentOf(t, st, k, key)
+		switch {
+		case !ok:
+			e.halt("not modelled: foreign-key", "the foreign key check of %s's row %v in %s: which parent row it finds, or whether it waits, is not decided: %s", k.child, v.Values, k.parent, st.SQL)
+			return nil
+		case r == nil:
+			return e.danglingDev(st, k, v, key, strings.ToUpper(keywordOf(st.SQL)))
+		}
+		if t.locks == nil {
+			t.locks = map[*Row]strength{}
+		}
+		t.locks[r] = max(t.locks[r], lockKeyShare)
+	}
+	return nil
+}
+
+// danglingDev is the deviation of a statement (or COMMIT) that succeeded
+// although child row version v holds key, which no row of the parent
+// holds in any version.
+func (e *Engine) danglingDev(st *Stmt, k *foreignKey, v *Version, key target.Row, kind string) *Deviation {
+	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: kind, Table: k.child,
+		Rule: e.rules.rule("foreign-key-check", "a write of a referencing row whose key no referenced row holds fails, at the statement's end or, for a deferred key, at COMMIT (23503; 40001 at REPEATABLE READ and SERIALIZABLE where the transaction's snapshot still holds the row)"),
+		Text: fmt.Sprintf("connection %d's %s succeeded, but row %v of %s references the key %v, which no row of %s holds; %s documents an error (23503, or a serialization failure)",
+			st.Conn, kind, v.Values, k.child, key, k.parent, e.rules.DBMS)}
+	e.halt(deviated, "stopped at the first deviation")
+	return d
+}
+
+// pgParentOf is the parent row the check of a child row with key, run by
+// st of t, finds and locks FOR KEY SHARE, and true; nil and true when no
+// row of the parent holds the key in its latest version, committed or t's
+// own (the check fails: 23503, or 40001 at REPEATABLE READ where the
+// snapshot still has it); false when the model cannot tell: the row the
+// check finds is not its latest version at st's start (one changed while
+// st waited), another transaction holds a lock it conflicts with, or, at
+// REPEATABLE READ and SERIALIZABLE, the transaction's snapshot does not
+// show it as it is (pgCheckSees).
+func (e *Engine) pgParentOf(t *Txn, st *Stmt, k *foreignKey, key target.Row) (*Row, bool) {
+	ppos := positions(e.schema[k.parent], k.refCols)
+	if ppos == nil {
+		return nil, false
+	}
+	holds := func(v *Version) bool { return v != nil && !v.Deleted && rowKey(pick(v.Values, ppos)) == rowKey(key) }
+	var found *Row
+	gone := true // every row that held the key lost it for good
+	for _, r := range e.h.rows[k.parent] {
+		held := false
+		for _, v := range r.Versions {
+			if holds(v) && live(v, st.End) {
+				held = true
+				if st.Blocked() && v.At >= st.Start && v.At < st.End || v.Txn.CommitAt >= st.Start && v.Txn.CommitAt < st.End && st.Blocked() {
+					return nil, false // changed while st waited
+				}
+			}
+		}
+		lv := latest(r, st.Start)
+		if holds(lv) {
+			if found != nil {
+				return nil, false
+			}
+			found = r
+		}
+		if held && (lv == nil || lv.Txn != t && !lv.Txn.committedBefore(st.Start)) {
+			// Another's uncommitted change: the check meets the row's
+			// committed version and may wait for it.
+			gone = false
+		}
+	}
+	if found == nil {
+		// No row holds the key now: at READ COMMITTED the check finds
+		// none (23503); at REPEATABLE READ it finds none either, or the
+		// snapshot's version of a row deleted or key-updated since (40001).
+		if gone {
+			return nil, true
+		}
+		return nil, false
+	}
+	if o, _ := lockedBy(found, t, lockKeyShare, st.End, e.txns, false, false); o != nil {
+		return nil, false
+	}
+	if o, _ := lockedBy(found, t, lockKeyShare, st.Start, e.txns, false, false); o != nil && !st.Blocked() {
+		return nil, false
+	}
+	if !e.pgCheckSees(t, st, found) {
+		return nil, false
+	}
+	return found, true
+}
+
+// fkDeferred is a check a DEFERRABLE INITIALLY DEFERRED key makes at
+// COMMIT (docs 15, CREATE TABLE: "INITIALLY DEFERRED … checked only at the
+// end of the transaction"): of child row row's key (parent nil key), or,
+// for NO ACTION, that no child row references key, which a parent's
+// statement removed. The key is named by its tables and columns: the
+// engine's foreignKey values are made afresh for each statement.
+type fkDeferred struct {
+	child, parent string
+	cols          []string
+	row           int
+	key           target.Row
+}
+
+// deferredCheck judges t's COMMIT, st, which ran the deferred checks of
+// t.fkDeferred. A COMMIT that failed is not judged (nothing of t
+// remains); a successful one must have found each child row's parent key
+// (pgParentOf, as a child's statement would at its end; the transaction
+// snapshot at REPEATABLE READ, measured: a parent deleted since fails the
+// COMMIT with 40001) and no child row referencing a removed key (with the
+// latest snapshot, as restrictCheck). Where that is not decided, or the
+// COMMIT waited (for a parent row's lock), the model stops.
+func (e *Engine) deferredCheck(t *Txn, st *Stmt) *Deviation {
+	checks := t.fkDeferred
+	t.fkDeferred = nil
+	if st.Err != nil || len(checks) == 0 {
+		return nil
+	}
+	if st.Blocked() {
+		e.halt("not modelled: deferred-constraint", "connection %d's COMMIT, which runs deferred foreign key checks, waited (not modelled)", st.Conn)
+		return nil
+	}
+	for _, c := range checks {
+		var k *foreignKey
+		for _, fk := range e.foreignKeys() {
+			if fk.child == c.child && fk.parent == c.parent && slices.Equal(fk.cols, c.cols) {
+				k = &fk
+				break
+			}
+		}
+		if k == nil {
+			e.halt("not modelled: deferred-constraint", "a deferred foreign key of %s is not found at COMMIT", c.child)
+			return nil
+		}
+		if c.key == nil {
+			var cr *Row
+			for _, r := range e.h.rows[k.child] {
+				if r.ID == c.row {
+					cr = r
+				}
+			}
+			if cr == nil {
+				continue
+			}
+			v := visible(own(cr, t))
+			key := pick(v.valuesOrNil(), positions(e.schema[k.child], k.cols))
+			if v == nil || key == nil {
+				continue // deleted or set NULL since: the check skips it
+			}
+			r, ok := e.pgParentOf(t, st, k, key)
+			switch {
+			case !ok:
+				e.halt("not modelled: deferred-constraint", "the deferred foreign key check of %s's row %v at COMMIT: which parent row it finds is not decided", k.child, v.Values)
+				return nil
+			case r == nil:
+				return e.danglingDev(st, k, v, key, "COMMIT")
+			}
+			continue
+		}
+		if dev := e.deferredRestrict(t, st, k, c.key); dev != nil || e.halted != "" {
+			return dev
+		}
+	}
+	return nil
+}
+
+func (v *Version) valuesOrNil() target.Row {
+	if v == nil {
+		return nil
+	}
+	return v.Values
+}
+
+// deferredRestrict is the COMMIT-time check of a deferred NO ACTION key
+// whose referenced key t removed: no child row the latest snapshot shows
+// (or t's own) may hold it. Another parent row with the key lets the
+// check pass (ri_Check_Pk_Match), which the model does not follow.
+func (e *Engine) deferredRestrict(t *Txn, st *Stmt, k *foreignKey, key target.Row) *Deviation {
+	cpos, ppos := positions(e.schema[k.child], k.cols), positions(e.schema[k.parent], k.refCols)
+	for _, r := range e.h.rows[k.parent] {
+		for _, v := range current(r, t, st.End+1) {
+			if v := visible(v); v != nil && rowKey(pick(v.Values, ppos)) == rowKey(key) {
+				e.halt("not modelled: deferred-constraint", "a row of %s holds the key %v again at COMMIT: NO ACTION's check may pass (not modelled)", k.parent, key)
+				return nil
+			}
+		}
+	}
+	for _, cr := range e.h.rows[k.child] {
+		refs := func(v *Version) bool {
+			v = visible(v)
+			return v != nil && rowKey(pick(v.Values, cpos)) == rowKey(key)
+		}
+		seen, ok := e.checkSees(t, st, cr, nil, refs)
+		if !ok {
+			return nil
+		}
+		if refs(seen) {
+			d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: "COMMIT", Table: k.parent,
+				Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT); a deferred key's check runs at COMMIT"),
+				Text: fmt.Sprintf("connection %d's COMMIT succeeded, but row %v of %s, which its deferred foreign key check sees, references the key %v the transaction removed from %s; %s documents error 23503",
+					st.Conn, seen.Values, k.child, key, k.parent, e.rules.DBMS)}
+			e.halt(deviated, "stopped at the first deviation")
+			return d
+		}
+	}
+	return nil
+}
+
+// current are the versions of r that may stand for it at at, for t: its
+// own (or, without one, the latest committed) and another transaction's
+// uncommitted latest one.
+func current(r *Row, t *Txn, at int) []*Version {
+	mine := own(r, t)
+	if mine == nil || !live(mine, at) {
+		mine = committed(r, at)
+	}
+	out := []*Version{mine}
+	if lv := latest(r, at); lv != nil && lv.Txn != t {
+		out = append(out, lv)
 	}
 	return out
 }

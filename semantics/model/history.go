@@ -59,6 +59,9 @@ type Txn struct {
 	maybeLocked map[*Row]bool
 	// tableLocks are the table-level locks it holds (Rules.TableLocks).
 	tableLocks []tableLock
+	// fkDeferred are the checks its deferred foreign keys make at COMMIT
+	// (fk_pg.go).
+	fkDeferred []fkDeferred
 	// waitedOn are the tables a locking statement of it waited on: rows
 	// there that it did not change may stay locked (PostgreSQL locks the
 	// latest version before it re-checks the WHERE, EvalPlanQual).
@@ -170,6 +173,7 @@ func (h *History) txn(t *Txn) *Txn {
 	c.scanned = maps.Clone(t.scanned)
 	c.tableLocks = slices.Clone(t.tableLocks)
 	c.waitedOn = maps.Clone(t.waitedOn)
+	c.fkDeferred = slices.Clone(t.fkDeferred)
 	c.kept = nil
 	if len(t.kept) > 0 {
 		c.kept = map[*Row]bool{}
