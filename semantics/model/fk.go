@@ -11,8 +11,8 @@ import (
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
 // child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
 // DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE and SET
-// NULL actions and its deferred keys' checks at COMMIT (fk_pg.go) and
-// SQLite's
+// NULL actions and its deferred keys' checks at COMMIT (fk_pg.go), SQLite's
+// CASCADE and SET NULL (the same code: restrictCheck) and SQLite's
 // statement-level check, which only decides whether a statement fails
 // (lockFreeCheck); at any other statement whose outcome a
 // foreign key can change it stops, naming the feature (foreign-key,
@@ -51,7 +51,7 @@ import (
 // The sources of what the model follows of foreign keys (Rules.Sources).
 const (
 	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row) and 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists)"
-	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT)"
+	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT) and 4.3 (ON DELETE / ON UPDATE CASCADE and SET NULL change the child rows as part of the parent's statement)"
 )
 
 // foreignKey is one foreign key of the case's tables.

@@ -60,6 +60,10 @@ import (
 //     write of it back: whatever the check did leaves nothing behind
 //     (pgAborted).
 //
+// SQLite's CASCADE and SET NULL go the same way (pgRestrict, pgAction),
+// without locks or snapshots to weigh: one writer at a time, whose view
+// is the latest ("SQLite Foreign Key Support" 4.3).
+//
 // The rest halts by name: SET CONSTRAINTS, SET DEFAULT, an action whose
 // writes set off other keys' actions, a check or action that waited (a
 // COMMIT's included), a child row another transaction is deleting or
@@ -138,14 +142,15 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 	default:
 		return false
 	}
-	if !e.pgKey(k) {
+	act := k.action(s)
+	sqlite := e.rules.DBMS == "sqlite" && !e.rules.RowLocks && !k.Deferrable && e.sameKeyTypes(k)
+	if !e.pgKey(k) && !sqlite {
 		return false
 	}
 	child := e.schema[k.child]
-	act := k.action(s)
 	switch act {
 	case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
-		return true
+		return !sqlite // SQLite's is lockFreeCheck
 	case sqlast.RefCascade, sqlast.RefSetNull:
 	default:
 		return false
@@ -177,7 +182,15 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 // their values as printed), not a self-reference (a statement would write
 // the rows its check reads).
 func (e *Engine) pgKey(k *foreignKey) bool {
-	if e.rules.DBMS != "postgres" || !e.rules.KeyLocks || strings.EqualFold(k.child, k.parent) || len(k.cols) != len(k.refCols) {
+	return e.rules.DBMS == "postgres" && e.rules.KeyLocks && e.sameKeyTypes(k)
+}
+
+// sameKeyTypes reports whether key k joins two tables (not a
+// self-reference: a statement would write the rows its check reads) on
+// columns of the same types, whose values the model can compare as
+// printed.
+func (e *Engine) sameKeyTypes(k *foreignKey) bool {
+	if strings.EqualFold(k.child, k.parent) || len(k.cols) != len(k.refCols) {
 		return false
 	}
 	child, parent := e.schema[k.child], e.schema[k.parent]
@@ -337,7 +350,7 @@ func (e *Engine) pgAction(t *Txn, st *Stmt, k *foreignKey, cr *Row, seen *Versio
 		e.halt("not modelled: "+pgActionFeature(act), "the action of the foreign key of %s referencing %s waits for transaction T%d (not modelled): %s", k.child, k.parent, o.ID, st.SQL)
 		return false
 	}
-	if seen.Txn != t && e.rules.Source[KindInsert] == SnapTxn {
+	if seen.Txn != t && e.rules.DBMS == "postgres" && e.rules.Source[KindInsert] == SnapTxn {
 		snap, until := t.Snapshot, t.SnapshotUntil
 		if snap < 0 {
 			snap, until = st.Start, st.Start
@@ -386,10 +399,11 @@ func (e *Engine) checkSees(t *Txn, st *Stmt, cr *Row, written []*Row, refs func(
 	late := committed(cr, st.End)
 	// Another transaction's uncommitted version is not in the check's
 	// snapshot; the committed one it replaces is, and the check's FOR KEY
-	// SHARE lock on it waits for a DELETE or key UPDATE (FOR UPDATE).
-	if lv := latest(cr, st.End); lv != nil && lv.Txn != t && lv.Txn.activeAt(st.End) && refs(late) {
+	// SHARE lock on it waits for a DELETE or key UPDATE (FOR UPDATE), as
+	// for a SELECT … FOR UPDATE.
+	if refs(late) {
 		if o, _ := lockedBy(cr, t, lockKeyShare, st.End, e.txns, false, false); o != nil {
-			e.halt("not modelled: foreign-key", "a row of %s that references the key is being changed by transaction T%d: the check waits for it (not modelled): %s", cr.Table, o.ID, st.SQL)
+			e.halt("not modelled: foreign-key", "a row of %s that references the key is locked by transaction T%d: the check waits for it (not modelled): %s", cr.Table, o.ID, st.SQL)
 			return nil, false
 		}
 	}

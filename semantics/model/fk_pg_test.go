@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/txlab/txlab/semantics/model"
@@ -252,5 +253,57 @@ func TestPostgresDeferredForeignKeys(t *testing.T) {
 				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
 			})
 		}
+	}
+}
+
+// TestSQLiteForeignKeyActions: SQLite's ON DELETE CASCADE and ON UPDATE
+// SET NULL change the child rows within the parent's statement
+// (bugs/doc-sqlite-fk-cascade.txn): the writer sees the change at once,
+// a reader's snapshot does not; doctored reads are flagged.
+func TestSQLiteForeignKeyActions(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
+		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id) ON DELETE CASCADE ON UPDATE SET NULL, w INT)",
+		"INSERT INTO parent VALUES (1, 10), (2, 20)",
+		"INSERT INTO child VALUES (1, 1, 100), (2, 2, 200)",
+	}
+	both := tuples("1, 1, 100", "2, 2, 200")
+	nulled := []target.Row{{target.Str("2"), target.NullValue, target.Str("200")}}
+	head := []step{{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "SELECT * FROM child", rows: both}, {conn: 1, sql: "BEGIN"},
+		{conn: 1, sql: "DELETE FROM parent WHERE id = 1", affected: 1}}
+	cases := []struct {
+		name  string
+		steps []step
+		kind  string
+		at    int
+	}{
+		{name: "as run", steps: append(slices.Clone(head), step{conn: 1, sql: "SELECT * FROM child", rows: tuples("2, 2, 200")},
+			step{conn: 1, sql: "UPDATE parent SET id = 3 WHERE id = 2", affected: 1}, step{conn: 1, sql: "SELECT * FROM child", rows: nulled},
+			step{conn: 2, sql: "SELECT * FROM child", rows: both}, step{conn: 1, sql: "COMMIT"}, step{conn: 2, sql: "COMMIT"},
+			step{conn: 3, sql: "SELECT * FROM child", rows: nulled})},
+		{name: "doctored: the writer still sees the deleted parent's child row", steps: append(slices.Clone(head), step{conn: 1, sql: "SELECT * FROM child", rows: both}),
+			kind: "incorrect-result", at: 4},
+		{name: "doctored: SET NULL left the child key", steps: append(slices.Clone(head), step{conn: 1, sql: "UPDATE parent SET id = 3 WHERE id = 2", affected: 1},
+			step{conn: 1, sql: "COMMIT"}, step{conn: 3, sql: "SELECT * FROM child", rows: tuples("2, 2, 200")}), kind: "incorrect-result", at: 6},
+	}
+	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
+			defer func() {
+				if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
+					t.Fatal(err)
+				}
+			}()
+			if err := eng.Setup(ctx, setup); err != nil {
+				t.Fatal(err)
+			}
+			outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, replay(t, eng, c.steps))
+		})
 	}
 }
