@@ -12,7 +12,8 @@ import (
 // child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
 // DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE and SET
 // NULL actions and its deferred keys' checks at COMMIT (fk_pg.go), SQLite's
-// CASCADE and SET NULL (the same code: restrictCheck) and SQLite's
+// CASCADE and SET NULL (the same code: restrictCheck), SQLite's deferred
+// keys at COMMIT (sqliteDeferred) and SQLite's
 // statement-level check, which only decides whether a statement fails
 // (lockFreeCheck); at any other statement whose outcome a
 // foreign key can change it stops, naming the feature (foreign-key,
@@ -120,8 +121,14 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
 			continue
 		}
+		if commit, ok := e.sqliteDeferred(t, st, &fks[i], s, w); ok {
+			if commit {
+				restricts = append(restricts, fkPart{k: &fks[i], atCommit: true})
+			}
+			continue
+		}
 		if w == "child" && e.pgChild(&fks[i], s) {
-			restricts = append(restricts, fkPart{&fks[i], true})
+			restricts = append(restricts, fkPart{k: &fks[i], child: true})
 			continue
 		}
 		if w == "child" {
@@ -131,7 +138,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			}
 		}
 		if w == "parent" && e.pgRestrict(&fks[i], s) {
-			restricts = append(restricts, fkPart{&fks[i], false})
+			restricts = append(restricts, fkPart{k: &fks[i]})
 			continue
 		}
 		hit, what = &fks[i], w

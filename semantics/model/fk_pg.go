@@ -223,6 +223,9 @@ func (e *Engine) pgChild(k *foreignKey, s sqlast.Stmt) bool {
 type fkPart struct {
 	k     *foreignKey
 	child bool
+	// atCommit: SQLite's deferred key, checked at the autocommit
+	// statement's own COMMIT (sqliteCommitCheck).
+	atCommit bool
 }
 
 func isDelete(s sqlast.Stmt) bool {
@@ -246,6 +249,12 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 	e.restricts = nil
 	for _, part := range ks {
 		k := part.k
+		if part.atCommit {
+			if dev := e.sqliteCommitCheck(t, st, k, strings.ToUpper(keywordOf(st.SQL))); dev != nil {
+				return dev
+			}
+			continue
+		}
 		if part.child {
 			if dev := e.childCheck(t, st, k); dev != nil || e.halted != "" {
 				return dev
@@ -598,6 +607,9 @@ type fkDeferred struct {
 func (e *Engine) deferredCheck(t *Txn, st *Stmt) *Deviation {
 	checks := t.fkDeferred
 	t.fkDeferred = nil
+	if len(checks) > 0 && e.rules.DBMS == "sqlite" {
+		return e.sqliteDeferredCommit(t, st, checks)
+	}
 	if st.Err != nil || len(checks) == 0 {
 		return nil
 	}
@@ -704,4 +716,100 @@ func current(r *Row, t *Txn, at int) []*Version {
 		out = append(out, lv)
 	}
 	return out
+}
+
+// sqliteDeferred decides SQLite's part of a DEFERRABLE key k in statement
+// s (what: affects): ok when the model follows it, and commit when the
+// key is then checked at s's own COMMIT (an autocommit statement). A key
+// that is INITIALLY IMMEDIATE is checked at each statement's end, as an
+// immediate one (lockFreeCheck; PRAGMA defer_foreign_keys, which would
+// defer it, stops the model as a statement it does not know); RESTRICT is
+// never deferred ("the RESTRICT action processing happens as soon as the
+// field is updated", "SQLite Foreign Key Support" 4.3). A deferred
+// key's violations are counted until COMMIT, which then fails (4.2): the
+// child's write and the parent's NO ACTION delete or key change wait in
+// t.fkDeferred (sqliteDeferredCommit). Its actions are not followed.
+func (e *Engine) sqliteDeferred(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, what string) (commit, ok bool) {
+	if e.rules.DBMS != "sqlite" || e.rules.RowLocks || !k.Deferrable || !e.sameKeyTypes(k) {
+		return false, false
+	}
+	act := k.action(s)
+	restrict := act == sqlast.RefDefault || act == sqlast.RefNoAction || act == sqlast.RefRestrict
+	switch {
+	case what != "child" && (what != "parent" || !restrict):
+		return false, false
+	case !k.Deferred() || what == "parent" && act == sqlast.RefRestrict:
+		return false, true
+	case st.Err != nil:
+		return false, true // reverted: it counted nothing
+	case !t.Explicit:
+		return true, true
+	}
+	t.fkDeferred = append(t.fkDeferred, fkDeferred{child: k.child, parent: k.parent, cols: k.cols, row: -1})
+	return false, true
+}
+
+// sqliteDeferredCommit judges the COMMIT st of t, which wrote rows a
+// deferred key checks: a COMMIT that fails leaves the transaction open
+// (SQLite Foreign Key Support 4.2: "the attempt to COMMIT fails"; the
+// transaction can still be committed or rolled back), which the model
+// does not follow; one that succeeded must leave no violation.
+func (e *Engine) sqliteDeferredCommit(t *Txn, st *Stmt, checks []fkDeferred) *Deviation {
+	if st.Err != nil {
+		e.halt("not modelled: deferred-constraint", "connection %d's COMMIT failed with deferred foreign key checks pending: SQLite keeps the transaction open (not modelled)", st.Conn)
+		return nil
+	}
+	done := map[string]bool{}
+	for _, c := range checks {
+		id := c.child + "\x00" + c.parent + "\x00" + strings.Join(c.cols, ",")
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		for _, fk := range e.foreignKeys() {
+			if fk.child == c.child && fk.parent == c.parent && slices.Equal(fk.cols, c.cols) {
+				if dev := e.sqliteCommitCheck(t, st, &fk, "COMMIT"); dev != nil || e.halted != "" {
+					return dev
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sqliteCommitCheck is SQLite's check of deferred key k when t commits
+// (at st, a COMMIT or an autocommit statement): in the state t commits,
+// its own rows over the latest committed ones (the one writer's view),
+// every child row's key is held by a parent row; else the COMMIT must
+// have failed.
+func (e *Engine) sqliteCommitCheck(t *Txn, st *Stmt, k *foreignKey, kind string) *Deviation {
+	cpos, ppos := positions(e.schema[k.child], k.cols), positions(e.schema[k.parent], k.refCols)
+	if cpos == nil || ppos == nil {
+		e.halt("not modelled: deferred-constraint", "the deferred foreign key of %s referencing %s: a key column is not found", k.child, k.parent)
+		return nil
+	}
+	view := func(r *Row) *Version {
+		if v := own(r, t); v != nil && live(v, st.End) {
+			return visible(v)
+		}
+		return visible(committed(r, st.Start))
+	}
+	keys := map[string]bool{}
+	for _, r := range e.h.rows[k.parent] {
+		if v := view(r); v != nil {
+			if key := pick(v.Values, ppos); key != nil {
+				keys[rowKey(key)] = true
+			}
+		}
+	}
+	for _, r := range e.h.rows[k.child] {
+		v := view(r)
+		if v == nil {
+			continue
+		}
+		if key := pick(v.Values, cpos); key != nil && !keys[rowKey(key)] {
+			return e.danglingDev(st, k, v, key, kind)
+		}
+	}
+	return nil
 }
