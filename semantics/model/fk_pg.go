@@ -14,8 +14,10 @@ import (
 // the end of the statement (src/backend/utils/adt/ri_triggers.c); the
 // model follows, for an immediate (NOT DEFERRABLE) key:
 //
-//   - the check of a child's INSERT … VALUES (parentLocks):
-//     SELECT 1 FROM ONLY parent x WHERE key = $1 FOR KEY SHARE OF x, so
+//   - the check of a child's write, any INSERT or an UPDATE of the
+//     referencing columns, of the keys the statement wrote (childCheck,
+//     pgParentOf): SELECT 1 FROM ONLY parent x WHERE key = $1 FOR KEY
+//     SHARE OF x, so
 //     the parent row is locked FOR KEY SHARE (docs 15, 13.3.2 "Row-Level
 //     Locks": FOR KEY SHARE is "acquired by … foreign key checks"); a
 //     DELETE or key UPDATE of that row (FOR UPDATE) waits for it, a
@@ -53,8 +55,6 @@ import (
 //     bugs/doc-pg-fk-deferred-commit.txn). DEFERRABLE INITIALLY
 //     IMMEDIATE checks as NOT DEFERRABLE does until SET CONSTRAINTS,
 //     where the model stops;
-//   - a child's check of any INSERT or UPDATE reads the keys the
-//     statement wrote (childCheck), not its text;
 //   - a statement that failed aborts its transaction (PostgreSQL rolls a
 //     transaction back at its first error), which takes every lock and
 //     write of it back: whatever the check did leaves nothing behind
@@ -505,7 +505,7 @@ func (e *Engine) childCheck(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 		if t.locks == nil {
 			t.locks = map[*Row]strength{}
 		}
-		t.locks[r] = max(t.locks[r], lockKeyShare)
+		t.locks[r] = max(t.locks[r], e.checkLock())
 	}
 	return nil
 }
