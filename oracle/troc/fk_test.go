@@ -56,3 +56,40 @@ func TestForeignKeyCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteForeignKeyCorpus: SQLite's documented foreign key behaviours
+// (the check against the writer's own parent row, CASCADE and SET NULL
+// within the parent's statement, deferred keys at COMMIT) are judged by
+// the model to their end, with no finding.
+func TestSQLiteForeignKeyCorpus(t *testing.T) {
+	tg := connecttest.Target(t, "sqlite")
+	ctx := context.Background()
+	set, err := semantics.ServerSettings(ctx, tg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model.Checker{Settings: set}
+	defer m.Close()
+	o := &troc.Oracle{Model: m}
+	for _, f := range []string{"doc-sqlite-fk-own-parent.txn", "doc-sqlite-fk-cascade.txn", "doc-sqlite-fk-deferred.txn"} {
+		t.Run(f, func(t *testing.T) {
+			c, err := testcase.ParseFile(filepath.Join("..", "..", "bugs", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := executor.Run(ctx, tg, c, executor.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := o.Check(ctx, tg, c, res, executor.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Undecided != "" || len(j.Findings) != 0 {
+				var b strings.Builder
+				res.WriteSchedule(&b)
+				t.Errorf("undecided %q, findings %v; want judged to the end with none\n%s", j.Undecided, j.Findings, b.String())
+			}
+		})
+	}
+}
