@@ -65,8 +65,10 @@ import (
 // is the latest ("SQLite Foreign Key Support" 4.3).
 //
 // The rest halts by name: SET CONSTRAINTS, SET DEFAULT, an action whose
-// writes set off other keys' actions, a check or action that waited (a
-// COMMIT's included), a child row another transaction is deleting or
+// writes set off other keys' actions, a child's check that waited while
+// a row with its key was written (measured at RR: 40001 even for a
+// non-key UPDATE it waited for), a parent's check or action, or a
+// COMMIT's, that waited, a child row another transaction is deleting or
 // re-keying, NO ACTION's look for another parent row with the key
 // (ri_Check_Pk_Match), a self-reference, key columns of different types.
 
@@ -526,11 +528,11 @@ func (e *Engine) danglingDev(st *Stmt, k *foreignKey, v *Version, key target.Row
 // st of t, finds and locks FOR KEY SHARE, and true; nil and true when no
 // row of the parent holds the key in its latest version, committed or t's
 // own (the check fails: 23503, or 40001 at REPEATABLE READ where the
-// snapshot still has it); false when the model cannot tell: the row the
-// check finds is not its latest version at st's start (one changed while
-// st waited), another transaction holds a lock it conflicts with, or, at
-// REPEATABLE READ and SERIALIZABLE, the transaction's snapshot does not
-// show it as it is (pgCheckSees).
+// snapshot still has it); false when the model cannot tell: a row with
+// the key was written while st waited (by other than the lock holder the
+// check waited for, at READ COMMITTED), another transaction holds a lock
+// the check conflicts with, or, at REPEATABLE READ and SERIALIZABLE, the
+// transaction's snapshot does not show the row as it is (pgCheckSees).
 func (e *Engine) pgParentOf(t *Txn, st *Stmt, k *foreignKey, key target.Row) (*Row, bool) {
 	ppos := positions(e.schema[k.parent], k.refCols)
 	if ppos == nil {
