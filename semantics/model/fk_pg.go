@@ -67,9 +67,9 @@ import (
 // The rest halts by name: SET CONSTRAINTS, SET DEFAULT, an action whose
 // writes set off other keys' actions, a child's check that waited while
 // a row with its key was written (measured at RR: 40001 even for a
-// non-key UPDATE it waited for), a parent's check or action, or a
-// COMMIT's, that waited, a child row another transaction is deleting or
-// re-keying, NO ACTION's look for another parent row with the key
+// non-key UPDATE it waited for), a parent's check over a child row
+// committed while it waited by a transaction it did not wait for, a
+// COMMIT that waited, a child row another transaction holds locked, NO ACTION's look for another parent row with the key
 // (ri_Check_Pk_Match), a self-reference, key columns of different types.
 
 // srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
