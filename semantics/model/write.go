@@ -139,6 +139,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	if len(excluded) > 0 {
 		stmt = restrict(stmt, excluded)
 	}
+	stmt, marked := e.markUpsertUpdates(stmt)
 	sql, ok := e.render(stmt)
 	if !ok {
 		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
@@ -200,6 +201,15 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	after, err := e.readBack(ctx, s.table)
 	if err != nil {
 		return nil, err
+	}
+	if marked {
+		touched = map[int]bool{}
+		for i, a := range after {
+			if a.vid < 0 {
+				after[i].vid = -a.vid
+				touched[-a.vid] = true
+			}
+		}
 	}
 	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
 		if subVary != nil {
@@ -448,6 +458,24 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 			e.h.write(old.Row, nil, true, t)
 		}
 	}
+}
+
+// markUpsertUpdates returns an ON CONFLICT DO UPDATE that also negates
+// the version id of each row it updates, and true; any other statement as
+// it is. PostgreSQL's DO UPDATE writes a new version of the row it meets,
+// and locks it, even when no value changes ("all rows will be locked when
+// the ON CONFLICT DO UPDATE action is taken", docs 15, INSERT), which the
+// values read back cannot tell: the negated id does.
+func (e *Engine) markUpsertUpdates(stmt sqlast.Stmt) (sqlast.Stmt, bool) {
+	ins, ok := stmt.(*sqlast.Insert)
+	if !ok || e.dialect != sqlast.Postgres || ins.OnConflict == nil || ins.OnConflict.DoNothing || len(ins.OnConflict.Set) == 0 {
+		return stmt, false
+	}
+	c, oc := *ins, *ins.OnConflict
+	oc.Set = append(slices.Clone(oc.Set), sqlast.Assignment{Column: vidColumn,
+		Value: &sqlast.Unary{Op: "-", X: &sqlast.ColumnRef{Table: ins.Table, Column: vidColumn}}})
+	c.OnConflict = &oc
+	return &c, true
 }
 
 // conflictTests lists, when the level has first-updater-wins, the versions
