@@ -159,6 +159,11 @@ func TestBugsTest(t *testing.T) {
 					if r.Kind == "documented" && l.Verdict == "bug" {
 						t.Errorf("documented behaviour %s at %s: verdict bug (%v)", r.Bug, l.Level, l.Rules)
 					}
+					// The model explains every documented behaviour it shows:
+					// it judges the case to its end.
+					if why := l.Undecided["troc"]; r.Kind == "documented" && l.Status == bugs.Reproduces && why != "" {
+						t.Errorf("documented behaviour %s at %s: the model stops before its end (%s)", r.Bug, l.Level, why)
+					}
 				}
 				if !recorded {
 					t.Errorf("%s: no status recorded for %s: txlab bugs test --db %s --isolation all --record bugs %s", r.Bug, r.Target, db, r.Bug)
