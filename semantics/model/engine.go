@@ -724,6 +724,29 @@ func (e *Engine) doomedCommit(t *Txn, st *Stmt) *Deviation {
 	return d
 }
 
+// undoesDoom reports whether st is a ROLLBACK TO SAVEPOINT that undoes
+// the INSERT which doomed t (Txn.doomed): one that succeeded, to a
+// savepoint set before that INSERT. It clears the doom; the rollback
+// itself is then applied as any other (TiDB docs, SAVEPOINT: ROLLBACK TO
+// SAVEPOINT undoes the changes made after the savepoint, in optimistic
+// transactions too, so the COMMIT checks no undone key).
+func (e *Engine) undoesDoom(t *Txn, st *Stmt) bool {
+	op, name := testcase.SavepointOf(st.SQL)
+	if op != testcase.SavepointRollback || st.Err != nil {
+		return false
+	}
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if t.savepoints[i].name == name {
+			if t.savepoints[i].at >= t.doomedAt {
+				return false
+			}
+			t.doomed, t.doomedOwn = false, false
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) end(t *Txn, at int, commit bool) {
 	if commit {
 		t.CommitAt = at
@@ -771,7 +794,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		return nil, nil
 	}
 	t := e.txnOf(st.Conn)
-	if t.doomed {
+	if t.doomed && !e.undoesDoom(t, st) {
 		// Not followed: the transaction's view holds a duplicate key.
 		if st.Err != nil && st.Err.RolledBack {
 			e.end(t, st.End, false)

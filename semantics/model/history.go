@@ -40,6 +40,9 @@ type Txn struct {
 	// COMMIT must fail, and the model does not follow its statements
 	// after that INSERT. doomedOwn: the duplicate may be of its own row.
 	doomed, doomedOwn bool
+	// doomedAt is where the first such INSERT ended: a ROLLBACK TO a
+	// savepoint set before it undoes it.
+	doomedAt int
 	// savepoints are the transaction's savepoints, oldest first; kept are
 	// the row locks a ROLLBACK TO SAVEPOINT kept (Rules.SavepointUnlock).
 	savepoints []savepoint

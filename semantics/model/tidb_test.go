@@ -291,6 +291,26 @@ func TestTiDBModel(t *testing.T) {
 		{name: "optimistic INSERT of a key its snapshot holds: the COMMIT fails", level: target.RepeatableRead, settings: opt, setup: lazySetup, steps: lazySteps(dupKey, dupKey)},
 		{name: "optimistic INSERT of a key its snapshot holds, doctored: the COMMIT succeeds", level: target.RepeatableRead, settings: opt, setup: lazySetup, steps: lazySteps(dupKey, nil),
 			kind: "missing-error", rule: "tidb-optimistic-rr-unique-check-at-commit", verdict: "bug", at: 8},
+		// TiDB v8.5.6 optimistic: a ROLLBACK TO a savepoint set before the
+		// INSERT undoes it, and the COMMIT succeeds (a 10-minute campaign's
+		// false bug, 2026-11-27); one set after it does not.
+		{name: "optimistic INSERT of a key its snapshot holds, undone by ROLLBACK TO: the COMMIT succeeds", level: target.RepeatableRead, settings: opt,
+			setup: []string{"CREATE TABLE t1 (c2 INT NOT NULL PRIMARY KEY)", "INSERT INTO t1 (c2) VALUES (0)"}, steps: []step{
+				{conn: 1, sql: "BEGIN"},
+				{conn: 1, sql: "SAVEPOINT sp1"},
+				{conn: 1, sql: "INSERT INTO t1 (c2) VALUES (0), (1)", affected: 2},
+				{conn: 1, sql: "ROLLBACK TO SAVEPOINT sp1"},
+				{conn: 1, sql: "SELECT * FROM t1", rows: tuples("0")},
+				{conn: 1, sql: "COMMIT"},
+			}},
+		{name: "optimistic INSERT of a key its snapshot holds, a savepoint after it, doctored: the COMMIT succeeds", level: target.RepeatableRead, settings: opt,
+			setup: []string{"CREATE TABLE t1 (c2 INT NOT NULL PRIMARY KEY)", "INSERT INTO t1 (c2) VALUES (0)"}, steps: []step{
+				{conn: 1, sql: "BEGIN"},
+				{conn: 1, sql: "INSERT INTO t1 (c2) VALUES (0), (1)", affected: 2},
+				{conn: 1, sql: "SAVEPOINT sp1"},
+				{conn: 1, sql: "ROLLBACK TO SAVEPOINT sp1"},
+				{conn: 1, sql: "COMMIT"},
+			}, kind: "missing-error", rule: "tidb-optimistic-rr-unique-check-at-commit", verdict: "bug", at: 4},
 		{name: "pingcap/tidb#57170 is unistore's: MAX on TiKV", level: target.RepeatableRead, settings: map[string]string{"tidb_config": `{"store": "tikv"}`}, setup: []string{
 			"CREATE TABLE t (c0 INT, c1 INT)", "CREATE INDEX i ON t (c0)", "INSERT INTO t VALUES (1, 0), (5, 0)"}, steps: []step{
 			{conn: 3, sql: "BEGIN"},

@@ -187,7 +187,10 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		// Documented: the unique check waits for the COMMIT, which must
 		// fail. What the transaction sees after this INSERT is a state
 		// the model's copy (with its keys) cannot hold.
-		t.doomed, t.doomedOwn = true, e.wrote(t, s.table)
+		if !t.doomed {
+			t.doomedAt = st.End
+		}
+		t.doomed, t.doomedOwn = true, t.doomedOwn || e.wrote(t, s.table)
 		return nil, nil
 	}
 	if res == nil {
