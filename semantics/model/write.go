@@ -434,6 +434,19 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 	}
 	seen := map[int]bool{}
 	for _, a := range after {
+		if byID[a.vid] != nil {
+			seen[a.vid] = true
+		}
+	}
+	// The rows the statement deleted go first: a REPLACE deletes the row
+	// whose key it then inserts, and the insert may take that row again
+	// (revived), so its version must follow the deletion.
+	for _, old := range view {
+		if old != nil && !seen[old.ID] && byID[old.ID] == old {
+			e.h.write(old.Row, nil, true, t)
+		}
+	}
+	for _, a := range after {
 		if a.vid == 0 {
 			e.insertOrRevive(t, table, a.vals)
 			continue
@@ -442,7 +455,6 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 		if old == nil {
 			continue
 		}
-		seen[a.vid] = true
 		switch {
 		case !slices.Equal(old.Values, a.vals) && e.rules.ClusteredKey && e.keyChanged(table, old.Values, a.vals):
 			// A key update moves the row: InnoDB delete-marks the old
@@ -454,11 +466,6 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 		case touched[a.vid] && !e.optimistic(t):
 			v := e.h.write(old.Row, a.vals, false, t)
 			v.NoOp = true
-		}
-	}
-	for id, old := range byID {
-		if !seen[id] {
-			e.h.write(old.Row, nil, true, t)
 		}
 	}
 }
