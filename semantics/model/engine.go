@@ -118,6 +118,10 @@ type Engine struct {
 	// where each connection ran COMMIT or ROLLBACK (Rules.TableLocks).
 	lockRequests []lockRequest
 	txnEnds      map[int][]int
+	// fkAfter are the foreign keys whose InnoDB check or action the
+	// statement being judged sets off, followed once its write is applied
+	// (fk_innodb.go).
+	fkAfter []innodbFK
 }
 
 // maxChoice bounds the alternatives of one choice point: a write whose
@@ -760,6 +764,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
 		return nil, nil
 	}
+	e.fkAfter = nil
 	if e.foreignKeyHalt(t, st, parsed) {
 		return nil, nil
 	}
@@ -824,6 +829,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	dev, err := e.run(ctx, t, st, s)
 	if err != nil {
 		return nil, settle(err)
+	}
+	if dev == nil && e.halted == "" && len(e.fkAfter) > 0 {
+		dev = e.innodbAfter(t, st)
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.

@@ -107,6 +107,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	var locks []*Row
 	for i := range fks {
 		w := fks[i].affects(s)
+		if w == "" {
+			w = e.innodbIndexChecks(&fks[i], s)
+		}
 		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
 			continue
 		}
@@ -115,6 +118,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 				locks = append(locks, rows...)
 				continue
 			}
+		}
+		if e.innodbFollows(t, st, &fks[i], s, w) {
+			continue // fk_innodb.go
 		}
 		hit, what = &fks[i], w
 		break
