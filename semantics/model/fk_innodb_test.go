@@ -44,7 +44,9 @@ func TestInnoDBForeignKeys(t *testing.T) {
 	same := step{conn: 1, sql: "UPDATE child SET pid = 1, w = 7 WHERE id = 2", affected: 1}
 	upd1 := step{conn: 2, sql: "UPDATE parent SET v = 11 WHERE id = 1", affected: 1}
 	upd2 := step{conn: 2, sql: "UPDATE parent SET v = 21 WHERE id = 2", affected: 1}
-	null := func(s string) target.Value { return target.Value{Null: s == "NULL", S: map[bool]string{true: "", false: s}[s == "NULL"]} }
+	null := func(s string) target.Value {
+		return target.Value{Null: s == "NULL", S: map[bool]string{true: "", false: s}[s == "NULL"]}
+	}
 	nrows := func(ts ...[2]string) []target.Row {
 		var out []target.Row
 		for _, t := range ts {
