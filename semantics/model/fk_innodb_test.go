@@ -45,7 +45,10 @@ func TestInnoDBForeignKeys(t *testing.T) {
 	upd1 := step{conn: 2, sql: "UPDATE parent SET v = 11 WHERE id = 1", affected: 1}
 	upd2 := step{conn: 2, sql: "UPDATE parent SET v = 21 WHERE id = 2", affected: 1}
 	null := func(s string) target.Value {
-		return target.Value{Null: s == "NULL", S: map[bool]string{true: "", false: s}[s == "NULL"]}
+		if s == "NULL" {
+			return target.Value{Null: true}
+		}
+		return target.Str(s)
 	}
 	nrows := func(ts ...[2]string) []target.Row {
 		var out []target.Row
