@@ -8,11 +8,13 @@ import (
 )
 
 // Foreign keys: the engine follows what the manuals decide, InnoDB's
-// shared lock on the parent row a child's INSERT checks (innodbParentLocks)
-// and SQLite's statement-level check, which only decides whether a
-// statement fails (lockFreeCheck); at any other statement whose outcome a
-// foreign key can change it stops, naming the feature (foreign-key,
-// on-delete-cascade, deferred-constraint). Every other statement is judged
+// shared lock on the parent row a child's INSERT checks (innodbParentLocks),
+// InnoDB's check of a child's UPDATE, of a parent's DELETE or key UPDATE
+// under RESTRICT / NO ACTION and its ON DELETE CASCADE / SET NULL
+// (fk_innodb.go), and SQLite's statement-level check, which only decides
+// whether a statement fails (lockFreeCheck); at any other statement whose
+// outcome a foreign key can change it stops, naming the feature
+// (foreign-key, on-delete-cascade, deferred-constraint). Every other statement is judged
 // as before: the model's copies of the tables have no foreign keys, so
 // they evaluate those alike.
 //
@@ -40,12 +42,14 @@ import (
 //     transaction back, SQLite leaves it open ("the attempt fails",
 //     src/fkey.c).
 // A statement failing with such an error still matters on InnoDB, whose
-// failed statement keeps the locks it took, so a statement that may be
-// checked stops the engine whatever its outcome.
+// failed statement keeps the locks it took: the engine follows one of the
+// statements above that failed by leaving the locks of both tables' rows
+// open, and stops at any other statement that may be checked, whatever
+// its outcome.
 
 // The sources of what the model follows of foreign keys (Rules.Sources).
 const (
-	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row) and 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists)"
+	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row), 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists; RESTRICT and NO ACTION reject the parent's delete or key update, CASCADE deletes the child rows, SET NULL sets their key NULL) and 17.7.3 Locks Set by Different SQL Statements in InnoDB (a check sets shared locks on the index records it looks at, also where the constraint fails)"
 	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT)"
 )
 
