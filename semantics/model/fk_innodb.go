@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
@@ -61,8 +62,9 @@ import (
 //     open.
 //
 // The check compares keys by the column's collation; the model compares
-// values as the DBMS prints them, so where a key's type is a string or a
-// floating-point number and no row holds the printed key, it stops.
+// values as the DBMS prints them, and stops where two values that print
+// differently may still be equal (mayEqual: a string's case, trailing
+// spaces or non-ASCII text, a DOUBLE's digits).
 
 // innodbFK is a foreign key whose check or action the statement being
 // judged sets off, to follow once its own write is known (innodbAfter).
@@ -237,11 +239,10 @@ func keyOf(row target.Row, pos []int) target.Row {
 	return out
 }
 
-// keyMatch compares the key of row at pos with key: exact when they
-// print alike; loose when they may be equal under the column's collation
-// without printing alike (case, trailing spaces, accents, a float's
-// digits): the model cannot tell those.
-func keyMatch(row target.Row, pos []int, key target.Row, exactTypes bool) (exact, loose bool) {
+// keyMatch compares the key of row at pos with key, whose columns have
+// types: exact when they print alike; loose when they may be equal
+// without printing alike (mayEqual): the model cannot tell those.
+func keyMatch(row target.Row, pos []int, key target.Row, types []sqlast.Type) (exact, loose bool) {
 	k := keyOf(row, pos)
 	if k == nil {
 		return false, false
@@ -249,25 +250,54 @@ func keyMatch(row target.Row, pos []int, key target.Row, exactTypes bool) (exact
 	if slices.Equal(k, key) {
 		return true, false
 	}
-	return false, !exactTypes
+	for i := range k {
+		if k[i] != key[i] && !mayEqual(types[i], k[i].S, key[i].S) {
+			return false, false
+		}
+	}
+	return false, true
 }
 
-// exactKey reports whether every column of cols in ct has a type whose
-// values are equal only when they print alike (an integer, a DECIMAL,
-// a boolean): a string compares by its collation, a DOUBLE by its value.
-func exactKey(ct *sqlast.CreateTable, cols []string) bool {
-	for _, c := range cols {
-		d := columnOf(ct, c)
-		if d == nil {
-			return false
-		}
-		switch d.Type {
-		case sqlast.TypeInt, sqlast.TypeDecimal, sqlast.TypeBool:
-		default:
+// mayEqual reports whether two values of a column of type typ that print
+// differently may still be equal for a key: an integer, a DECIMAL and a
+// boolean print one way each; a DOUBLE compares by value; a string by its
+// collation, which (in every collation MariaDB has) may ignore case and
+// trailing spaces but tells other printable ASCII text apart: text with
+// anything else (an accent, a control character) is left open.
+func mayEqual(typ sqlast.Type, a, b string) bool {
+	switch typ {
+	case sqlast.TypeInt, sqlast.TypeDecimal, sqlast.TypeBool:
+		return false
+	case sqlast.TypeDouble:
+		x, errx := strconv.ParseFloat(a, 64)
+		y, erry := strconv.ParseFloat(b, 64)
+		return errx != nil || erry != nil || x == y
+	}
+	if !printableASCII(a) || !printableASCII(b) {
+		return true
+	}
+	return strings.EqualFold(strings.TrimRight(a, " "), strings.TrimRight(b, " "))
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
 			return false
 		}
 	}
 	return true
+}
+
+// keyTypes are the types of ct's columns cols (TypeNone where unknown:
+// compared as text).
+func keyTypes(ct *sqlast.CreateTable, cols []string) []sqlast.Type {
+	out := make([]sqlast.Type, len(cols))
+	for i, c := range cols {
+		if d := columnOf(ct, c); d != nil {
+			out[i] = d.Type
+		}
+	}
+	return out
 }
 
 // fkRule is the rule a foreign key check breaks.
@@ -350,10 +380,10 @@ func sameAt(a, b target.Row, pos []int) bool {
 // key or holds a conflicting lock on it (the check waits for it), or a
 // row may hold it under the column's collation without printing it.
 func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, key target.Row) (*Row, bool) {
-	exactTypes := exactKey(e.schema[k.parent], k.refCols)
+	types := keyTypes(e.schema[k.parent], k.refCols)
 	var found *Row
 	for _, r := range e.h.rows[k.parent] {
-		if e.otherHolds(t, st, r, ppos, key, exactTypes) {
+		if e.otherHolds(t, st, r, ppos, key, types) {
 			e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s another transaction has changed and not committed (it waits: not modelled): %s", k.parent, st.SQL)
 			return nil, false
 		}
@@ -361,7 +391,7 @@ func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, ke
 		if v == nil {
 			continue
 		}
-		exact, loose := keyMatch(v.Values, ppos, key, exactTypes)
+		exact, loose := keyMatch(v.Values, ppos, key, types)
 		if loose {
 			e.halt("not modelled: foreign-key", "whether a row of %s holds the key %v depends on its collation (not modelled): %s", k.parent, key, st.SQL)
 			return nil, false
@@ -375,22 +405,18 @@ func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, ke
 		}
 		found = r
 	}
-	if found == nil && !exactTypes {
-		e.halt("not modelled: foreign-key", "whether a row of %s holds the key %v depends on its collation (not modelled): %s", k.parent, key, st.SQL)
-		return nil, false
-	}
 	return found, true
 }
 
 // otherHolds reports whether a transaction other than t, active at st's
 // start, wrote a version of r that holds key, or replaced one that did:
 // InnoDB's check meets its index record and waits for it.
-func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row, exactTypes bool) bool {
+func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row, types []sqlast.Type) bool {
 	holds := func(v *Version) bool {
 		if v == nil || v.Deleted {
 			return false
 		}
-		exact, loose := keyMatch(v.Values, pos, key, exactTypes)
+		exact, loose := keyMatch(v.Values, pos, key, types)
 		return exact || loose
 	}
 	for _, v := range r.Versions {
@@ -415,7 +441,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 		return nil
 	}
 	del := strings.EqualFold(keywordOf(st.SQL), "delete")
-	exactTypes := exactKey(child, k.cols)
+	types := keyTypes(child, k.cols)
 	// An UPDATE that changes the clustered key moves the row: InnoDB
 	// delete-marks its record and inserts the new key (apply), and the
 	// referenced key, when it is that key, changed with it.
@@ -447,7 +473,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 	for _, r := range e.h.rows[k.child] {
 		var key target.Row
 		for _, kk := range keys {
-			if e.otherHolds(t, st, r, cpos, kk, exactTypes) {
+			if e.otherHolds(t, st, r, cpos, kk, types) {
 				e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s another transaction has changed and not committed (it waits: not modelled): %s", k.child, st.SQL)
 				return nil
 			}
@@ -465,7 +491,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 			if v == nil {
 				continue
 			}
-			exact, loose := keyMatch(v.Values, cpos, kk, exactTypes)
+			exact, loose := keyMatch(v.Values, cpos, kk, types)
 			if loose {
 				e.halt("not modelled: foreign-key", "whether a row of %s references the key %v depends on its collation (not modelled): %s", k.child, kk, st.SQL)
 				return nil

@@ -26,6 +26,10 @@ func TestInnoDBForeignKeys(t *testing.T) {
 		"CREATE TABLE nchild (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id) ON DELETE SET NULL)",
 		"CREATE TABLE ichild (id INT PRIMARY KEY, pid INT, w INT, FOREIGN KEY (pid) REFERENCES parent (id))",
 		"CREATE INDEX ichild_pw ON ichild (pid, w)",
+		"CREATE TABLE sparent (k VARCHAR(10) PRIMARY KEY)",
+		"CREATE TABLE schild (id INT PRIMARY KEY, k VARCHAR(10), FOREIGN KEY (k) REFERENCES sparent (k))",
+		"INSERT INTO sparent VALUES ('a'), ('b')",
+		"INSERT INTO schild VALUES (1, 'a')",
 		"INSERT INTO parent VALUES (1, 10), (2, 20), (3, 30), (4, 40)",
 		"INSERT INTO child VALUES (1, 1, 0), (2, 1, 0)",
 		"INSERT INTO cchild VALUES (1, 3, 0), (2, 3, 0), (3, 2, 0)",
@@ -103,6 +107,12 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin2, {conn: 2, sql: "UPDATE child SET pid = NULL", affected: 2}, {conn: 1, sql: "DELETE FROM parent WHERE id = 1", affected: 1}}},
 		{name: "an UPDATE of another index that starts with the key's column", halt: "not modelled: foreign-key", steps: []step{
 			begin1, {conn: 1, sql: "UPDATE ichild SET w = 5 WHERE id = 1", affected: 1}}},
+		{name: "a string key that only the collation may match", halt: "not modelled: foreign-key", steps: []step{
+			begin1, {conn: 1, sql: "UPDATE schild SET k = 'B' WHERE id = 1", affected: 1}}},
+		{name: "a string key no parent holds in any collation", steps: []step{
+			begin1, {conn: 1, sql: "UPDATE schild SET k = 'c' WHERE id = 1", affected: 1}}, kind: "missing-error", at: 1},
+		{name: "a string key a parent holds", steps: []step{
+			begin1, {conn: 1, sql: "UPDATE schild SET k = 'b' WHERE id = 1", affected: 1}, {conn: 1, sql: "DELETE FROM sparent WHERE k = 'a'", affected: 1}, commit1}},
 		{name: "a child UPDATE that waited", halt: "not modelled: foreign-key", steps: []step{
 			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, waited(toTwo, 1)}},
 	}
