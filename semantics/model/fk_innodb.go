@@ -11,8 +11,9 @@ import (
 	"github.com/txlab/txlab/verdict"
 )
 
-// InnoDB's foreign keys beyond a child's INSERT … VALUES (fk.go): a
-// single-table UPDATE of the child's referencing columns, and a parent's
+// InnoDB's foreign keys beyond a child's INSERT … VALUES of literal keys
+// (fk.go): a child's other INSERTs (INSERT … SELECT, keys the DBMS
+// converts) and single-table UPDATE of its referencing columns, a parent's
 // single-table DELETE (or UPDATE of its referenced key) under RESTRICT /
 // NO ACTION, ON DELETE CASCADE and ON DELETE SET NULL. What the manuals
 // say, each point measured on MariaDB 10.11 at READ COMMITTED and
@@ -138,9 +139,11 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 			return false
 		}
 	case *sqlast.Insert:
-		// A child's INSERT that succeeded is innodbParentLocks's; one
-		// that failed only leaves locks.
-		if what != "child" || st.Err == nil || s.Replace || s.OnConflict != nil {
+		// A child's INSERT … VALUES of literal keys is innodbParentLocks's
+		// where it follows it; here the others, by the rows they wrote.
+		// Not an upsert or INSERT IGNORE (a failed check skips the row
+		// with a warning) nor a REPLACE (it deletes rows too).
+		if what != "child" || s.Replace || s.OnConflict != nil {
 			return false
 		}
 	default:
@@ -305,10 +308,10 @@ func (e *Engine) fkRule() verdict.Rule {
 	return e.rules.rule("foreign-key-check", fmt.Sprintf("%s checks a foreign key immediately, row by row: a write that leaves a child row without its parent key fails (1452, 1451)", e.rules.DBMS))
 }
 
-// innodbChildChecks follows key k's check of the child rows t's UPDATE st
-// changed: each whose referencing columns it changed to a non-NULL key
-// locks the parent row it finds, shared; where it finds none the UPDATE
-// must have failed (1452).
+// innodbChildChecks follows key k's check of the child rows t's UPDATE or
+// INSERT st wrote: each new row, and each whose referencing columns it
+// changed, with a non-NULL key locks the parent row it finds, shared;
+// where it finds none the statement must have failed (1452).
 func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 	child, parent := e.schema[k.child], e.schema[k.parent]
 	cpos, ppos := colPos(child, k.cols), colPos(parent, k.refCols)
@@ -317,10 +320,14 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 		return nil
 	}
 	others := e.fkIndexes(k)
+	insert := strings.EqualFold(keywordOf(st.SQL), "insert")
 	for _, v := range e.written(t, k.child) {
 		prev := v.changed()
-		if v.Deleted || prev == nil || prev.Deleted {
-			e.halt("not modelled: foreign-key", "this UPDATE moves a row of %s, which has a foreign key referencing %s (not modelled): %s", k.child, k.parent, st.SQL)
+		if insert && !v.Deleted && (prev == nil || prev.Deleted) {
+			// A new row: its key is checked, where it is not NULL.
+			prev = &Version{}
+		} else if insert || v.Deleted || prev == nil || prev.Deleted {
+			e.halt("not modelled: foreign-key", "this %s moves a row of %s, which has a foreign key referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
 			return nil
 		}
 		if sameAt(prev.Values, v.Values, cpos) {
@@ -343,8 +350,9 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 			return nil
 		}
 		if r == nil {
-			d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: e.fkRule(), Stmt: st, StmtKind: "UPDATE", Table: k.child,
-				Text: fmt.Sprintf("connection %d's UPDATE succeeded, but it set a row of %s to the key %v, which no row of %s holds in its latest committed or own version; InnoDB's foreign key check fails it (1452)", st.Conn, k.child, key, k.parent)}
+			kw := strings.ToUpper(keywordOf(st.SQL))
+			d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: e.fkRule(), Stmt: st, StmtKind: kw, Table: k.child,
+				Text: fmt.Sprintf("connection %d's %s succeeded, but it wrote a row of %s with the key %v, which no row of %s holds in its latest committed or own version; InnoDB's foreign key check fails it (1452)", st.Conn, kw, k.child, key, k.parent)}
 			e.halt(deviated, "stopped at the first deviation")
 			return d
 		}

@@ -113,6 +113,14 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin1, {conn: 1, sql: "UPDATE schild SET k = 'c' WHERE id = 1", affected: 1}}, kind: "missing-error", at: 1},
 		{name: "a string key a parent holds", steps: []step{
 			begin1, {conn: 1, sql: "UPDATE schild SET k = 'b' WHERE id = 1", affected: 1}, {conn: 1, sql: "DELETE FROM sparent WHERE k = 'a'", affected: 1}, commit1}},
+		{name: "a child INSERT … SELECT locks the parent row it checks", steps: []step{
+			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, id, 0 FROM parent WHERE id = 2", affected: 1}, upd1, commit1, waited(upd2, 3)}},
+		{name: "doctored: the parent UPDATE does not wait for the INSERT … SELECT's lock", steps: []step{
+			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, id, 0 FROM parent WHERE id = 2", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
+		{name: "doctored: a child INSERT … SELECT of a key no parent holds succeeds", steps: []step{
+			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, 9, 0 FROM parent WHERE id = 2", affected: 1}}, kind: "missing-error", at: 1},
+		{name: "a child INSERT that fails (1452) leaves the locks open, and the transaction goes on", steps: []step{
+			begin1, fkErr(step{conn: 1, sql: "INSERT INTO child VALUES (5, 9, 0)"}, "Cannot add or update a child row"), upd1, commit1}},
 		{name: "a child UPDATE that waited", halt: "not modelled: foreign-key", steps: []step{
 			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, waited(toTwo, 1)}},
 	}
