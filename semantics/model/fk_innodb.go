@@ -72,6 +72,7 @@ import (
 type innodbFK struct {
 	k    *foreignKey
 	what string // "child" or "parent"
+	s    sqlast.Stmt
 }
 
 // innodbIndexChecks reports "child" for an InnoDB UPDATE of k's child that
@@ -140,10 +141,11 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 		}
 	case *sqlast.Insert:
 		// A child's INSERT … VALUES of literal keys is innodbParentLocks's
-		// where it follows it; here the others, by the rows they wrote.
-		// Not an upsert or INSERT IGNORE (a failed check skips the row
-		// with a warning) nor a REPLACE (it deletes rows too).
-		if what != "child" || s.Replace || s.OnConflict != nil {
+		// where it follows it; here the others, by the rows they wrote:
+		// an INSERT … SELECT, an upsert (ON DUPLICATE KEY UPDATE), a
+		// REPLACE. Not INSERT IGNORE: a failed check skips the row with a
+		// warning.
+		if what != "child" || s.OnConflict != nil && (s.OnConflict.DoNothing || s.OnConflict.Ignore) {
 			return false
 		}
 	default:
@@ -160,9 +162,9 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 		}
 		return true
 	}
-	if st.Blocked() {
-		return false
-	}
+	// A statement that waited is followed only as far as it checks
+	// nothing (innodbAfter stops at a check): the model does not know
+	// when during its wait a check ran.
 	if what == "parent" {
 		switch k.action(s) {
 		case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
@@ -177,7 +179,7 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 			return false
 		}
 	}
-	e.fkAfter = append(e.fkAfter, innodbFK{k: k, what: what})
+	e.fkAfter = append(e.fkAfter, innodbFK{k: k, what: what, s: s})
 	return true
 }
 
@@ -195,7 +197,7 @@ func (e *Engine) innodbAfter(t *Txn, st *Stmt) *Deviation {
 	for _, p := range pending {
 		var d *Deviation
 		if p.what == "child" {
-			d = e.innodbChildChecks(t, st, p.k)
+			d = e.innodbChildChecks(t, st, p.k, p.s)
 		} else {
 			d = e.innodbParentChecks(t, st, p.k)
 		}
@@ -308,11 +310,12 @@ func (e *Engine) fkRule() verdict.Rule {
 	return e.rules.rule("foreign-key-check", fmt.Sprintf("%s checks a foreign key immediately, row by row: a write that leaves a child row without its parent key fails (1452, 1451)", e.rules.DBMS))
 }
 
-// innodbChildChecks follows key k's check of the child rows t's UPDATE or
-// INSERT st wrote: each new row, and each whose referencing columns it
-// changed, with a non-NULL key locks the parent row it finds, shared;
-// where it finds none the statement must have failed (1452).
-func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
+// innodbChildChecks follows key k's check of the child rows t's UPDATE,
+// INSERT, upsert or REPLACE st (s) wrote: each new row, and each whose
+// referencing columns it changed, with a non-NULL key locks the parent
+// row it finds, shared; where it finds none the statement must have
+// failed (1452).
+func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) *Deviation {
 	child, parent := e.schema[k.child], e.schema[k.parent]
 	cpos, ppos := colPos(child, k.cols), colPos(parent, k.refCols)
 	if cpos == nil || ppos == nil {
@@ -320,13 +323,33 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 		return nil
 	}
 	others := e.fkIndexes(k)
-	insert := strings.EqualFold(keywordOf(st.SQL), "insert")
+	insert := !strings.EqualFold(keywordOf(st.SQL), "update")
+	upsert := false
+	if ins, ok := s.(*sqlast.Insert); ok && (ins.Replace || ins.OnConflict != nil) {
+		// A row it proposed and then replaced, or turned into an UPDATE
+		// of the row whose key it duplicates, may have been checked
+		// before the duplicate showed (InnoDB checks the key when it
+		// inserts into the key's index, after the clustered index and
+		// the secondary indexes before it): the parent rows' locks are
+		// left open. Where a REPLACE or an upsert's UPDATE keeps the key,
+		// whether the row is checked again is open too.
+		upsert = true
+		for _, r := range e.h.rows[k.parent] {
+			if t.maybeLocked == nil {
+				t.maybeLocked = map[*Row]bool{}
+			}
+			t.maybeLocked[r] = true
+		}
+	}
 	for _, v := range e.written(t, k.child) {
 		prev := v.changed()
-		if insert && !v.Deleted && (prev == nil || prev.Deleted) {
+		if upsert && v.Deleted {
+			continue // a row a REPLACE deleted: a child's delete checks nothing
+		}
+		if upsert && (prev == nil || prev.Deleted) || insert && !upsert && !v.Deleted && (prev == nil || prev.Deleted) {
 			// A new row: its key is checked, where it is not NULL.
 			prev = &Version{}
-		} else if insert || v.Deleted || prev == nil || prev.Deleted {
+		} else if insert && !upsert || v.Deleted || prev == nil || prev.Deleted {
 			e.halt("not modelled: foreign-key", "this %s moves a row of %s, which has a foreign key referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
 			return nil
 		}
@@ -344,6 +367,10 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 		key := keyOf(v.Values, cpos)
 		if key == nil {
 			continue
+		}
+		if st.Blocked() {
+			e.halt("not modelled: foreign-key", "this %s waited and checks the foreign key of %s referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
+			return nil
 		}
 		r, ok := e.innodbParentRow(t, st, k, ppos, key)
 		if !ok {
@@ -443,12 +470,17 @@ func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row,
 // ON DELETE SET NULL it sets their referencing columns NULL.
 func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 	child, parent := e.schema[k.child], e.schema[k.parent]
+	del := strings.EqualFold(keywordOf(st.SQL), "delete")
+	// The reason foreignKeyHalt gives for this key and statement.
+	reason := "not modelled: foreign-key"
+	if del && k.OnDelete == sqlast.RefCascade {
+		reason = "not modelled: on-delete-cascade"
+	}
 	cpos, ppos := colPos(child, k.cols), colPos(parent, k.refCols)
 	if cpos == nil || ppos == nil {
-		e.halt("not modelled: foreign-key", "the columns of the foreign key of %s referencing %s are not the tables' (not modelled): %s", k.child, k.parent, st.SQL)
+		e.halt(reason, "the columns of the foreign key of %s referencing %s are not the tables' (not modelled): %s", k.child, k.parent, st.SQL)
 		return nil
 	}
-	del := strings.EqualFold(keywordOf(st.SQL), "delete")
 	types := keyTypes(child, k.cols)
 	// An UPDATE that changes the clustered key moves the row: InnoDB
 	// delete-marks its record and inserts the new key (apply), and the
@@ -461,7 +493,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 		if !del && v.Deleted && !clusteredRef {
 			// A row the UPDATE moved (its clustered key changed): whether
 			// the referenced key changed with it is not known here.
-			e.halt("not modelled: foreign-key", "this UPDATE moves a row of %s, which a foreign key of %s references (not modelled): %s", k.parent, k.child, st.SQL)
+			e.halt(reason, "this UPDATE moves a row of %s, which a foreign key of %s references (not modelled): %s", k.parent, k.child, st.SQL)
 			return nil
 		}
 		if prev == nil || prev.Deleted || !v.Deleted && sameAt(prev.Values, v.Values, ppos) {
@@ -474,6 +506,10 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 	if len(keys) == 0 {
 		return nil
 	}
+	if st.Blocked() {
+		e.halt(reason, "this %s waited and sets off the foreign key of %s referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
+		return nil
+	}
 	action := k.OnDelete
 	if !del {
 		action = k.OnUpdate
@@ -482,7 +518,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 		var key target.Row
 		for _, kk := range keys {
 			if e.otherHolds(t, st, r, cpos, kk, types) {
-				e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s another transaction has changed and not committed (it waits: not modelled): %s", k.child, st.SQL)
+				e.halt(reason, "the foreign key check of this statement meets a row of %s another transaction has changed and not committed (it waits: not modelled): %s", k.child, st.SQL)
 				return nil
 			}
 			// Its index records that held the key, delete-marked or not,
@@ -501,7 +537,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 			}
 			exact, loose := keyMatch(v.Values, cpos, kk, types)
 			if loose {
-				e.halt("not modelled: foreign-key", "whether a row of %s references the key %v depends on its collation (not modelled): %s", k.child, kk, st.SQL)
+				e.halt(reason, "whether a row of %s references the key %v depends on its collation (not modelled): %s", k.child, kk, st.SQL)
 				return nil
 			}
 			if exact {
@@ -514,7 +550,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 		switch action {
 		case sqlast.RefCascade, sqlast.RefSetNull:
 			if o, _ := lockedBy(r, t, lockUpdate, st.Start, e.txns, false, false); o != nil {
-				e.halt("not modelled: on-delete-cascade", "the action of the foreign key of %s meets a row that transaction T%d holds locked (it waits: not modelled): %s", k.child, o.ID, st.SQL)
+				e.halt(reason, "the action of the foreign key of %s meets a row that transaction T%d holds locked (it waits: not modelled): %s", k.child, o.ID, st.SQL)
 				return nil
 			}
 			v := latest(r, st.Start)

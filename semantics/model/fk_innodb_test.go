@@ -119,10 +119,20 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, id, 0 FROM parent WHERE id = 2", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
 		{name: "doctored: a child INSERT … SELECT of a key no parent holds succeeds", steps: []step{
 			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, 9, 0 FROM parent WHERE id = 2", affected: 1}}, kind: "missing-error", at: 1},
+		{name: "a child REPLACE locks the parent row its new row references", steps: []step{
+			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd1, commit1, waited(upd2, 3)}},
+		{name: "doctored: the parent UPDATE does not wait for the REPLACE's lock", steps: []step{
+			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
 		{name: "a child INSERT that fails (1452) leaves the locks open, and the transaction goes on", steps: []step{
 			begin1, fkErr(step{conn: 1, sql: "INSERT INTO child VALUES (5, 9, 0)"}, "Cannot add or update a child row"), upd1, commit1}},
-		{name: "a child UPDATE that waited", halt: "not modelled: foreign-key", steps: []step{
+		{name: "a child UPDATE that waited and checks a key", halt: "not modelled: foreign-key", steps: []step{
 			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, waited(toTwo, 1)}},
+		{name: "a child UPDATE that waited and checks nothing", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"},
+			waited(step{conn: 1, sql: "UPDATE child SET pid = NULL WHERE id = 1", affected: 1}, 1)}},
+		{name: "a parent DELETE that waited and deletes a key", halt: "not modelled: on-delete-cascade", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE parent SET v = 31 WHERE id = 3", affected: 1}, {conn: 2, sql: "COMMIT"},
+			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1}, 1)}},
 	}
 	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
 	if err != nil {
