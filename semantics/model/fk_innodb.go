@@ -145,7 +145,12 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 		// an INSERT … SELECT, an upsert (ON DUPLICATE KEY UPDATE), a
 		// REPLACE. Not INSERT IGNORE: a failed check skips the row with a
 		// warning.
-		if what != "child" || s.OnConflict != nil && (s.OnConflict.DoNothing || s.OnConflict.Ignore) {
+		// A REPLACE of the parent deletes the rows it replaces (a table a
+		// key references takes the delete-and-insert path: measured, a
+		// REPLACE of a referenced key fails under RESTRICT and deletes
+		// the child rows under CASCADE).
+		if what == "parent" && (!s.Replace || s.Select != nil) ||
+			what == "child" && s.OnConflict != nil && (s.OnConflict.DoNothing || s.OnConflict.Ignore) {
 			return false
 		}
 	default:
@@ -172,7 +177,7 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 			// Not an UPDATE's action (ON UPDATE CASCADE); nor one that
 			// sets off another key's check or action on the child's rows,
 			// or that the statement's subqueries may read.
-			if _, ok := s.(*sqlast.Delete); !ok || e.isParent(k.child) || slices.ContainsFunc(tablesIn(s), func(n string) bool { return strings.EqualFold(n, k.child) }) {
+			if _, ok := s.(*sqlast.Update); ok || e.isParent(k.child) || slices.ContainsFunc(tablesIn(s), func(n string) bool { return strings.EqualFold(n, k.child) }) {
 				return false
 			}
 		default:
@@ -470,7 +475,8 @@ func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row,
 // ON DELETE SET NULL it sets their referencing columns NULL.
 func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 	child, parent := e.schema[k.child], e.schema[k.parent]
-	del := strings.EqualFold(keywordOf(st.SQL), "delete")
+	replace := strings.EqualFold(keywordOf(st.SQL), "replace")
+	del := replace || strings.EqualFold(keywordOf(st.SQL), "delete")
 	// The reason foreignKeyHalt gives for this key and statement.
 	reason := "not modelled: foreign-key"
 	if del && k.OnDelete == sqlast.RefCascade {
@@ -496,7 +502,9 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 			e.halt(reason, "this UPDATE moves a row of %s, which a foreign key of %s references (not modelled): %s", k.parent, k.child, st.SQL)
 			return nil
 		}
-		if prev == nil || prev.Deleted || !v.Deleted && sameAt(prev.Values, v.Values, ppos) {
+		if prev == nil || prev.Deleted || !v.Deleted && !replace && sameAt(prev.Values, v.Values, ppos) {
+			// A new row, or one whose key stays (a REPLACE deletes the
+			// row it replaces whatever the model's copy did with it).
 			continue
 		}
 		if key := keyOf(prev.Values, ppos); key != nil {

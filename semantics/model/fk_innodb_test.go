@@ -97,6 +97,11 @@ func TestInnoDBForeignKeys(t *testing.T) {
 		{name: "doctored: an UPDATE of a cascade-deleted row does not wait", steps: []step{
 			begin1, {conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1},
 			{conn: 2, sql: "UPDATE cchild SET w = 1 WHERE id = 2", affected: 1}}, kind: "incorrect-blocking", at: 2},
+		{name: "a parent REPLACE deletes the row it replaces: CASCADE deletes the child rows", steps: []step{
+			begin1, {conn: 1, sql: "REPLACE INTO parent VALUES (3, 33)", affected: 1},
+			{conn: 1, sql: "SELECT id FROM cchild", rows: tuples("3")}, commit1}},
+		{name: "doctored: a parent REPLACE of a key a child references succeeds (RESTRICT)", steps: []step{
+			{conn: 1, sql: "REPLACE INTO parent VALUES (1, 11)", affected: 1}}, kind: "missing-error", at: 0},
 		{name: "ON DELETE SET NULL sets the child's key NULL", steps: []step{
 			begin1, {conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1},
 			{conn: 1, sql: "SELECT id, pid FROM nchild", rows: nrows([2]string{"1", "NULL"}, [2]string{"2", "2"})}, commit1}},
