@@ -55,8 +55,11 @@ import (
 //     INSERT into that gap waits at REPEATABLE READ only).
 //   - A check that meets a row another transaction has changed and not
 //     committed waits for it (measured: a parent DELETE waits for an
-//     uncommitted child INSERT of its key); the model does not follow
-//     such a wait, nor a statement that waited: it stops.
+//     uncommitted child INSERT of its key, and succeeds once that rolls
+//     back). The rows a check examined stay locked by it, so a statement
+//     that waited is judged on the rows as they are when it ends (the
+//     wait's other end: those transactions ended); where another
+//     transaction still holds such a row then, the model stops.
 //   - "InnoDB also sets these locks in the case where the constraint
 //     fails" (17.7.3), and a failed statement keeps its locks (17.20.5):
 //     a failed statement leaves the locks of the rows of both tables
@@ -167,9 +170,10 @@ func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, w
 		}
 		return true
 	}
-	// A statement that waited is followed only as far as it checks
-	// nothing (innodbAfter stops at a check): the model does not know
-	// when during its wait a check ran.
+	// A statement that waited checked its keys at some point of its
+	// wait; the rows it examined hold its lock from then on, so no other
+	// transaction changed them before it ended: its checks are judged on
+	// the rows as they are at its end (innodbParentRow, otherHolds).
 	if what == "parent" {
 		switch k.action(s) {
 		case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
@@ -373,10 +377,6 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 		if key == nil {
 			continue
 		}
-		if st.Blocked() {
-			e.halt("not modelled: foreign-key", "this %s waited and checks the foreign key of %s referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
-			return nil
-		}
 		r, ok := e.innodbParentRow(t, st, k, ppos, key)
 		if !ok {
 			return nil
@@ -415,7 +415,7 @@ func sameAt(a, b target.Row, pos []int) bool {
 }
 
 // innodbParentRow returns the row of k's parent whose latest committed
-// or own version at st's start holds key (nil: none does), and true; false
+// or own version when st ends holds key (nil: none does), and true; false
 // after a halt: another transaction has changed a row that may hold the
 // key or holds a conflicting lock on it (the check waits for it), or a
 // row may hold it under the column's collation without printing it.
@@ -427,7 +427,7 @@ func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, ke
 			e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s another transaction has changed and not committed (it waits: not modelled): %s", k.parent, st.SQL)
 			return nil, false
 		}
-		v := visible(latest(r, st.Start))
+		v := visible(latest(r, st.End))
 		if v == nil {
 			continue
 		}
@@ -439,8 +439,8 @@ func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, ke
 		if !exact {
 			continue
 		}
-		if o, _ := lockedBy(r, t, lockShare, st.Start, e.txns, false, false); o != nil || found != nil {
-			e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s that transaction T%d holds locked (it waits: not modelled): %s", k.parent, lockHolder(r, st.Start, e.txns), st.SQL)
+		if o, _ := lockedBy(r, t, lockShare, st.End, e.txns, false, false); o != nil || found != nil {
+			e.halt("not modelled: foreign-key", "the foreign key check of this statement meets a row of %s that transaction T%d holds locked (it waits: not modelled): %s", k.parent, lockHolder(r, st.End, e.txns), st.SQL)
 			return nil, false
 		}
 		found = r
@@ -449,7 +449,7 @@ func (e *Engine) innodbParentRow(t *Txn, st *Stmt, k *foreignKey, ppos []int, ke
 }
 
 // otherHolds reports whether a transaction other than t, active at st's
-// start, wrote a version of r that holds key, or replaced one that did:
+// end, wrote a version of r that holds key, or replaced one that did:
 // InnoDB's check meets its index record and waits for it.
 func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row, types []sqlast.Type) bool {
 	holds := func(v *Version) bool {
@@ -460,7 +460,7 @@ func (e *Engine) otherHolds(t *Txn, st *Stmt, r *Row, pos []int, key target.Row,
 		return exact || loose
 	}
 	for _, v := range r.Versions {
-		if v.Txn != t && v.At < st.Start && v.Txn.activeAt(st.Start) && !v.Txn.noLocks && (holds(v) || holds(v.Prev)) {
+		if v.Txn != t && v.At < st.End && v.Txn.activeAt(st.End) && !v.Txn.noLocks && (holds(v) || holds(v.Prev)) {
 			return true
 		}
 	}
@@ -514,10 +514,6 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 	if len(keys) == 0 {
 		return nil
 	}
-	if st.Blocked() {
-		e.halt(reason, "this %s waited and sets off the foreign key of %s referencing %s (not modelled): %s", strings.ToUpper(keywordOf(st.SQL)), k.child, k.parent, st.SQL)
-		return nil
-	}
 	action := k.OnDelete
 	if !del {
 		action = k.OnUpdate
@@ -539,7 +535,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 					t.maybeLocked[r] = true
 				}
 			}
-			v := visible(latest(r, st.Start))
+			v := visible(latest(r, st.End))
 			if v == nil {
 				continue
 			}
@@ -557,11 +553,11 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 		}
 		switch action {
 		case sqlast.RefCascade, sqlast.RefSetNull:
-			if o, _ := lockedBy(r, t, lockUpdate, st.Start, e.txns, false, false); o != nil {
+			if o, _ := lockedBy(r, t, lockUpdate, st.End, e.txns, false, false); o != nil {
 				e.halt(reason, "the action of the foreign key of %s meets a row that transaction T%d holds locked (it waits: not modelled): %s", k.child, o.ID, st.SQL)
 				return nil
 			}
-			v := latest(r, st.Start)
+			v := latest(r, st.End)
 			if action == sqlast.RefCascade {
 				e.h.write(r, nil, true, t)
 				continue

@@ -130,13 +130,31 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
 		{name: "a child INSERT that fails (1452) leaves the locks open, and the transaction goes on", steps: []step{
 			begin1, fkErr(step{conn: 1, sql: "INSERT INTO child VALUES (5, 9, 0)"}, "Cannot add or update a child row"), upd1, commit1}},
-		{name: "a child UPDATE that waited and checks a key", halt: "not modelled: foreign-key", steps: []step{
-			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, waited(toTwo, 1)}},
+		{name: "a child UPDATE that waited for its row checks the key after the wait", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, begin1, waited(toTwo, 1),
+			{conn: 3, sql: "UPDATE parent SET v = 21 WHERE id = 2", affected: 1}}, kind: "incorrect-blocking", at: 5},
+		{name: "a child INSERT that waited for its parent row locks it once the writer committed", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE parent SET v = 22 WHERE id = 2", affected: 1}, begin1, {conn: 2, sql: "COMMIT"},
+			waited(step{conn: 1, sql: "INSERT INTO child VALUES (5, 2, 0)", affected: 1}, 2), commit1,
+			waited(step{conn: 3, sql: "UPDATE parent SET v = 23 WHERE id = 2", affected: 1}, 5)}},
+		{name: "doctored: a child INSERT that waited for its parent row's deletion succeeds", steps: []step{
+			begin2, {conn: 2, sql: "DELETE FROM parent WHERE id = 4", affected: 1}, begin1, {conn: 2, sql: "COMMIT"},
+			waited(step{conn: 1, sql: "INSERT INTO child VALUES (5, 4, 0)", affected: 1}, 2)}, kind: "missing-error", at: 4},
+		{name: "a parent DELETE that waited for an uncommitted child row succeeds once it rolled back", steps: []step{
+			begin2, {conn: 2, sql: "INSERT INTO child VALUES (5, 4, 0)", affected: 1}, {conn: 2, sql: "ROLLBACK"},
+			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 4", affected: 1}, 1)}},
+		{name: "doctored: a parent DELETE that waited for a child row's INSERT succeeds after its COMMIT", steps: []step{
+			begin2, {conn: 2, sql: "INSERT INTO child VALUES (5, 4, 0)", affected: 1}, {conn: 2, sql: "COMMIT"},
+			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 4", affected: 1}, 1)}, kind: "missing-error", at: 3},
 		{name: "a child UPDATE that waited and checks nothing", steps: []step{
 			begin2, {conn: 2, sql: "UPDATE child SET w = 5 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"},
 			waited(step{conn: 1, sql: "UPDATE child SET pid = NULL WHERE id = 1", affected: 1}, 1)}},
-		{name: "a parent DELETE that waited and deletes a key", halt: "not modelled: on-delete-cascade", steps: []step{
-			begin2, {conn: 2, sql: "UPDATE parent SET v = 31 WHERE id = 3", affected: 1}, {conn: 2, sql: "COMMIT"},
+		{name: "a parent DELETE that waited cascades to the child rows as they are after the wait", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE cchild SET pid = 2 WHERE id = 1", affected: 1}, {conn: 2, sql: "COMMIT"}, begin1,
+			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1}, 1),
+			{conn: 1, sql: "SELECT id FROM cchild", rows: tuples("1", "3")}, commit1}},
+		{name: "a parent DELETE whose cascade meets a row another transaction still holds", halt: "not modelled: on-delete-cascade", steps: []step{
+			begin2, {conn: 2, sql: "UPDATE cchild SET w = 9 WHERE id = 1", affected: 1},
 			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1}, 1)}},
 	}
 	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
