@@ -30,7 +30,7 @@ func TestInnoDBForeignKeyCorpus(t *testing.T) {
 	m := &model.Checker{Settings: set}
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
-	for _, f := range []string{"doc-innodb-fk-parent-shared-lock.txn", "doc-innodb-fk-child-update-lock.txn", "doc-innodb-fk-restrict.txn", "doc-innodb-fk-cascade.txn", "doc-innodb-fk-replace-parent.txn"} {
+	for _, f := range []string{"doc-innodb-fk-parent-shared-lock.txn", "doc-innodb-fk-child-update-lock.txn", "doc-innodb-fk-restrict.txn", "doc-innodb-fk-cascade.txn", "doc-innodb-fk-replace-parent.txn", "doc-innodb-fk-restrict-waits.txn"} {
 		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
 			t.Run(f+"/"+string(level), func(t *testing.T) {
 				c, err := testcase.ParseFile(filepath.Join("..", "..", "bugs", f))
