@@ -119,12 +119,11 @@ func (e *Engine) fkIndexes(k *foreignKey) [][]string {
 }
 
 // innodbFollows reports whether the engine follows key k's part (what)
-// in statement s of t: for a statement that succeeded without waiting it
-// notes the key, to act once the write is applied (innodbAfter); for one
-// that failed it leaves the rows of both tables locked or not (the
-// statement's own effect is none). False where the model does not follow
-// it: another DBMS, a statement that waited, a statement kind or a key it
-// does not know.
+// in statement s of t: for a statement that succeeded it notes the key,
+// to act once the write is applied (innodbAfter); for one that failed it
+// leaves the rows of both tables locked or not (the statement's own
+// effect is none). False where the model does not follow it: another
+// DBMS, a statement kind or a key it does not know.
 func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, what string) bool {
 	if !slices.Contains(innodb, e.rules.DBMS) || !e.rules.RowLocks || k.Deferrable || k.child == k.parent ||
 		e.schema[k.child] == nil || e.schema[k.parent] == nil || len(k.refCols) != len(k.cols) || len(k.cols) == 0 {
@@ -333,8 +332,13 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 	}
 	others := e.fkIndexes(k)
 	insert := !strings.EqualFold(keywordOf(st.SQL), "update")
-	upsert := false
+	upsert, replace := false, false
 	if ins, ok := s.(*sqlast.Insert); ok && (ins.Replace || ins.OnConflict != nil) {
+		// A REPLACE may delete and insert the row it replaces or update
+		// it in place (sql_insert.cc write_record), and only the latter
+		// leaves an unchanged key unchecked: which the server took is not
+		// the model's to know, so the locks it takes are all left open.
+		replace = ins.Replace
 		// A row it proposed and then replaced, or turned into an UPDATE
 		// of the row whose key it duplicates, may have been checked
 		// before the duplicate showed (InnoDB checks the key when it
@@ -388,8 +392,9 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 			e.halt(deviated, "stopped at the first deviation")
 			return d
 		}
-		if !sameFold(primaryKeyOf(parent), k.refCols) {
-			// The shared lock is on a secondary index's record.
+		if replace || !sameFold(primaryKeyOf(parent), k.refCols) {
+			// The shared lock is on a secondary index's record, or the
+			// REPLACE's path is open (above).
 			if t.maybeLocked == nil {
 				t.maybeLocked = map[*Row]bool{}
 			}

@@ -126,8 +126,14 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin1, {conn: 1, sql: "INSERT INTO child (id, pid, w) SELECT 5, 9, 0 FROM parent WHERE id = 2", affected: 1}}, kind: "missing-error", at: 1},
 		{name: "a child REPLACE locks the parent row its new row references", steps: []step{
 			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd1, commit1, waited(upd2, 3)}},
-		{name: "doctored: the parent UPDATE does not wait for the REPLACE's lock", steps: []step{
-			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
+		{name: "whether a child REPLACE's lock is held is left open: an UPDATE of the parent row need not wait", steps: []step{
+			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 2, 0)", affected: 1}, upd2, commit1}},
+		{name: "doctored: a child REPLACE of a key no parent holds succeeds", steps: []step{
+			begin1, {conn: 1, sql: "REPLACE INTO child VALUES (1, 9, 0)", affected: 1}}, kind: "missing-error", at: 1},
+		{name: "a child upsert locks the parent row of the key its UPDATE sets", steps: []step{
+			begin1, {conn: 1, sql: "INSERT INTO child VALUES (1, 1, 0) ON CONFLICT (id) DO UPDATE SET pid = 2", affected: 1}, upd1, commit1, waited(upd2, 3)}},
+		{name: "doctored: the parent UPDATE does not wait for the upsert's lock", steps: []step{
+			begin1, {conn: 1, sql: "INSERT INTO child VALUES (1, 1, 0) ON CONFLICT (id) DO UPDATE SET pid = 2", affected: 1}, upd2}, kind: "incorrect-blocking", at: 2},
 		{name: "a child INSERT that fails (1452) leaves the locks open, and the transaction goes on", steps: []step{
 			begin1, fkErr(step{conn: 1, sql: "INSERT INTO child VALUES (5, 9, 0)"}, "Cannot add or update a child row"), upd1, commit1}},
 		{name: "a child UPDATE that waited for its row checks the key after the wait", steps: []step{
