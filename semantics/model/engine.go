@@ -124,6 +124,10 @@ type Engine struct {
 	// UPDATE, the engine makes once the statement has run (fk_pg.go).
 	restricts    []fkPart
 	restrictStmt sqlast.Stmt
+	// fkAfter are the foreign keys whose InnoDB check or action the
+	// statement being judged sets off, followed once its write is applied
+	// (fk_innodb.go).
+	fkAfter []innodbFK
 }
 
 // maxChoice bounds the alternatives of one choice point: a write whose
@@ -848,6 +852,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
 		return nil, nil
 	}
+	e.fkAfter = nil
 	if e.foreignKeyHalt(t, st, parsed) {
 		return nil, nil
 	}
@@ -915,6 +920,9 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	if dev == nil && e.halted == "" {
 		dev = e.restrictCheck(t, st)
+	}
+	if dev == nil && e.halted == "" && len(e.fkAfter) > 0 {
+		dev = e.innodbAfter(t, st)
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.

@@ -9,15 +9,17 @@ import (
 
 // Foreign keys: the engine follows what the manuals decide, InnoDB's
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
-// child's INSERT checks (parentLocks), PostgreSQL's check of a parent's
-// DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE and SET
-// NULL actions and its deferred keys' checks at COMMIT (fk_pg.go), SQLite's
-// CASCADE and SET NULL (the same code: restrictCheck), SQLite's deferred
-// keys at COMMIT (sqliteDeferred) and SQLite's
-// statement-level check, which only decides whether a statement fails
-// (lockFreeCheck); at any other statement whose outcome a
-// foreign key can change it stops, naming the feature (foreign-key,
-// on-delete-cascade, deferred-constraint). Every other statement is judged
+// child's INSERT checks (parentLocks), InnoDB's check of a child's UPDATE,
+// of a parent's DELETE or key UPDATE under RESTRICT / NO ACTION and its ON
+// DELETE CASCADE / SET NULL (fk_innodb.go), PostgreSQL's check of a
+// parent's DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE
+// and SET NULL actions and its deferred keys' checks at COMMIT (fk_pg.go),
+// SQLite's CASCADE and SET NULL (the same code: restrictCheck), SQLite's
+// deferred keys at COMMIT (sqliteDeferred) and SQLite's statement-level
+// check, which only decides whether a statement fails (lockFreeCheck); at
+// any other statement whose outcome a foreign key can change it stops,
+// naming the feature (foreign-key, on-delete-cascade,
+// deferred-constraint). Every other statement is judged
 // as before: the model's copies of the tables have no foreign keys, so
 // they evaluate those alike.
 //
@@ -45,13 +47,15 @@ import (
 //     transaction back, SQLite leaves it open ("the attempt fails",
 //     src/fkey.c).
 // A statement failing with such an error still matters on InnoDB, whose
-// failed statement keeps the locks it took, so a statement that may be
-// checked stops the engine whatever its outcome; on PostgreSQL it aborts
-// its transaction, which leaves nothing (pgAborted).
+// failed statement keeps the locks it took: the engine follows one of the
+// statements above that failed by leaving the locks of both tables' rows
+// open, and stops at any other statement that may be checked, whatever
+// its outcome; on PostgreSQL a failed statement aborts its transaction,
+// which leaves nothing (pgAborted).
 
 // The sources of what the model follows of foreign keys (Rules.Sources).
 const (
-	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row) and 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists)"
+	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row), 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists; RESTRICT and NO ACTION reject the parent's delete or key update, CASCADE deletes the child rows, SET NULL sets their key NULL) and 17.7.3 Locks Set by Different SQL Statements in InnoDB (a check sets shared locks on the index records it looks at, also where the constraint fails)"
 	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT) and 4.3 (ON DELETE / ON UPDATE CASCADE and SET NULL change the child rows as part of the parent's statement)"
 )
 
@@ -101,7 +105,7 @@ func primaryKeyOf(ct *sqlast.CreateTable) []string {
 // foreignKeyHalt stops the engine when statement s of transaction t (st)
 // is one whose outcome a foreign key of the case can change, and reports
 // whether it did. Reads never are, nor writes of columns no key names. A
-// check the model follows (lockFreeCheck, innodbParentLocks) does not
+// check the model follows (lockFreeCheck, parentLocks) does not
 // stop it: InnoDB's takes its shared locks on the parent rows here.
 func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	fks := e.foreignKeys()
@@ -118,6 +122,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 	var restricts []fkPart
 	for i := range fks {
 		w := fks[i].affects(s)
+		if w == "" {
+			w = e.innodbIndexChecks(&fks[i], s)
+		}
 		if w == "" || e.lockFreeCheck(&fks[i], s, w) {
 			continue
 		}
@@ -140,6 +147,9 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 		if w == "parent" && e.pgRestrict(&fks[i], s) {
 			restricts = append(restricts, fkPart{k: &fks[i]})
 			continue
+		}
+		if e.innodbFollows(t, st, &fks[i], s, w) {
+			continue // fk_innodb.go
 		}
 		hit, what = &fks[i], w
 		break
