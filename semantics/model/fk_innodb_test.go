@@ -1,13 +1,9 @@
 package model_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // TestInnoDBForeignKeys: InnoDB's foreign key checks and actions beyond a
@@ -18,7 +14,6 @@ import (
 // what the model does not follow (a check that meets another
 // transaction's uncommitted row; an index the key may use) stops it.
 func TestInnoDBForeignKeys(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT, w INT, FOREIGN KEY (pid) REFERENCES parent (id))",
@@ -61,13 +56,7 @@ func TestInnoDBForeignKeys(t *testing.T) {
 		}
 		return out
 	}
-	cases := []struct {
-		name  string
-		steps []step
-		halt  string
-		kind  string
-		at    int
-	}{
+	cases := []fkCase{
 		{name: "a child UPDATE locks the new parent row, not the one its unchanged row keeps", steps: []step{
 			begin1, toTwo, same, upd1, commit1, waited(upd2, 4)}},
 		{name: "doctored: the parent UPDATE does not wait for the child UPDATE's lock", steps: []step{
@@ -163,35 +152,5 @@ func TestInnoDBForeignKeys(t *testing.T) {
 			begin2, {conn: 2, sql: "UPDATE cchild SET w = 9 WHERE id = 1", affected: 1},
 			waited(step{conn: 1, sql: "DELETE FROM parent WHERE id = 3", affected: 1}, 1)}},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
-			t.Run(c.name+"/"+string(level), func(t *testing.T) {
-				eng := model.NewEngine(model.Lookup("mariadb", level, nil), sqlast.SQLite, sess)
-				defer func() {
-					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-						t.Fatal(err)
-					}
-				}()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
-				if h := eng.Halted(); h != "" {
-					t.Fatalf("setup halted: %s", h)
-				}
-				dev := replay(t, eng, c.steps)
-				if c.halt != "" {
-					if dev != nil || eng.HaltReason() != c.halt {
-						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
-					}
-					return
-				}
-				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
-			})
-		}
-	}
+	runFKCases(t, "mariadb", []target.Level{target.ReadCommitted, target.RepeatableRead}, setup, cases)
 }

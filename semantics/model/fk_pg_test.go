@@ -19,7 +19,6 @@ import (
 // snapshot shows references the row. Doctored outcomes are flagged; a
 // check the model does not follow stops it.
 func TestPostgresForeignKeyChecks(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id))",
@@ -36,14 +35,7 @@ func TestPostgresForeignKeyChecks(t *testing.T) {
 	waited := func(s step, from int) step { s.from = from; return s }
 	other := func(sql string, affected int64) step { return step{conn: 2, sql: sql, affected: affected} }
 	rc, rrSer := []target.Level{target.ReadCommitted}, []target.Level{target.RepeatableRead, target.Serializable}
-	cases := []struct {
-		name   string
-		steps  []step
-		halt   string
-		kind   string
-		at     int
-		levels []target.Level
-	}{
+	cases := []fkCase{
 		{name: "as run: the INSERT waits for a DELETE of its parent row that rolls back, then succeeds", steps: []step{other("BEGIN", 0),
 			other("DELETE FROM parent WHERE id = 1", 1), other("ROLLBACK", 0), waited(insert, 2), {conn: 3, sql: "DELETE FROM parent WHERE id = 1", err: fkErr}}},
 		{name: "doctored: the INSERT succeeds after the DELETE it waited for committed", steps: []step{other("BEGIN", 0),
@@ -77,38 +69,7 @@ func TestPostgresForeignKeyChecks(t *testing.T) {
 		{name: "a child row being deleted by another transaction: the check waits, not followed", halt: "not modelled: foreign-key", steps: []step{begin, insert, commit,
 			{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "DELETE FROM child WHERE id = 1", affected: 1}, deleted}},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		levels := c.levels
-		if levels == nil {
-			levels = []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}
-		}
-		for _, level := range levels {
-			t.Run(c.name+"/"+string(level), func(t *testing.T) {
-				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.SQLite, sess)
-				defer func() {
-					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-						t.Fatal(err)
-					}
-				}()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
-				dev := replay(t, eng, c.steps)
-				if c.halt != "" {
-					if dev != nil || eng.HaltReason() != c.halt {
-						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
-					}
-					return
-				}
-				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
-			})
-		}
-	}
+	runFKCases(t, "postgres", []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}, setup, cases)
 }
 
 // TestPostgresForeignKeyActions: ON DELETE CASCADE and ON UPDATE SET NULL
@@ -118,7 +79,6 @@ func TestPostgresForeignKeyChecks(t *testing.T) {
 // at REPEATABLE READ a child row changed after the snapshot fails the
 // statement (40001), which the model does not follow when it succeeds.
 func TestPostgresForeignKeyActions(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id) ON DELETE CASCADE ON UPDATE SET NULL, w INT)",
@@ -133,14 +93,7 @@ func TestPostgresForeignKeyActions(t *testing.T) {
 	other := step{conn: 3, sql: "SELECT * FROM child", rows: []target.Row{tuples("1, 1, 100")[0], {target.Str("2"), target.NullValue, target.Str("200")}}}
 	commit := step{conn: 1, sql: "COMMIT"}
 	waited := func(s step, from int) step { s.from = from; return s }
-	cases := []struct {
-		name   string
-		steps  []step
-		halt   string
-		kind   string
-		at     int
-		levels []target.Level
-	}{
+	cases := []fkCase{
 		{name: "as run at RC: the cascade's delete waits the UPDATE out, which then finds no row",
 			steps: []step{begin, del, own, setNull, other, commit, waited(update, 3)}, levels: []target.Level{target.ReadCommitted}},
 		{name: "as run at RR: the UPDATE that waited fails",
@@ -159,38 +112,7 @@ func TestPostgresForeignKeyActions(t *testing.T) {
 			steps:  []step{begin, {conn: 1, sql: "SELECT * FROM parent", rows: tuples("1, 10", "2, 20")}, {conn: 2, sql: "INSERT INTO child VALUES (3, 1, 300)", affected: 1}, del, own},
 			levels: []target.Level{target.ReadCommitted}},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		levels := c.levels
-		if levels == nil {
-			levels = []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}
-		}
-		for _, level := range levels {
-			t.Run(c.name+"/"+string(level), func(t *testing.T) {
-				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.SQLite, sess)
-				defer func() {
-					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-						t.Fatal(err)
-					}
-				}()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
-				dev := replay(t, eng, c.steps)
-				if c.halt != "" {
-					if dev != nil || eng.HaltReason() != c.halt {
-						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
-					}
-					return
-				}
-				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
-			})
-		}
-	}
+	runFKCases(t, "postgres", []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}, setup, cases)
 }
 
 // TestPostgresDeferredForeignKeys: a DEFERRABLE INITIALLY DEFERRED key
@@ -338,13 +260,7 @@ func TestSQLiteDeferredForeignKeys(t *testing.T) {
 	}
 	fkErr := &target.Error{Class: target.ClassConstraint, Code: "787", Message: "FOREIGN KEY constraint failed"}
 	begin := step{conn: 1, sql: "BEGIN"}
-	cases := []struct {
-		name  string
-		steps []step
-		halt  string
-		kind  string
-		at    int
-	}{
+	cases := []fkCase{
 		{name: "as run: the parent comes after the child; a DELETE's key is inserted again", steps: []step{begin, {conn: 1, sql: "INSERT INTO kid VALUES (1, 9)", affected: 1},
 			{conn: 1, sql: "INSERT INTO parent VALUES (9, 90)", affected: 1}, {conn: 1, sql: "COMMIT"}, begin,
 			{conn: 1, sql: "DELETE FROM parent WHERE id = 2", affected: 1}, {conn: 1, sql: "INSERT INTO parent VALUES (2, 21)", affected: 1}, {conn: 1, sql: "COMMIT"},

@@ -124,7 +124,6 @@ func TestInlineReferencesMySQL(t *testing.T) {
 // that did not is flagged; where another transaction holds the parent row,
 // the check waits, which the model does not follow: it stops.
 func TestInnoDBParentLock(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))",
@@ -136,29 +135,46 @@ func TestInnoDBParentLock(t *testing.T) {
 	update := step{conn: 2, sql: "UPDATE parent SET v = 11 WHERE id = 1", affected: 1}
 	commit := step{conn: 1, sql: "COMMIT"}
 	waited := func(s step, from int) step { s.from = from; return s }
-	cases := []struct {
-		name   string
-		steps  []step
-		halt   string
-		kind   string
-		at     int
-		levels []target.Level
-	}{
+	cases := []fkCase{
 		{name: "the UPDATE of the locked parent row waits", steps: []step{begin, insert, other, commit, waited(update, 3)}},
 		{name: "doctored: the UPDATE does not wait", steps: []step{begin, insert, other, update, commit}, kind: "incorrect-blocking", at: 3},
 		{name: "another transaction holds the parent row", halt: "not modelled: foreign-key", steps: []step{
 			{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "UPDATE parent SET v = 12 WHERE id = 1", affected: 1}, begin, insert}},
 		{name: "a NULL key locks nothing", steps: []step{begin, {conn: 1, sql: "INSERT INTO child (id) VALUES (2)", affected: 1}, update, commit}},
 	}
+	runFKCases(t, "mariadb", []target.Level{target.ReadCommitted, target.RepeatableRead}, setup, cases)
+}
+
+// fkCase is one schedule of a foreign key test: as the DBMS ran it (no
+// kind, no halt), doctored (a bug of kind at step at), or one the model
+// stops on (halt); levels, when set, replace the test's.
+type fkCase struct {
+	name   string
+	steps  []step
+	halt   string
+	kind   string
+	at     int
+	levels []target.Level
+}
+
+// runFKCases replays each case under dbms's rules at each level, on the
+// model's copies in embedded SQLite (the tables need no server of dbms).
+func runFKCases(t *testing.T, dbms string, levels []target.Level, setup []string, cases []fkCase) {
+	t.Helper()
+	ctx := context.Background()
 	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	for _, c := range cases {
-		for _, level := range []target.Level{target.ReadCommitted, target.RepeatableRead} {
+		ls := c.levels
+		if ls == nil {
+			ls = levels
+		}
+		for _, level := range ls {
 			t.Run(c.name+"/"+string(level), func(t *testing.T) {
-				eng := model.NewEngine(model.Lookup("mariadb", level, nil), sqlast.SQLite, sess)
+				eng := model.NewEngine(model.Lookup(dbms, level, nil), sqlast.SQLite, sess)
 				defer func() {
 					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
 						t.Fatal(err)
@@ -166,6 +182,9 @@ func TestInnoDBParentLock(t *testing.T) {
 				}()
 				if err := eng.Setup(ctx, setup); err != nil {
 					t.Fatal(err)
+				}
+				if h := eng.Halted(); h != "" {
+					t.Fatalf("setup halted: %s", h)
 				}
 				dev := replay(t, eng, c.steps)
 				if c.halt != "" {
