@@ -720,7 +720,7 @@ func (e *Engine) indexMoved(a, b *Version) bool {
 // row whose deleted clustered key it takes again (see revived), else a new
 // row.
 func (e *Engine) insertOrRevive(t *Txn, table string, vals target.Row) {
-	if r := e.revived(table, vals); r != nil {
+	if r := e.revived(t, table, vals); r != nil {
 		e.h.write(r, vals, false, t)
 		return
 	}
@@ -729,11 +729,14 @@ func (e *Engine) insertOrRevive(t *Txn, table string, vals target.Row) {
 
 // revived returns the row of table whose clustered key vals takes again
 // when its latest version, written by an earlier statement, is a deletion
-// (nil: none, or the rule does not apply). InnoDB inserts such a key by
-// overwriting the delete-marked record, so the insert is a new version of
-// that row: a snapshot older than the deletion then shows the transaction
-// its own insert in the row's place, not both.
-func (e *Engine) revived(table string, vals target.Row) *Row {
+// (nil: none, or the rule does not apply), or by this statement of t (a
+// REPLACE deletes the row whose key it inserts: MySQL 8.0 manual
+// 15.2.12). InnoDB inserts such a key by overwriting the delete-marked
+// record (and a REPLACE that meets the primary key updates the row in
+// place), so the insert is a new version of that row: a snapshot older
+// than the deletion then shows the transaction its own insert in the
+// row's place, not both.
+func (e *Engine) revived(t *Txn, table string, vals target.Row) *Row {
 	if !e.rules.ClusteredKey {
 		return nil
 	}
@@ -743,6 +746,12 @@ func (e *Engine) revived(table string, vals target.Row) *Row {
 	}
 	for _, r := range e.h.rows[table] {
 		v := latest(r, e.h.now)
+		if n := len(r.Versions); n > 0 && r.Versions[n-1].At == e.h.now && r.Versions[n-1].Txn == t && !e.referenced(table) {
+			// This statement's own deletion. A table a foreign key
+			// references keeps it: there a REPLACE deletes the row and its
+			// key's actions follow (fk_innodb.go).
+			v = r.Versions[n-1]
+		}
 		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !e.sameKey(cols, v.Prev.Values, vals) {
 			continue
 		}
@@ -753,6 +762,11 @@ func (e *Engine) revived(table string, vals target.Row) *Row {
 		return r
 	}
 	return nil
+}
+
+// referenced reports whether a foreign key of the case references table.
+func (e *Engine) referenced(table string) bool {
+	return slices.ContainsFunc(e.foreignKeys(), func(k foreignKey) bool { return strings.EqualFold(k.parent, table) })
 }
 
 // clusteredKey returns the columns (by position) of table's clustered
