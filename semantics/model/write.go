@@ -205,13 +205,30 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	if err != nil {
 		return nil, err
 	}
+	var xlocked []*Row
 	if marked {
 		touched = map[int]bool{}
-		for i, a := range after {
-			if a.vid < 0 {
-				after[i].vid = -a.vid
-				touched[-a.vid] = true
+		byID := map[int]*Version{}
+		for _, v := range view {
+			if v != nil {
+				byID[v.ID] = v
 			}
+		}
+		for i, a := range after {
+			if a.vid >= 0 {
+				continue
+			}
+			after[i].vid = -a.vid
+			old := byID[-a.vid]
+			if e.dialect == sqlast.MySQL && old != nil && slices.Equal(old.Values, a.vals) && res.Affected >= 2 {
+				// InnoDB writes no version for a duplicate it leaves as it
+				// was, and counts it 0 rows (the marker made it 2); it
+				// holds the exclusive lock of the duplicate check.
+				res.Affected -= 2
+				xlocked = append(xlocked, old.Row)
+				continue
+			}
+			touched[-a.vid] = true
 		}
 	}
 	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
@@ -239,6 +256,14 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		return d, nil
 	}
 	e.apply(t, s.table, view, after, touched)
+	if !t.noLocks {
+		for _, r := range xlocked {
+			if t.locks == nil {
+				t.locks = map[*Row]strength{}
+			}
+			t.locks[r] = lockUpdate
+		}
+	}
 	if e.rules.KeyLocks {
 		e.markWriteLocks(t, s)
 	}
@@ -470,15 +495,19 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 	}
 }
 
-// markUpsertUpdates returns an ON CONFLICT DO UPDATE that also negates
-// the version id of each row it updates, and true; any other statement as
-// it is. PostgreSQL's DO UPDATE writes a new version of the row it meets,
-// and locks it, even when no value changes ("all rows will be locked when
-// the ON CONFLICT DO UPDATE action is taken", docs 15, INSERT), which the
-// values read back cannot tell: the negated id does.
+// markUpsertUpdates returns an upsert that also negates the version id of
+// each row it updates, and true; any other statement as it is. The values
+// read back cannot tell a row it left as it was: the negated id does.
+// PostgreSQL's ON CONFLICT DO UPDATE writes a new version of the row it
+// meets, and locks it, even when no value changes ("all rows will be
+// locked when the ON CONFLICT DO UPDATE action is taken", docs 15,
+// INSERT); InnoDB's ON DUPLICATE KEY UPDATE sets an exclusive lock on the
+// duplicate row (MySQL 8.0 manual 17.7.3) and writes nothing where it
+// changes nothing.
 func (e *Engine) markUpsertUpdates(stmt sqlast.Stmt) (sqlast.Stmt, bool) {
 	ins, ok := stmt.(*sqlast.Insert)
-	if !ok || e.dialect != sqlast.Postgres || ins.OnConflict == nil || ins.OnConflict.DoNothing || len(ins.OnConflict.Set) == 0 {
+	known := e.dialect == sqlast.Postgres || e.dialect == sqlast.MySQL && slices.Contains(innodb, e.rules.DBMS)
+	if !ok || !known || ins.OnConflict == nil || ins.OnConflict.DoNothing || ins.OnConflict.Ignore || len(ins.OnConflict.Set) == 0 {
 		return stmt, false
 	}
 	c, oc := *ins, *ins.OnConflict
