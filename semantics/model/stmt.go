@@ -766,7 +766,37 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		d := e.resultDev(st, s, Suspect, "", want, nil)
 		return d, nil
 	}
+	if e.collationTies(want, st.Rows) {
+		// MIN, MAX, DISTINCT or GROUP BY over strings the collation holds
+		// equal may return any of them; a stale version differing only in
+		// case would look the same, so the model decides neither.
+		e.halt("open rows: collation", "%s returned strings that differ from its view's only in case or trailing spaces, which %s's default collation compares equal", st.SQL, e.rules.DBMS)
+		return e.resultDev(st, s, Suspect, "", want, nil), nil
+	}
 	return e.resultDev(st, s, verdict.Bug, "", want, nil), nil
+}
+
+// collationTies reports whether rows got equal want up to case and
+// trailing spaces, on a DBMS whose default collation compares strings so
+// (MariaDB and MySQL: utf8mb4_general_ci / _0900_ai_ci and latin1_swedish_ci
+// are case-insensitive PAD SPACE collations; TiDB's default, utf8mb4_bin,
+// is binary).
+func (e *Engine) collationTies(want, got []target.Row) bool {
+	if !slices.Contains(innodb, e.rules.DBMS) {
+		return false
+	}
+	fold := func(rows []target.Row) []target.Row {
+		out := make([]target.Row, len(rows))
+		for i, r := range rows {
+			out[i] = make(target.Row, len(r))
+			for j, v := range r {
+				v.S = strings.ToLower(strings.TrimRight(v.S, " "))
+				out[i][j] = v
+			}
+		}
+		return out
+	}
+	return sameBag(fold(want), fold(got))
 }
 
 // trySubqueryVariation re-runs a SELECT with the versions a variation
@@ -873,6 +903,10 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 	want, may := wantMay(choices)
 	if okVary, varies := conforms(choices, st.Rows, true); okVary && len(varies) > 0 {
 		return e.resultDev(st, s, varies[0].Verdict, varies[0].Rule.Name, want, may), nil
+	}
+	if may == nil && e.collationTies(want, st.Rows) {
+		e.halt("open rows: collation", "%s returned strings that differ from its view's only in case or trailing spaces, which %s's default collation compares equal", st.SQL, e.rules.DBMS)
+		return e.resultDev(st, s, Suspect, "", want, may), nil
 	}
 	return e.resultDev(st, s, verdict.Bug, "", want, may), nil
 }
