@@ -467,7 +467,8 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 	// whose key it then inserts, and the insert may take that row again
 	// (revived), so its version must follow the deletion.
 	for _, old := range view {
-		if old != nil && !seen[old.ID] && byID[old.ID] == old {
+		if old != nil && !seen[old.ID] {
+			seen[old.ID] = true // once, however often the view lists it
 			e.h.write(old.Row, nil, true, t)
 		}
 	}
