@@ -1,14 +1,10 @@
 package model_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
-	"github.com/txlab/txlab/semantics/model"
-	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/target/connect/connecttest"
 )
 
 // TestPostgresForeignKeyChecks: PostgreSQL's foreign key checks as
@@ -122,7 +118,6 @@ func TestPostgresForeignKeyActions(t *testing.T) {
 // a child row references; a COMMIT that succeeded over such a row is
 // flagged; one that waited stops the model.
 func TestPostgresDeferredForeignKeys(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
@@ -135,16 +130,10 @@ func TestPostgresDeferredForeignKeys(t *testing.T) {
 	deleted := step{conn: 2, sql: "DELETE FROM parent WHERE id = 1", affected: 1}
 	commit := step{conn: 1, sql: "COMMIT"}
 	failed := step{conn: 1, sql: "COMMIT", err: fkErr}
-	cases := []struct {
-		name  string
-		steps []step
-		halt  string
-		kind  string
-		at    int
-		rc    bool // READ COMMITTED only
-	}{
+	rc := []target.Level{target.ReadCommitted}
+	cases := []fkCase{
 		{name: "as run: the parent is deleted before the COMMIT, which fails", steps: []step{begin, insert, deleted, failed}},
-		{name: "doctored: the COMMIT succeeds over a deleted parent", steps: []step{begin, insert, deleted, commit}, kind: "missing-error", at: 3, rc: true},
+		{name: "doctored: the COMMIT succeeds over a deleted parent", steps: []step{begin, insert, deleted, commit}, kind: "missing-error", at: 3, levels: rc},
 		{name: "the parent is inserted after the child, in the same transaction", steps: []step{begin, {conn: 1, sql: "INSERT INTO child VALUES (1, 9)", affected: 1},
 			{conn: 1, sql: "INSERT INTO parent VALUES (9, 90)", affected: 1}, commit}},
 		{name: "doctored: the COMMIT succeeds with no parent", steps: []step{begin, {conn: 1, sql: "INSERT INTO child VALUES (1, 9)", affected: 1}, commit},
@@ -159,38 +148,7 @@ func TestPostgresDeferredForeignKeys(t *testing.T) {
 		{name: "a COMMIT that waited for a DELETE of the parent and succeeded: not followed", halt: "not modelled: deferred-constraint", steps: []step{begin, insert, {conn: 2, sql: "BEGIN"},
 			{conn: 2, sql: "DELETE FROM parent WHERE id = 1", affected: 1}, {conn: 2, sql: "ROLLBACK"}, {conn: 1, sql: "COMMIT", from: 4}}},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		levels := []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}
-		if c.rc {
-			levels = levels[:1]
-		}
-		for _, level := range levels {
-			t.Run(c.name+"/"+string(level), func(t *testing.T) {
-				eng := model.NewEngine(model.Lookup("postgres", level, nil), sqlast.SQLite, sess)
-				defer func() {
-					if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-						t.Fatal(err)
-					}
-				}()
-				if err := eng.Setup(ctx, setup); err != nil {
-					t.Fatal(err)
-				}
-				dev := replay(t, eng, c.steps)
-				if c.halt != "" {
-					if dev != nil || eng.HaltReason() != c.halt {
-						t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
-					}
-					return
-				}
-				outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
-			})
-		}
-	}
+	runFKCases(t, "postgres", []target.Level{target.ReadCommitted, target.RepeatableRead, target.Serializable}, setup, cases)
 }
 
 // TestSQLiteForeignKeyActions: SQLite's ON DELETE CASCADE and ON UPDATE
@@ -198,7 +156,6 @@ func TestPostgresDeferredForeignKeys(t *testing.T) {
 // (bugs/doc-sqlite-fk-cascade.txn): the writer sees the change at once,
 // a reader's snapshot does not; doctored reads are flagged.
 func TestSQLiteForeignKeyActions(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id) ON DELETE CASCADE ON UPDATE SET NULL, w INT)",
@@ -209,12 +166,7 @@ func TestSQLiteForeignKeyActions(t *testing.T) {
 	nulled := []target.Row{{target.Str("2"), target.NullValue, target.Str("200")}}
 	head := []step{{conn: 2, sql: "BEGIN"}, {conn: 2, sql: "SELECT * FROM child", rows: both}, {conn: 1, sql: "BEGIN"},
 		{conn: 1, sql: "DELETE FROM parent WHERE id = 1", affected: 1}}
-	cases := []struct {
-		name  string
-		steps []step
-		kind  string
-		at    int
-	}{
+	cases := []fkCase{
 		{name: "as run", steps: append(slices.Clone(head), step{conn: 1, sql: "SELECT * FROM child", rows: tuples("2, 2, 200")},
 			step{conn: 1, sql: "UPDATE parent SET id = 3 WHERE id = 2", affected: 1}, step{conn: 1, sql: "SELECT * FROM child", rows: nulled},
 			step{conn: 2, sql: "SELECT * FROM child", rows: both}, step{conn: 1, sql: "COMMIT"}, step{conn: 2, sql: "COMMIT"},
@@ -224,25 +176,7 @@ func TestSQLiteForeignKeyActions(t *testing.T) {
 		{name: "doctored: SET NULL left the child key", steps: append(slices.Clone(head), step{conn: 1, sql: "UPDATE parent SET id = 3 WHERE id = 2", affected: 1},
 			step{conn: 1, sql: "COMMIT"}, step{conn: 3, sql: "SELECT * FROM child", rows: tuples("2, 2, 200")}), kind: "incorrect-result", at: 6},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
-			defer func() {
-				if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-					t.Fatal(err)
-				}
-			}()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
-			outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, replay(t, eng, c.steps))
-		})
-	}
+	runFKCases(t, "sqlite", []target.Level{target.Serializable}, setup, cases)
 }
 
 // TestSQLiteDeferredForeignKeys: a deferred key of SQLite is checked when
@@ -251,7 +185,6 @@ func TestSQLiteForeignKeyActions(t *testing.T) {
 // flagged; a failed COMMIT leaves the transaction open, which the model
 // does not follow.
 func TestSQLiteDeferredForeignKeys(t *testing.T) {
-	ctx := context.Background()
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
 		"CREATE TABLE kid (id INT PRIMARY KEY, pid INT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
@@ -274,30 +207,5 @@ func TestSQLiteDeferredForeignKeys(t *testing.T) {
 		{name: "a failed COMMIT leaves the transaction open: not followed", halt: "not modelled: deferred-constraint",
 			steps: []step{begin, {conn: 1, sql: "INSERT INTO kid VALUES (1, 9)", affected: 1}, {conn: 1, sql: "COMMIT", err: fkErr}}},
 	}
-	sess, err := connecttest.Target(t, "sqlite").Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			eng := model.NewEngine(model.Lookup("sqlite", target.Serializable, nil), sqlast.SQLite, sess)
-			defer func() {
-				if err := sess.(target.TempTables).DropTemporary(ctx, eng.Tables()); err != nil {
-					t.Fatal(err)
-				}
-			}()
-			if err := eng.Setup(ctx, setup); err != nil {
-				t.Fatal(err)
-			}
-			dev := replay(t, eng, c.steps)
-			if c.halt != "" {
-				if dev != nil || eng.HaltReason() != c.halt {
-					t.Fatalf("deviation %v, halt %q (%s); want halt %q", dev, eng.HaltReason(), eng.Halted(), c.halt)
-				}
-				return
-			}
-			outcome{kind: c.kind, verdict: "bug", at: c.at}.check(t, eng, dev)
-		})
-	}
+	runFKCases(t, "sqlite", []target.Level{target.Serializable}, setup, cases)
 }
