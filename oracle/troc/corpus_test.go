@@ -23,13 +23,7 @@ func judgedToEnd(t *testing.T, dbms string, levels []target.Level, files ...stri
 	t.Helper()
 	tg := connecttest.Target(t, dbms)
 	ctx := context.Background()
-	set, err := semantics.ServerSettings(ctx, tg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &model.Checker{Settings: set}
-	defer m.Close()
-	o := &troc.Oracle{Model: m}
+	o := newOracle(t, tg)
 	if levels == nil {
 		levels = []target.Level{""}
 	}
@@ -57,4 +51,17 @@ func judgedToEnd(t *testing.T, dbms string, levels []target.Level, files ...stri
 			})
 		}
 	}
+}
+
+// newOracle is a Troc oracle whose model follows tg's server settings; its
+// model's sessions close when the test ends.
+func newOracle(t *testing.T, tg target.Target) *troc.Oracle {
+	t.Helper()
+	set, err := semantics.ServerSettings(context.Background(), tg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model.Checker{Settings: set}
+	t.Cleanup(func() { m.Close() })
+	return &troc.Oracle{Model: m}
 }

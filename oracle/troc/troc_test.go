@@ -9,7 +9,6 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/troc"
-	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -41,13 +40,7 @@ func TestKnownCases(t *testing.T) {
 			}
 			tg := connecttest.Target(t, dbms, settings...)
 			ctx := context.Background()
-			set, err := semantics.ServerSettings(ctx, tg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := &model.Checker{Settings: set}
-			defer m.Close()
-			o := &troc.Oracle{Model: m}
+			o := newOracle(t, tg)
 			for _, e := range exps {
 				if e.target != tgt {
 					continue
