@@ -766,14 +766,21 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		d := e.resultDev(st, s, Suspect, "", want, nil)
 		return d, nil
 	}
-	if e.collationTies(want, st.Rows) {
-		// MIN, MAX, DISTINCT or GROUP BY over strings the collation holds
-		// equal may return any of them; a stale version differing only in
-		// case would look the same, so the model decides neither.
+	return e.wrongResult(st, s, want, nil), nil
+}
+
+// wrongResult is the deviation of a SELECT whose rows no documented view
+// gives: a bug, or a suspect where they differ from the one view the model
+// has (may nil) only as strings the collation holds equal. MIN, MAX,
+// DISTINCT or GROUP BY over such strings may return any of them, and a
+// stale version differing only in case would look the same, so the model
+// decides neither.
+func (e *Engine) wrongResult(st *Stmt, s *stmtInfo, want, may []target.Row) *Deviation {
+	if may == nil && e.collationTies(want, st.Rows) {
 		e.halt("open rows: collation", "%s returned strings that differ from its view's only in case or trailing spaces, which %s's default collation compares equal", st.SQL, e.rules.DBMS)
-		return e.resultDev(st, s, Suspect, "", want, nil), nil
+		return e.resultDev(st, s, Suspect, "", want, may)
 	}
-	return e.resultDev(st, s, verdict.Bug, "", want, nil), nil
+	return e.resultDev(st, s, verdict.Bug, "", want, may)
 }
 
 // collationTies reports whether rows got equal want up to case and
@@ -904,11 +911,7 @@ func (e *Engine) selectByRow(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo,
 	if okVary, varies := conforms(choices, st.Rows, true); okVary && len(varies) > 0 {
 		return e.resultDev(st, s, varies[0].Verdict, varies[0].Rule.Name, want, may), nil
 	}
-	if may == nil && e.collationTies(want, st.Rows) {
-		e.halt("open rows: collation", "%s returned strings that differ from its view's only in case or trailing spaces, which %s's default collation compares equal", st.SQL, e.rules.DBMS)
-		return e.resultDev(st, s, Suspect, "", want, may), nil
-	}
-	return e.resultDev(st, s, verdict.Bug, "", want, may), nil
+	return e.wrongResult(st, s, want, may), nil
 }
 
 // skipLocked leaves out of a SKIP LOCKED read's view the rows another
