@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -643,15 +644,35 @@ func (ix *indexed) readsByWriter() []readRec {
 	}
 	nc := len(pos)
 	off := make([]int32, n+1) // off[i] is the start of writer i's group
-	at := int32(0)
-	for w := range n {
-		off[w] = at
-		for c := range nc {
-			k := pos[c][w]
-			pos[c][w] = at
-			at += k
+	// The counts become cursors: writer by writer, chunk by chunk within a
+	// writer. That is n·nc steps, so it is done per range of writers on
+	// every core too, each range starting where the reads of the ranges
+	// before it end.
+	total := make([]int32, nc+1)
+	each(nc, func(r int) {
+		sum := int32(0)
+		for w := n * r / nc; w < n*(r+1)/nc; w++ {
+			for c := range nc {
+				sum += pos[c][w]
+			}
 		}
+		total[r+1] = sum
+	})
+	for r := range nc {
+		total[r+1] += total[r]
 	}
+	each(nc, func(r int) {
+		at := total[r]
+		for w := n * r / nc; w < n*(r+1)/nc; w++ {
+			off[w] = at
+			for c := range nc {
+				k := pos[c][w]
+				pos[c][w] = at
+				at += k
+			}
+		}
+	})
+	at := total[nc]
 	off[n] = at
 	out := make([]readRec, at)
 	each(nc, func(c int) {
@@ -846,16 +867,13 @@ func (ix *indexed) sortedEnds() []timedEnd {
 			ends = append(ends, newTimedEnd(h.Txns[i].End, int32(i)))
 		}
 	}
-	slices.SortFunc(ends, func(a, b timedEnd) int {
-		switch x, y := a.end(), b.end(); {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
+	sortEnds(ends)
 	return ends
+}
+
+// sortEnds sorts ends by time.
+func sortEnds(ends []timedEnd) {
+	slices.SortFunc(ends, func(a, b timedEnd) int { return cmp.Compare(a.end(), b.end()) })
 }
 
 // latestEnds returns, for every included non-initial transaction, the
