@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/internal/cputime"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel"
 	"github.com/txlab/txlab/oracle/troc"
@@ -72,9 +73,9 @@ func benchCampaign(b *testing.B, list string, targets []target.Target, cases int
 			sets = append(sets, build(list))
 		}
 		b.StartTimer()
-		start := cpuTime()
+		start := cputime.Process()
 		s, err := fuzz.Run(ctx, targets, fuzz.Options{Seed: 7, Cases: cases, Oracles: sets, Writer: &report.Writer{Dir: b.TempDir()}})
-		cpu += cpuTime() - start
+		cpu += cputime.Process() - start
 		if err != nil {
 			b.Fatal(err)
 		}

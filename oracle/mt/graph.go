@@ -666,9 +666,13 @@ func (ix *indexed) readsByWriter() []readRec {
 		for w := n * r / nc; w < n*(r+1)/nc; w++ {
 			off[w] = at
 			for c := range nc {
-				k := pos[c][w]
-				pos[c][w] = at
-				at += k
+				// A cursor is written only where there are reads to place:
+				// a chunk's counts of the writers it never read from stay
+				// on pages nobody wrote.
+				if k := pos[c][w]; k != 0 {
+					pos[c][w] = at
+					at += k
+				}
 			}
 		}
 	})
