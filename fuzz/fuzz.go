@@ -60,6 +60,11 @@ type Options struct {
 	// PlainProgress prints the progress as a plain line every 10 s instead
 	// of redrawing it in place (for logs and pipes, where \r does not work).
 	PlainProgress bool
+	// OnProgress, when set, is given the campaign's progress whenever the
+	// progress line would be redrawn: after every case and every second
+	// (how a worker process of txlab fuzz --procs reports to its parent).
+	// It is called with the campaign's lock held and must not block long.
+	OnProgress func(Progress)
 	// Log receives one line per notable event (verbose mode); nil = none.
 	Log io.Writer
 	// Shard, when its Of is above 1, runs only the rounds i with
@@ -102,7 +107,6 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 		start = time.Now()
 	}
 	l := &loop{opt: opt, s: newSummary(info, opt, len(targets)), start: start}
-	l.lastPlain = l.start
 	l.running = make([]int, len(targets))
 	if opt.Cases > 0 {
 		l.budget = int64(opt.Cases)
@@ -112,7 +116,11 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	if opt.Duration > 0 {
 		l.until = l.start.Add(opt.Duration)
 	}
-	l.bar = newProgress(opt)
+	total := 0
+	if opt.Cases > 0 {
+		total = opt.Cases
+	}
+	l.display = NewDisplay(opt.Progress, opt.PlainProgress, total, l.start)
 
 	// A failing worker stops the others; Ctrl-C (ctx) stops everyone.
 	runCtx, stop := context.WithCancel(ctx)
@@ -159,26 +167,23 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	<-beatStopped
 	err := errors.Join(errs...)
 	l.s.finish(time.Since(l.start), err, ctx.Err() != nil)
-	if l.bar != nil {
-		l.bar.Finish()
-	}
+	l.display.Finish()
 	return l.s, err
 }
 
 // loop is the state the workers share.
 type loop struct {
-	opt       Options
-	start     time.Time
-	until     time.Time  // zero = no deadline
-	claimMu   sync.Mutex // guards next and budget together
-	next      int        // the next round
-	budget    int64      // cases (rounds) left; negative = unlimited
-	mu        sync.Mutex // guards s, bar, lastPlain and running
-	s         *Summary
-	bar       *progressbar.ProgressBar
-	lastPlain time.Time
-	running   []int           // transactions of each worker's current workload round
-	reduced   map[string]bool // bundle directories handed to Options.Reduce
+	opt     Options
+	start   time.Time
+	until   time.Time  // zero = no deadline
+	claimMu sync.Mutex // guards next and budget together
+	next    int        // the next round
+	budget  int64      // cases (rounds) left; negative = unlimited
+	mu      sync.Mutex // guards s, display and running
+	s       *Summary
+	display *Display
+	running []int           // transactions of each worker's current workload round
+	reduced map[string]bool // bundle directories handed to Options.Reduce
 	// reducing are the bundles being reduced now, with when each began.
 	reducing map[string]time.Time
 }
@@ -509,39 +514,48 @@ func (l *loop) progress(n int) {
 	for _, n := range l.running {
 		inFlight += n
 	}
-	line := l.s.progressLine(time.Since(l.start), inFlight)
-	if len(l.reducing) > 0 {
-		dir, since := "", time.Time{}
-		for d, t := range l.reducing {
-			if dir == "" || t.Before(since) {
-				dir, since = d, t
-			}
+	p := l.s.progress(inFlight)
+	for d, t := range l.reducing {
+		if p.Reducing == "" || time.Since(t) > p.ReducingFor {
+			p.Reducing, p.ReducingFor = filepath.Base(d), time.Since(t)
 		}
-		line += fmt.Sprintf(" · reducing %.4s… %s", filepath.Base(dir), time.Since(since).Round(time.Second))
 	}
-	switch {
-	case l.bar != nil:
-		l.bar.Describe(line)
-		l.bar.Add(n)
-	case l.opt.Progress != nil && time.Since(l.lastPlain) >= plainEvery:
-		l.lastPlain = time.Now()
-		fmt.Fprintf(l.opt.Progress, "[%s] %s\n", time.Since(l.start).Round(time.Second), line)
+	if l.opt.OnProgress != nil {
+		l.opt.OnProgress(p)
 	}
+	l.display.Show(p.Line(time.Since(l.start)), n)
 }
 
 // plainEvery is the interval between plain progress lines.
 const plainEvery = 10 * time.Second
 
-func newProgress(opt Options) *progressbar.ProgressBar {
-	if opt.Progress == nil || opt.PlainProgress {
+// Display shows a campaign's progress line: redrawn in place on a
+// terminal, or as a plain line every 10 s for logs and pipes (where \r
+// does not work). A nil *Display shows nothing.
+type Display struct {
+	w         io.Writer
+	bar       *progressbar.ProgressBar
+	start     time.Time
+	lastPlain time.Time
+}
+
+// NewDisplay shows progress on w (nil: nowhere, and NewDisplay returns
+// nil), plain or redrawn, counting up to total cases (0: no limit) from
+// start.
+func NewDisplay(w io.Writer, plain bool, total int, start time.Time) *Display {
+	if w == nil {
 		return nil
 	}
-	total := int64(-1)
-	if opt.Cases > 0 {
-		total = int64(opt.Cases)
+	d := &Display{w: w, start: start, lastPlain: start}
+	if plain {
+		return d
 	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(opt.Progress),
+	limit := int64(-1)
+	if total > 0 {
+		limit = int64(total)
+	}
+	d.bar = progressbar.NewOptions64(limit,
+		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("starting"),
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionShowCount(),
@@ -549,4 +563,25 @@ func newProgress(opt Options) *progressbar.ProgressBar {
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetWidth(20),
 	)
+	return d
+}
+
+// Show shows line after n more cases are done.
+func (d *Display) Show(line string, n int) {
+	switch {
+	case d == nil:
+	case d.bar != nil:
+		d.bar.Describe(line)
+		d.bar.Add(n)
+	case time.Since(d.lastPlain) >= plainEvery:
+		d.lastPlain = time.Now()
+		fmt.Fprintf(d.w, "[%s] %s\n", time.Since(d.start).Round(time.Second), line)
+	}
+}
+
+// Finish clears the redrawn line.
+func (d *Display) Finish() {
+	if d != nil && d.bar != nil {
+		d.bar.Finish()
+	}
 }

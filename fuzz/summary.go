@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -28,6 +29,9 @@ type Summary struct {
 	// seed silently repeats other cases.
 	Seed    uint64 `json:"seed,string"`
 	Workers int    `json:"workers"`
+	// Procs is the number of worker processes (txlab fuzz --procs) whose
+	// summaries this one sums; Workers then counts all of theirs.
+	Procs int `json:"procs,omitempty"`
 	// Shard is "I/N" when the campaign was one of N shards (--shard).
 	Shard string `json:"shard,omitempty"`
 	// Oracles names the oracles that judged the run (empty: cases only ran).
@@ -145,6 +149,102 @@ func (s *Summary) finish(el time.Duration, err error, interrupted bool) {
 		s.Error = err.Error()
 	}
 	s.Interrupted = interrupted && err == nil
+}
+
+// Merge sums the summaries of the parts of one campaign (the worker
+// processes of txlab fuzz --procs, each a shard): counts, findings and
+// examples added up, the rates taken over elapsed (0: the longest part's
+// time). It is interrupted when a part was and none failed, and stopped by
+// an error when one was. The parts must share the target, seed and
+// oracles; the sum is no shard of its own.
+func Merge(elapsed time.Duration, parts ...*Summary) *Summary {
+	if len(parts) == 0 {
+		return nil
+	}
+	first := parts[0]
+	s := &Summary{
+		Target: first.Target, Seed: first.Seed, Procs: len(parts),
+		Oracles: slices.Clone(first.Oracles), ByOracle: map[string]*OracleCounts{},
+		ErrorsByClass: map[string]int{}, Findings: []verdict.Finding{},
+	}
+	var errs []string
+	interrupted := false
+	longest := 0.0
+	for _, p := range parts {
+		s.Workers += p.Workers
+		s.Free = s.Free || p.Free
+		s.Rounds += p.Rounds
+		s.Cases += p.Cases
+		s.SetupFailures += p.SetupFailures
+		s.SetupExamples = appendExamples(s.SetupExamples, p.SetupExamples)
+		s.ToReduce += p.ToReduce
+		s.Reduced += p.Reduced
+		s.Transactions += p.Transactions
+		s.Statements += p.Statements
+		s.Blocked += p.Blocked
+		s.Skipped += p.Skipped
+		s.Hangs += p.Hangs
+		s.JudgeTimeouts += p.JudgeTimeouts
+		s.InvalidCount += p.InvalidCount
+		s.InvalidExamples = appendExamples(s.InvalidExamples, p.InvalidExamples)
+		s.Committed += p.Committed
+		s.Failed += p.Failed
+		s.Unknown += p.Unknown
+		for c, n := range p.ErrorsByClass {
+			s.ErrorsByClass[c] += n
+		}
+		for f, n := range p.Features {
+			if s.Features == nil {
+				s.Features = map[string]int{}
+			}
+			s.Features[f] += n
+		}
+		for name, c := range p.ByOracle {
+			sum := s.ByOracle[name]
+			if sum == nil {
+				sum = &OracleCounts{}
+				s.ByOracle[name] = sum
+			}
+			sum.Judged += c.Judged
+			sum.JudgedToEnd += c.JudgedToEnd
+			sum.Findings += c.Findings
+			sum.Bugs += c.Bugs
+			sum.Known += c.Known
+			for why, n := range c.Undecided {
+				if sum.Undecided == nil {
+					sum.Undecided = map[string]int{}
+				}
+				sum.Undecided[why] += n
+			}
+		}
+		s.Findings = append(s.Findings, p.Findings...)
+		if p.Error != "" {
+			errs = append(errs, p.Error)
+		}
+		interrupted = interrupted || p.Interrupted
+		longest = max(longest, p.ElapsedSeconds)
+	}
+	if elapsed <= 0 {
+		elapsed = time.Duration(longest * float64(time.Second))
+	}
+	var err error
+	if len(errs) > 0 {
+		err = errors.New(strings.Join(errs, "; "))
+	}
+	s.finish(elapsed, err, interrupted)
+	return s
+}
+
+// appendExamples adds examples to a summary's list, up to the number one
+// campaign keeps.
+func appendExamples(to, from []string) []string {
+	for _, ex := range from {
+		if len(to) >= maxInvalidExamples {
+			break
+		}
+		to = append(to, ex)
+	}
+	return to
 }
 
 // addFindings counts findings for their oracles.
@@ -272,7 +372,59 @@ func countTransactions(c *testcase.Case) int {
 	return n
 }
 
+// Progress is what a campaign has done so far: what its progress line
+// shows. A worker process of txlab fuzz --procs sends its own to the
+// parent, which adds them up (Add) and shows the sum.
+type Progress struct {
+	// Free: a free-running workload, counted in transactions.
+	Free bool `json:"free,omitempty"`
+	// Judging: oracles judge the cases, so the line counts findings.
+	Judging bool `json:"judging,omitempty"`
+	Cases   int  `json:"cases"`
+	// Transactions include a workload's rounds still running.
+	Transactions int `json:"transactions"`
+	Blocked      int `json:"blocked"`
+	Failed       int `json:"failed,omitempty"`
+	Findings     int `json:"findings"`
+	Bugs         int `json:"bugs"`
+	Known        int `json:"known"`
+	// Reducing names the bundle whose reduction has run longest, for
+	// ReducingFor ("" when none is being reduced).
+	Reducing    string        `json:"reducing,omitempty"`
+	ReducingFor time.Duration `json:"reducing_for,omitempty"`
+}
+
+// progress is the summary's progress, with inFlight transactions of
+// workload rounds still running.
+func (s *Summary) progress(inFlight int) Progress {
+	p := Progress{Free: s.Free, Judging: len(s.Oracles) > 0, Cases: s.Cases, Transactions: s.Transactions + inFlight,
+		Blocked: s.Blocked, Failed: s.Failed, Findings: len(s.Findings)}
+	for _, c := range s.ByOracle {
+		p.Bugs += c.Bugs
+		p.Known += c.Known
+	}
+	return p
+}
+
+// Add sums two parts of one campaign's progress; the reduction shown is
+// the one that has run longer.
+func (p Progress) Add(q Progress) Progress {
+	sum := Progress{Free: p.Free || q.Free, Judging: p.Judging || q.Judging, Cases: p.Cases + q.Cases,
+		Transactions: p.Transactions + q.Transactions, Blocked: p.Blocked + q.Blocked, Failed: p.Failed + q.Failed,
+		Findings: p.Findings + q.Findings, Bugs: p.Bugs + q.Bugs, Known: p.Known + q.Known,
+		Reducing: p.Reducing, ReducingFor: p.ReducingFor}
+	if q.Reducing != "" && (sum.Reducing == "" || q.ReducingFor > sum.ReducingFor) {
+		sum.Reducing, sum.ReducingFor = q.Reducing, q.ReducingFor
+	}
+	return sum
+}
+
 func (s *Summary) progressLine(el time.Duration, inFlight int) string {
+	return s.progress(inFlight).Line(el)
+}
+
+// Line is the progress line after el.
+func (p Progress) Line(el time.Duration) string {
 	secs := el.Seconds()
 	if secs <= 0 {
 		secs = 1
@@ -282,36 +434,34 @@ func (s *Summary) progressLine(el time.Duration, inFlight int) string {
 	// what does not fit is left out, least important first.
 	const width = 55
 	var parts []string
-	if s.Free {
-		parts = append(parts, fmt.Sprintf("%d txns (%.0f/s)", s.Transactions+inFlight, float64(s.Transactions+inFlight)/secs))
+	if p.Free {
+		parts = append(parts, fmt.Sprintf("%d txns (%.0f/s)", p.Transactions, float64(p.Transactions)/secs))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d cases (%.1f/s)", s.Cases, float64(s.Cases)/secs))
+		parts = append(parts, fmt.Sprintf("%d cases (%.1f/s)", p.Cases, float64(p.Cases)/secs))
 	}
 	var extra []string // in the order they are left out, last first
-	if len(s.Oracles) > 0 {
-		bugs, known := 0, 0
-		for _, c := range s.ByOracle {
-			bugs += c.Bugs
-			known += c.Known
+	if p.Judging {
+		parts = append(parts, fmt.Sprintf("%d bug%s", p.Bugs, english.S(p.Bugs)))
+		if p.Known > 0 {
+			extra = append(extra, fmt.Sprintf("%d known", p.Known))
 		}
-		parts = append(parts, fmt.Sprintf("%d bug%s", bugs, english.S(bugs)))
-		if known > 0 {
-			extra = append(extra, fmt.Sprintf("%d known", known))
-		}
-		if other := len(s.Findings) - bugs - known; other > 0 {
+		if other := p.Findings - p.Bugs - p.Known; other > 0 {
 			extra = append(extra, fmt.Sprintf("%d other", other))
 		}
 	}
-	if s.Free {
-		extra = append(extra, fmt.Sprintf("%d failed", s.Failed), fmt.Sprintf("%d rounds", s.Cases))
+	if p.Free {
+		extra = append(extra, fmt.Sprintf("%d failed", p.Failed), fmt.Sprintf("%d rounds", p.Cases))
 	} else {
-		extra = append(extra, fmt.Sprintf("%d blocked", s.Blocked))
+		extra = append(extra, fmt.Sprintf("%d blocked", p.Blocked))
 	}
 	line := strings.Join(parts, " · ")
 	for _, e := range extra {
 		if len([]rune(line))+3+len([]rune(e)) <= width {
 			line += " · " + e
 		}
+	}
+	if p.Reducing != "" {
+		line += fmt.Sprintf(" · reducing %.4s… %s", p.Reducing, p.ReducingFor.Round(time.Second))
 	}
 	return line
 }
@@ -397,7 +547,10 @@ func (s *Summary) WriteText(w io.Writer) {
 	if s.Shard != "" {
 		fmt.Fprintf(w, ", shard %s", s.Shard)
 	}
-	if s.Workers > 1 {
+	switch {
+	case s.Procs > 1:
+		fmt.Fprintf(w, ", %d workers in %d processes", s.Workers, s.Procs)
+	case s.Workers > 1:
 		fmt.Fprintf(w, ", %d workers", s.Workers)
 	}
 	fmt.Fprintln(w)

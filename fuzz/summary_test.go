@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
 )
@@ -149,5 +152,104 @@ func TestSetupFailureExamples(t *testing.T) {
 	s.WriteText(&b)
 	if !strings.Contains(b.String(), "setup failed  7 cases") || !strings.Contains(b.String(), "e.g. case-4: setup statement 2 failed: boom 4") {
 		t.Errorf("text summary:\n%s", b.String())
+	}
+}
+
+// TestMerge: the summary of a campaign's parts is the sum of theirs, read
+// back from the JSON each worker process sends, with the rates over the
+// campaign's time and an error of one part the campaign's.
+func TestMerge(t *testing.T) {
+	part := func(cases int, undecided string, findings ...verdict.Finding) *Summary {
+		s := newSummary(target.Info{DBMS: "sqlite", Version: "3.0"}, Options{Seed: 1 << 60}, 2)
+		s.Oracles = []string{"troc", "wss"}
+		s.ByOracle = map[string]*OracleCounts{"troc": {}, "wss": {}}
+		for i := range cases {
+			c, err := testcase.ParseString("c", "CREATE TABLE t (a INT CHECK (a > 0));\n1> BEGIN;\n1> SAVEPOINT s;\n1> COMMIT;\n2> SELECT * FROM t;\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Name = fmt.Sprintf("case-%d-%d", cases, i)
+			out := &oracle.Outcome{Judged: []string{"troc", "wss"}, Result: &executor.Result{Events: []executor.Event{
+				{Conn: 1, SQL: "SELEC", Status: executor.StatusOK, Error: &target.Error{Class: target.ClassSyntax}},
+				{Conn: 2, Status: executor.StatusBlocked},
+			}}}
+			if undecided != "" {
+				out.Undecided = map[string]string{"troc": undecided}
+			}
+			if i == 0 {
+				out.Findings = findings
+			}
+			s.addCase(c, out, fmt.Errorf("setup %d", i))
+		}
+		s.Rounds = cases
+		s.finish(time.Duration(cases)*time.Second, nil, false)
+		// What the parent reads is the JSON the worker wrote.
+		js, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Summary
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatal(err)
+		}
+		return &back
+	}
+	bug := verdict.Finding{Oracle: "troc", Verdict: verdict.Bug, Signature: "troc x"}
+	known := verdict.Finding{Oracle: "wss", Verdict: verdict.Known, Signature: "wss y"}
+	a, b := part(3, "open rows: UPDATE", bug), part(4, "", bug, known)
+	s := Merge(10*time.Second, a, b)
+	if s.Cases != 7 || s.Rounds != 7 || s.Transactions != 14 || s.Statements != 7 || s.Blocked != 7 || s.InvalidCount != 7 ||
+		s.ErrorsByClass["syntax"] != 7 || s.SetupFailures != 7 || s.Features["savepoint"] != 7 || s.Features["check-constraint"] != 7 {
+		t.Errorf("counts: cases %d rounds %d txns %d stmts %d blocked %d invalid %d errors %v setup %d features %v",
+			s.Cases, s.Rounds, s.Transactions, s.Statements, s.Blocked, s.InvalidCount, s.ErrorsByClass, s.SetupFailures, s.Features)
+	}
+	if len(s.SetupExamples) != maxInvalidExamples || len(s.InvalidExamples) != maxInvalidExamples || s.SetupExamples[0] != "case-3-0: setup 0" {
+		t.Errorf("examples: %q, %q", s.SetupExamples, s.InvalidExamples)
+	}
+	tr, ws := s.ByOracle["troc"], s.ByOracle["wss"]
+	if tr.Judged != 7 || tr.JudgedToEnd != 4 || tr.Undecided["open rows: UPDATE"] != 3 || tr.Findings != 2 || tr.Bugs != 2 || ws.Known != 1 || ws.Findings != 1 {
+		t.Errorf("by oracle: troc %+v, wss %+v", tr, ws)
+	}
+	if len(s.Findings) != 3 || verdict.CountBugs(s.Findings) != 2 {
+		t.Errorf("findings %+v", s.Findings)
+	}
+	if s.Seed != 1<<60 || s.Target != "sqlite 3.0" || s.Workers != 4 || s.Procs != 2 || s.Shard != "" || !slices.Equal(s.Oracles, []string{"troc", "wss"}) {
+		t.Errorf("seed %d target %q workers %d procs %d shard %q oracles %v", s.Seed, s.Target, s.Workers, s.Procs, s.Shard, s.Oracles)
+	}
+	if s.ElapsedSeconds != 10 || s.CasesPerSecond != 0.7 || s.InvalidRatio != 1 || s.Error != "" || s.Interrupted {
+		t.Errorf("elapsed %v, %v cases/s, invalid ratio %v, error %q, interrupted %v", s.ElapsedSeconds, s.CasesPerSecond, s.InvalidRatio, s.Error, s.Interrupted)
+	}
+	if got := Merge(0, a, b).ElapsedSeconds; got != 4 {
+		t.Errorf("elapsed %v without the campaign's time, want the longest part's 4", got)
+	}
+	var text strings.Builder
+	s.WriteText(&text)
+	if !strings.Contains(text.String(), ", 4 workers in 2 processes\n") || !strings.Contains(text.String(), "findings      3 (2 bugs, 1 known)") {
+		t.Errorf("text summary:\n%s", text.String())
+	}
+
+	// One part interrupted (Ctrl-C, or stopped because another failed),
+	// one failed: the campaign failed.
+	a.Interrupted = true
+	if s := Merge(0, a, b); !s.Interrupted || s.Error != "" {
+		t.Errorf("interrupted part: interrupted %v, error %q", s.Interrupted, s.Error)
+	}
+	b.Error = "worker 1: disk full"
+	if s := Merge(0, a, b); s.Interrupted || s.Error != "worker 1: disk full" {
+		t.Errorf("failed part: interrupted %v, error %q", s.Interrupted, s.Error)
+	}
+}
+
+// TestProgressAdd: the parts' progress lines add up to the campaign's, and
+// the reduction shown is the one running longest.
+func TestProgressAdd(t *testing.T) {
+	a := Progress{Judging: true, Cases: 10, Blocked: 2, Findings: 3, Bugs: 1, Reducing: "0001-a", ReducingFor: 5 * time.Second}
+	b := Progress{Judging: true, Cases: 20, Blocked: 1, Findings: 2, Reducing: "0002-b", ReducingFor: 9 * time.Second}
+	got := a.Add(b).Line(10 * time.Second)
+	if want := "30 cases (3.0/s) · 1 bug · 4 other · 3 blocked · reducing 0002… 9s"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	if got := (Progress{}).Add(a).Line(10 * time.Second); !strings.Contains(got, "reducing 0001… 5s") {
+		t.Errorf("line %q", got)
 	}
 }
