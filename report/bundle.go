@@ -440,7 +440,13 @@ func (w *Writer) Summary() []SignatureCount {
 // WriteSummary prints the summary, one signature per line, bugs first and
 // known findings last.
 func (w *Writer) WriteSummary(out io.Writer) {
-	sum := w.Summary()
+	WriteSignatures(out, w.Summary(), w.Suppress)
+}
+
+// WriteSignatures prints signature counts as Writer.WriteSummary does,
+// with what each entry of supp matched.
+func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
+	sum = slices.Clone(sum)
 	sort.SliceStable(sum, func(i, j int) bool { return rank(sum[i].Verdict) < rank(sum[j].Verdict) })
 	if len(sum) == 0 {
 		fmt.Fprintln(out, "no findings")
@@ -461,7 +467,7 @@ func (w *Writer) WriteSummary(out io.Writer) {
 	}
 	// What each --suppress entry matched: an entry that matched nothing,
 	// or far more than expected, is worth a look.
-	for _, c := range w.Suppress.Counts(sum) {
+	for _, c := range supp.Counts(sum) {
 		fmt.Fprintf(out, "--suppress %s: %d finding%s\n", c.Entry, c.Findings, map[bool]string{true: "", false: "s"}[c.Findings == 1])
 	}
 }

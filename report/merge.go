@@ -27,14 +27,45 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, nil, err
 	}
+	merged, missing, err := MergeInto(dst, srcs)
+	for _, s := range merged {
+		if s.Dir != "" {
+			bundles++
+		}
+	}
+	return bundles, missing, err
+}
+
+// MergeInto is Merge into a directory that may hold other campaigns'
+// bundles already, as a fuzz --out directory that several runs share
+// (fuzz --procs merges its worker processes' directories into its --out):
+// the merged bundles continue dst's numbering, and its summary.json keeps
+// the other bundles' entries, as a Writer's SaveSummary does. merged are
+// the signatures of srcs, each with its count and its bundle in dst.
+func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []string, err error) {
 	absDst, _ := filepath.Abs(dst)
 	for _, src := range srcs {
 		if abs, _ := filepath.Abs(src); abs == absDst {
-			return 0, nil, fmt.Errorf("%s is among the directories to merge", dst)
+			return nil, nil, fmt.Errorf("%s is among the directories to merge", dst)
 		}
 	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return 0, nil, err
+		return nil, nil, err
+	}
+	var prior []SignatureCount
+	if data, err := os.ReadFile(filepath.Join(dst, SummaryFile)); err == nil {
+		json.Unmarshal(data, &prior) // a damaged file is rewritten, as SaveSummary does
+	}
+	n := 0 // the number of the last bundle directory in dst
+	entries, err := os.ReadDir(dst)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		var k int
+		if _, err := fmt.Sscanf(e.Name(), "%04d-", &k); err == nil && k > n {
+			n = k
+		}
 	}
 	var out []SignatureCount
 	index := map[string]int{} // signature (counted without a bundle: "unbundled " + signature) → out
@@ -50,7 +81,6 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 		index[key] = len(out)
 		out = append(out, s)
 	}
-	n := 0
 	for _, src := range srcs {
 		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, src)
@@ -61,7 +91,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
 			var sum []SignatureCount
 			if err := json.Unmarshal(data, &sum); err != nil {
-				return n, missing, fmt.Errorf("%s: %w", filepath.Join(src, SummaryFile), err)
+				return nil, missing, fmt.Errorf("%s: %w", filepath.Join(src, SummaryFile), err)
 			}
 			for _, s := range sum {
 				if s.Dir == "" {
@@ -73,7 +103,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 		}
 		entries, err := os.ReadDir(src)
 		if err != nil {
-			return n, missing, err
+			return nil, missing, err
 		}
 		for _, e := range entries {
 			if !e.IsDir() {
@@ -85,11 +115,11 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 				continue // not a bundle
 			}
 			if err != nil {
-				return n, missing, err
+				return nil, missing, err
 			}
 			var r Report
 			if err := json.Unmarshal(data, &r); err != nil {
-				return n, missing, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+				return nil, missing, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
 			}
 			count := max(counts[e.Name()], 1)
 			if _, seen := index[r.Signature]; seen {
@@ -101,7 +131,7 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 			// only plain characters, so the copy stays inside dst.
 			to := filepath.Join(dst, fmt.Sprintf("%04d-%s-%s-%s", n, plainName(r.Finding.Oracle), plainName(r.Finding.Kind), plainName(string(r.Finding.Verdict))))
 			if err := copyBundle(dir, to); err != nil {
-				return n, missing, err
+				return nil, missing, err
 			}
 			add(SignatureCount{Signature: r.Signature, Verdict: r.Finding.Verdict, Rule: r.Finding.Rule, Count: count, Dir: to, KnownAs: r.Finding.KnownAs})
 		}
@@ -110,11 +140,23 @@ func Merge(dst string, srcs []string) (bundles int, missing []string, err error)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b SignatureCount) int { return rank(a.Verdict) - rank(b.Verdict) })
-	js, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return n, missing, err
+	all := slices.Clone(prior)
+	for _, s := range out {
+		// Findings counted without a bundle add to an earlier run's count
+		// of the signature; a bundle is an entry of its own.
+		i := slices.IndexFunc(all, func(p SignatureCount) bool { return s.Dir == "" && p.Dir == "" && p.Signature == s.Signature })
+		if i < 0 {
+			all = append(all, s)
+			continue
+		}
+		all[i].Count += s.Count
 	}
-	return n, missing, atomicfile.WriteFile(filepath.Join(dst, SummaryFile), append(js, '\n'), 0o644)
+	slices.SortStableFunc(all, func(a, b SignatureCount) int { return rank(a.Verdict) - rank(b.Verdict) })
+	js, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return nil, missing, err
+	}
+	return out, missing, atomicfile.WriteFile(filepath.Join(dst, SummaryFile), append(js, '\n'), 0o644)
 }
 
 // rank orders verdicts as the summaries list them: bugs first, known last.

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +111,65 @@ func TestMergeHostileName(t *testing.T) {
 	}
 	if len(dirs) != 2 { // the bundle and summary.json
 		t.Errorf("merge wrote %v", dirs)
+	}
+}
+
+// TestMergeInto: merging into a directory an earlier run wrote continues
+// its numbering and keeps its entries; findings without a bundle add to
+// the earlier count of their signature; merged names the merge's own.
+func TestMergeInto(t *testing.T) {
+	write := func(dir string, bs ...report.Bundle) {
+		t.Helper()
+		w := &report.Writer{Dir: dir}
+		for _, b := range bs {
+			if _, _, err := w.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.SaveSummary(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := t.TempDir()
+	write(dst, bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "stmt-wss", verdict.Allowed, "INSERT"))
+	a, b := t.TempDir(), t.TempDir()
+	write(a, bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "stmt-wss", verdict.Allowed, "INSERT"))
+	write(b, bundle(t, "tx-wss", verdict.Bug, "UPDATE"), bundle(t, "tx-wss", verdict.Bug, "DELETE"))
+	merged, missing, err := report.MergeInto(dst, []string{a, b})
+	if err != nil || len(missing) != 0 {
+		t.Fatal(err, missing)
+	}
+	got := map[string]string{}
+	for _, s := range merged {
+		got[fmt.Sprintf("%s %d", s.Signature, s.Count)] = filepath.Base(s.Dir)
+	}
+	want := map[string]string{
+		"wss tx-wss UPDATE read-committed bug [r] 2":       "0002-wss-tx-wss-bug",
+		"wss tx-wss DELETE read-committed bug [r] 1":       "0003-wss-tx-wss-bug",
+		"wss stmt-wss INSERT read-committed allowed [r] 1": ".",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("merged %v, want %v", got, want)
+	}
+	data, err := os.ReadFile(filepath.Join(dst, report.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum []report.SignatureCount
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, s := range sum {
+		counts[filepath.Base(s.Dir)+" "+s.Signature] += s.Count
+	}
+	wantCounts := map[string]int{
+		"0001-wss-tx-wss-bug wss tx-wss UPDATE read-committed bug [r]": 2, // the earlier run's
+		"0002-wss-tx-wss-bug wss tx-wss UPDATE read-committed bug [r]": 2,
+		"0003-wss-tx-wss-bug wss tx-wss DELETE read-committed bug [r]": 1,
+		". wss stmt-wss INSERT read-committed allowed [r]":             2,
+	}
+	if !maps.Equal(counts, wantCounts) {
+		t.Errorf("summary.json %v, want %v", counts, wantCounts)
 	}
 }
