@@ -40,6 +40,8 @@ func newFuzzCmd(g *globalFlags) *cobra.Command {
 		doReduce  bool
 		reduceFor time.Duration
 		featSpec  string
+		procs     int
+		parentOut string // --procs-worker: this is a worker process of fuzz --procs
 		orc       oracleFlags
 	)
 	cmd := &cobra.Command{
@@ -59,6 +61,7 @@ saying what failed).`,
   txlab fuzz --oracle none --duration 10s     # run cases only, no judging
   txlab fuzz --db postgres --cases 500 --seed 42 --json
   txlab fuzz --db mariadb --oracle wss --workers 2 --isolation rc
+  txlab fuzz --procs 16 --duration 1h         # 16 processes: past SQLite's one allocator lock per process
   txlab fuzz --db postgres --oracle mt --isolation rc --model serializable`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -73,6 +76,24 @@ saying what failed).`,
 				if !cmd.Flags().Changed("seed") {
 					// Shards of different seeds are not parts of one campaign.
 					return usageErr(fmt.Errorf("--shard %s needs --seed: every shard of a campaign runs with the same seed", shardSpec))
+				}
+			}
+			if cmd.Flags().Changed("procs") {
+				switch {
+				case shardSpec != "":
+					return usageErr(fmt.Errorf("--procs with --shard: a shard runs in one process; run the shards' processes yourself, or one campaign with --procs"))
+				case procs < 1:
+					return usageErr(fmt.Errorf("--procs must be at least 1"))
+				case procs > maxWorkers():
+					return usageErr(fmt.Errorf("--procs %d: at most %d (4 per core, %d cores)", procs, maxWorkers(), runtime.NumCPU()))
+				case procs > 1 && g.db != "sqlite":
+					// The allocator lock processes get past is embedded
+					// SQLite's; a server's campaign runs its workers in one
+					// process, each on a schema of its own.
+					return usageErr(fmt.Errorf("--procs runs embedded SQLite only (--db sqlite), not --db %s: use --workers N for a server", g.db))
+				}
+				if workers < 1 {
+					workers = 1
 				}
 			}
 			if !cmd.Flags().Changed("seed") {
@@ -106,6 +127,9 @@ saying what failed).`,
 				// the whole campaign.
 				return usageErr(fmt.Errorf("--reduce-budget %v: want a positive duration (e.g. 30s), or --reduce=false", reduceFor))
 			}
+			if procs > 1 {
+				return runProcs(cmd, g, procsCampaign{n: procs, workers: workers, seed: seed, cases: limit, out: orc.out, began: began, supp: orc.supp})
+			}
 			var until time.Time
 			if duration > 0 {
 				until = began.Add(duration)
@@ -132,10 +156,18 @@ saying what failed).`,
 			if err != nil {
 				return usageErr(fmt.Errorf("%w on %s %s", err, info.DBMS, info.Version))
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
+			var stream *workerStream
+			if parentOut != "" {
+				// A worker process of fuzz --procs: its parent shows the
+				// seed, the progress and the summary.
+				stream = newWorkerStream(cmd.OutOrStdout())
+				stream.send(procsMsg{Target: info.DBMS + " " + info.Version})
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, seed)
+			}
 			var progress io.Writer
 			plain := false
-			if !g.json {
+			if !g.json && stream == nil {
 				progress = cmd.ErrOrStderr()
 				f, ok := progress.(*os.File)
 				plain = !ok || !term.IsTerminal(int(f.Fd()))
@@ -156,16 +188,24 @@ saying what failed).`,
 				// worker that found the bundle, between two of its cases.
 				reduceBundle = bundleReducer(g.execOptions(""), reduceFor, g.log(cmd))
 			}
+			saveDir := orc.out
+			var onProgress func(fuzz.Progress)
+			if stream != nil {
+				saveDir, onProgress = parentOut, stream.progress
+			}
 			sum, runErr := fuzz.Run(cmd.Context(), targets, fuzz.Options{
 				Seed: seed, Duration: duration, Start: began, Cases: limit, Levels: levels,
 				Oracles: sets, Workload: work, Writer: orc.writer,
 				Exec: g.execOptions(""), Log: g.log(cmd),
 				Progress: progress, PlainProgress: plain,
-				SaveDir: orc.out, Reduce: reduceBundle, Shard: shard,
+				SaveDir: saveDir, Reduce: reduceBundle, Shard: shard, OnProgress: onProgress,
 				Gen: gen.Config{Features: feats},
 			})
 			if sum == nil {
 				return &exitError{code: 2, err: runErr}
+			}
+			if stream != nil {
+				return finishWorker(stream, sum, runErr, orc.writer)
 			}
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -207,6 +247,9 @@ saying what failed).`,
 	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	f.StringVar(&shardSpec, "shard", "", "run only the I-th of N disjoint parts of the seed's campaign (needs --seed); with --cases the N\nshards together run exactly the cases of the whole campaign; merge their --out directories with\ntxlab report --out DIR DIR... (e.g. --shard 3/8)")
+	f.IntVar(&procs, "procs", 0, "run the campaign as N worker processes (txlab itself, as --shard I/N, each with --workers\nworkers, default 1): one progress line, summary and --out; for embedded SQLite, whose allocator\nlock is per process (e.g. --procs 16)")
+	f.StringVar(&parentOut, "procs-worker", "", "run as a worker process of fuzz --procs whose --out is DIR: progress and summary as JSON lines\non stdout")
+	f.MarkHidden("procs-worker")
 	orc.register(cmd, true)
 	orc.registerSuppress(cmd)
 	f.IntVar(&workers, "workers", 0, "parallel workers, each with its own database (schema SCHEMA_wN, or its own SQLite file), at most\n4 per core; default: one per core for embedded SQLite (--db sqlite), else 1 (e.g. --workers 2)")
