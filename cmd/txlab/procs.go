@@ -89,7 +89,10 @@ type procsWorker struct {
 	progress fuzz.Progress
 	summary  *fuzz.Summary
 	stderr   []string // its last lines, for the error it ends with
-	err      error    // why it failed; nil when it did not
+	// crash is the first line of a Go panic or fatal error on its stderr,
+	// whose stack trace follows it for many lines.
+	crash string
+	err   error // why it failed; nil when it did not
 }
 
 // maxStderrLines are the last lines kept of a worker process's stderr.
@@ -179,6 +182,9 @@ func runProcs(cmd *cobra.Command, g *globalFlags, c procsCampaign) (err error) {
 					mu.Lock()
 					if g.verbose {
 						fmt.Fprintf(stderr, "shard %s: %s\n", w.shard, sc.Text())
+					}
+					if line := sc.Text(); w.crash == "" && (strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ")) {
+						w.crash = line
 					}
 					w.stderr = append(w.stderr, sc.Text())
 					if len(w.stderr) > maxStderrLines {
@@ -306,6 +312,8 @@ func (w *procsWorker) failure(waitErr, readErr error) error {
 		return fmt.Errorf("worker process %s: %w", w.shard, readErr)
 	case w.summary != nil && w.summary.Error != "":
 		return fmt.Errorf("worker process %s: %s", w.shard, w.summary.Error)
+	case w.crash != "":
+		return fmt.Errorf("worker process %s: %s", w.shard, w.crash)
 	case len(w.stderr) > 0:
 		return fmt.Errorf("worker process %s: %s", w.shard, strings.TrimPrefix(w.stderr[len(w.stderr)-1], "txlab: "))
 	case waitErr != nil:
