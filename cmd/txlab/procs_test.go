@@ -207,3 +207,26 @@ func TestRelocate(t *testing.T) {
 		t.Errorf("relocated %+v", fs)
 	}
 }
+
+// TestWorkerEnv: a worker process gets its share of the cores, at least
+// its workers, unless GOMAXPROCS is set already.
+func TestWorkerEnv(t *testing.T) {
+	env := []string{"HOME=/h"}
+	for _, tc := range []struct {
+		cores, n, workers int
+		want              string
+	}{
+		{16, 16, 1, "GOMAXPROCS=1"}, {16, 4, 1, "GOMAXPROCS=4"}, {2, 4, 1, "GOMAXPROCS=1"}, {16, 4, 8, "GOMAXPROCS=8"},
+	} {
+		got := workerEnv(env, tc.cores, procsCampaign{n: tc.n, workers: tc.workers})
+		if len(got) != 2 || got[0] != "HOME=/h" || got[1] != tc.want {
+			t.Errorf("%d cores, %d processes of %d workers: %q, want %s", tc.cores, tc.n, tc.workers, got, tc.want)
+		}
+	}
+	if got := workerEnv([]string{"GOMAXPROCS=3"}, 16, procsCampaign{n: 2, workers: 1}); len(got) != 1 || got[0] != "GOMAXPROCS=3" {
+		t.Errorf("a GOMAXPROCS given: %q", got)
+	}
+	if len(env) != 1 {
+		t.Errorf("the parent's environment changed: %q", env)
+	}
+}
