@@ -116,11 +116,7 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	if opt.Duration > 0 {
 		l.until = l.start.Add(opt.Duration)
 	}
-	total := 0
-	if opt.Cases > 0 {
-		total = opt.Cases
-	}
-	l.display = NewDisplay(opt.Progress, opt.PlainProgress, total, l.start)
+	l.display = NewDisplay(opt.Progress, opt.PlainProgress, opt.Cases, l.start)
 
 	// A failing worker stops the others; Ctrl-C (ctx) stops everyone.
 	runCtx, stop := context.WithCancel(ctx)
