@@ -247,7 +247,7 @@ saying what failed).`,
 	f.IntVar(&limit, "cases", 0, "stop after this many cases (rounds of a free-running oracle: mt, isorel --mode stress);\n0 = no limit (e.g. --cases 1000)")
 	f.Uint64Var(&seed, "seed", 0, "run seed; printed at the start of every run so it can be repeated (e.g. --seed 42)")
 	f.StringVar(&shardSpec, "shard", "", "run only the I-th of N disjoint parts of the seed's campaign (needs --seed); with --cases the N\nshards together run exactly the cases of the whole campaign; merge their --out directories with\ntxlab report --out DIR DIR... (e.g. --shard 3/8)")
-	f.IntVar(&procs, "procs", 0, "run the campaign as N worker processes (txlab itself, as --shard I/N, each with --workers\nworkers, default 1): one progress line, summary and --out; for embedded SQLite, whose allocator\nlock is per process; 1 = this process, one worker (e.g. --procs 16)")
+	f.IntVar(&procs, "procs", 0, "run the campaign as N worker processes (txlab itself, as --shard I/N, each with --workers\nworkers, default 1): one progress line, summary and --out; for embedded SQLite, whose allocator\nlock is per process; 1 = in this process (e.g. --procs 16)")
 	f.StringVar(&parentOut, "procs-worker", "", "run as a worker process of fuzz --procs whose --out is DIR: progress and summary as JSON lines\non stdout")
 	f.MarkHidden("procs-worker")
 	orc.register(cmd, true)
