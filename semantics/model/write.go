@@ -208,12 +208,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	var xlocked []*Row
 	if marked {
 		touched = map[int]bool{}
-		byID := map[int]*Version{}
-		for _, v := range view {
-			if v != nil {
-				byID[v.ID] = v
-			}
-		}
+		byID := versionsByID(view)
 		for i, a := range after {
 			if a.vid >= 0 {
 				continue
@@ -451,12 +446,7 @@ func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
 // apply records the versions a write made, by comparing the evaluator's
 // table before (view) and after.
 func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, touched map[int]bool) {
-	byID := map[int]*Version{}
-	for _, v := range view {
-		if v != nil {
-			byID[v.ID] = v
-		}
-	}
+	byID := versionsByID(view)
 	seen := map[int]bool{}
 	for _, a := range after {
 		if byID[a.vid] != nil {
@@ -494,6 +484,17 @@ func (e *Engine) apply(t *Txn, table string, view []*Version, after []stored, to
 			v.NoOp = true
 		}
 	}
+}
+
+// versionsByID indexes the versions of a view (which may hold nils) by id.
+func versionsByID(view []*Version) map[int]*Version {
+	byID := make(map[int]*Version, len(view))
+	for _, v := range view {
+		if v != nil {
+			byID[v.ID] = v
+		}
+	}
+	return byID
 }
 
 // markUpsertUpdates returns an upsert that also negates the version id of
