@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -251,5 +252,30 @@ func TestProgressAdd(t *testing.T) {
 	}
 	if got := (Progress{}).Add(a).Line(10 * time.Second); !strings.Contains(got, "reducing 0001… 5s") {
 		t.Errorf("line %q", got)
+	}
+}
+
+// TestMergeSumsEveryCount: every integer count of a Summary (and of its
+// per-oracle counts) is summed by Merge, so that a count added to Summary
+// later cannot be left out of a --procs campaign's summary unnoticed.
+func TestMergeSumsEveryCount(t *testing.T) {
+	part := func() *Summary {
+		s := &Summary{ByOracle: map[string]*OracleCounts{"troc": {}}}
+		for _, v := range []reflect.Value{reflect.ValueOf(s).Elem(), reflect.ValueOf(s.ByOracle["troc"]).Elem()} {
+			for i := range v.NumField() {
+				if f := v.Field(i); f.Kind() == reflect.Int {
+					f.SetInt(1)
+				}
+			}
+		}
+		return s
+	}
+	s := Merge(time.Second, part(), part())
+	for _, v := range []reflect.Value{reflect.ValueOf(s).Elem(), reflect.ValueOf(s.ByOracle["troc"]).Elem()} {
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Kind() == reflect.Int && f.Int() != 2 {
+				t.Errorf("%s.%s = %d after merging two parts of 1: not summed", v.Type().Name(), v.Type().Field(i).Name, f.Int())
+			}
+		}
 	}
 }
