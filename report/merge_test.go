@@ -44,14 +44,7 @@ func TestMerge(t *testing.T) {
 	if n != 1 || len(missing) != 1 {
 		t.Errorf("%d bundles copied, missing %v; want 1 (one per signature; allowed and known ones have none), the one missing source", n, missing)
 	}
-	data, err := os.ReadFile(filepath.Join(dst, report.SummaryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum []report.SignatureCount
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, dst)
 	got := map[string]int{}
 	for _, s := range sum {
 		got[string(s.Verdict)+" "+s.Signature] = s.Count
@@ -151,14 +144,7 @@ func TestMergeInto(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("merged %v, want %v", got, want)
 	}
-	data, err := os.ReadFile(filepath.Join(dst, report.SummaryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum []report.SignatureCount
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, dst)
 	counts := map[string]int{}
 	for _, s := range sum {
 		counts[filepath.Base(s.Dir)+" "+s.Signature] += s.Count
@@ -172,4 +158,18 @@ func TestMergeInto(t *testing.T) {
 	if !maps.Equal(counts, wantCounts) {
 		t.Errorf("summary.json %v, want %v", counts, wantCounts)
 	}
+}
+
+// readSummary reads the signature counts a merge wrote into dir.
+func readSummary(t *testing.T, dir string) []report.SignatureCount {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, report.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum []report.SignatureCount
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }
