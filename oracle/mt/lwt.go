@@ -7,44 +7,71 @@ import (
 	"github.com/txlab/txlab/history"
 )
 
-// vtable is an open-addressing hash table from (key, value) to a
-// transaction index. Algorithm 2 is one lookup per operation, so a Go map's
-// overhead would dominate the check. Indexes are kept apart from the keys:
-// a probe of an empty slot then touches only the small index array, which
-// measured faster than one array of (key, value, index) slots.
-type vtable struct {
-	mask uint64
-	keys []kv
-	idx1 []int32 // index + 1; 0 = empty slot, so a fresh table needs no fill pass
+// wtable is an open-addressing hash table from a written (key, value) to
+// its writer's transaction index. Algorithm 2 is a probe per operation, so
+// the table is kept small enough for the cache: a slot is 8 bytes, the
+// writer's index and 32 bits of the pair's hash as a tag, and a tag that
+// matches is confirmed against the writer's own write op (the table holds
+// no copy of the pair, which would triple it).
+type wtable struct {
+	shift uint8    // 64 - log2(len(slots)): the slot is the hash's high bits
+	slots []uint64 // tag<<32 | index+1; 0 = empty, so a fresh table needs no fill pass
 }
 
-func newVtable(n int) *vtable {
-	size := uint64(16)
-	for size < uint64(n)*2 {
-		size <<= 1
+// newWtable makes a table for n writes, at most about 2/3 full.
+func newWtable(n int) wtable {
+	bits := uint8(4)
+	for 1<<bits < n+n/2 {
+		bits++
 	}
-	return &vtable{mask: size - 1, keys: make([]kv, size), idx1: make([]int32, size)}
+	return wtable{shift: 64 - bits, slots: make([]uint64, 1<<bits)}
 }
 
-func (t *vtable) slot(k kv) uint64 {
-	h := uint64(k.k)*0x9E3779B97F4A7C15 ^ uint64(k.v)*0xC2B2AE3D27D4EB4F
-	h ^= h >> 29
-	i := h & t.mask
-	for t.idx1[i] != 0 && t.keys[i] != k {
-		i = (i + 1) & t.mask
+// hashKV mixes a key and a value; the multiply's high bits (the slot) and
+// low bits (the tag) are both spread by every bit of the pair.
+func hashKV(k, v int64) uint64 {
+	x := uint64(v) ^ uint64(k)*0x9E3779B97F4A7C15
+	x ^= x >> 32
+	return x * 0xC2B2AE3D27D4EB4F
+}
+
+// find returns the slot of (k, v) with hash hk and its writer, or the empty
+// slot where it would go and -1. txns are the history's transactions,
+// whose last op confirms a tag's match.
+func (t *wtable) find(txns []history.Txn, hk uint64, k, v int64) (uint64, int32) {
+	mask := uint64(len(t.slots) - 1)
+	tag := hk & 0xFFFFFFFF
+	for i := hk >> t.shift; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return i, -1
+		}
+		if s>>32 == tag {
+			at := int32(uint32(s)) - 1
+			ops := txns[at].Ops
+			if w := ops[len(ops)-1]; w.Key == k && w.Value == v {
+				return i, at
+			}
+		}
 	}
-	return i
 }
 
-// put stores k → idx and returns the previous index, or -1.
-func (t *vtable) put(k kv, idx int32) int32 {
-	i := t.slot(k)
-	prev := t.idx1[i] - 1
-	t.keys[i], t.idx1[i] = k, idx+1
+// put stores (k, v) → idx and returns the pair's previous writer, or -1
+// (and then stores nothing).
+func (t *wtable) put(txns []history.Txn, k, v int64, idx int32) int32 {
+	hk := hashKV(k, v)
+	i, prev := t.find(txns, hk, k, v)
+	if prev < 0 {
+		t.slots[i] = hk<<32 | uint64(idx+1)
+	}
 	return prev
 }
 
-func (t *vtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
+// get returns the writer of (k, v), or -1.
+func (t *wtable) get(txns []history.Txn, k, v int64) int32 {
+	_, at := t.find(txns, hashKV(k, v), k, v)
+	return at
+}
 
 // checkLWT is Algorithm 2, for all keys at once (linearizability is local):
 // a key needs exactly one insert-if-not-exists (["w(k,v)"]); every

@@ -26,6 +26,38 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 	return checkLWTSplit(h, parts)
 }
 
+// Per-transaction flags of the LWT check: the number of ops, the status,
+// and whether a chain has reached the transaction.
+const (
+	lwtOps     = 3 // mask: 0, 1 (an insert) or 2 (a compare-and-set)
+	lwtOK      = 1 << 2
+	lwtFail    = 1 << 3
+	lwtChained = 1 << 4
+)
+
+// lwtFlags are t's flags, chained or not.
+func lwtFlags(t *history.Txn) uint8 {
+	f := uint8(len(t.Ops))
+	switch t.Status {
+	case history.OK:
+		f |= lwtOK
+	case history.Fail:
+		f |= lwtFail
+	}
+	return f
+}
+
+// lwtCheck is what the parts of one LWT check share, in dense arrays
+// indexed by transaction so that the passes after the first do not walk
+// the history's transactions and their separately allocated ops again.
+// Each part writes only its own transactions' entries.
+type lwtCheck struct {
+	h    *history.History
+	fl   []uint8
+	rd   []int32 // a CAS's writer of the value it read + 1, 0 to look it up again
+	succ []int32 // the next transaction in the chain + 1, 0 for none
+}
+
 // checkLWTSplit is the LWT check with the keys hashed into parts (1 to
 // 255), each checked on a core of its own. The result does not depend on
 // parts, anomaly for anomaly and in order: each part's anomalies carry
@@ -34,48 +66,42 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 // shape, or a value written the second time), is the error.
 func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	n := len(h.Txns)
-	members := make([][]int32, parts)
-	var part []uint8 // each transaction's part, math.MaxUint8 for none
-	var count []int32
-	var written *vtable // one part's table of writes, made in this pass
-	if parts > 1 {
-		part, count = make([]uint8, n), make([]int32, parts)
-	} else {
-		members[0], written = make([]int32, 0, n), newVtable(n)
-	}
+	c := &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n)}
+	out := make([]lwtPart, parts)
 	committedCAS := 0
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if !lwtShaped(t) {
-			// A value written twice before it comes first.
-			if err := firstWrittenTwice(h, i); err != nil {
-				return nil, err
-			}
-			return nil, lwtShapeError(t)
+	if parts == 1 {
+		// The one part checks shapes and counts as it goes.
+		out[0] = c.part(nil, n, true)
+		if out[0].bad >= 0 {
+			return nil, lwtShapeError(&h.Txns[out[0].bad])
 		}
-		if len(t.Ops) == 0 {
-			if parts > 1 {
+		committedCAS = out[0].committedCAS
+	} else {
+		members := make([][]int32, parts)
+		part := make([]uint8, n) // each transaction's part, math.MaxUint8 for none
+		count := make([]int32, parts)
+		for i := range h.Txns {
+			t := &h.Txns[i]
+			if !lwtShaped(t) {
+				// A value written twice before it comes first.
+				if err := firstWrittenTwice(h, i); err != nil {
+					return nil, err
+				}
+				return nil, lwtShapeError(t)
+			}
+			c.fl[i] = lwtFlags(t)
+			if len(t.Ops) == 0 {
 				part[i] = math.MaxUint8 // in no part: it did nothing
+				continue
 			}
-			continue
-		}
-		if len(t.Ops) == 2 && t.Status == history.OK {
-			committedCAS++
-		}
-		if parts == 1 {
-			members[0] = append(members[0], int32(i))
-			w := t.Ops[len(t.Ops)-1]
-			if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
-				return nil, lwtTwice(h, prev, int32(i))
+			if len(t.Ops) == 2 && t.Status == history.OK {
+				committedCAS++
 			}
-			continue
+			k := uint64(t.Ops[0].Key) * 0x9E3779B97F4A7C15
+			p := uint8((k >> 32) % uint64(parts))
+			part[i] = p
+			count[p]++
 		}
-		k := uint64(t.Ops[0].Key) * 0x9E3779B97F4A7C15
-		p := uint8((k >> 32) % uint64(parts))
-		part[i] = p
-		count[p]++
-	}
-	if parts > 1 {
 		for p := range members {
 			members[p] = make([]int32, 0, count[p])
 		}
@@ -84,11 +110,8 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 				members[p] = append(members[p], int32(i))
 			}
 		}
+		each(parts, func(p int) { out[p] = c.part(members[p], len(members[p]), false) })
 	}
-	out := make([]lwtPart, parts)
-	// Shared, each part writing only its own transactions' entries.
-	inChain, succ := make([]bool, n), make([]int32, n)
-	each(parts, func(p int) { out[p] = checkLWTPart(h, members[p], written, succ, inChain) })
 
 	// The value written twice that comes first in history order: the part
 	// that met its duplicate earliest.
@@ -122,8 +145,8 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	// Committed CASes no chain reached read a value that was never current
 	// (written by a CAS that was itself off the chain, e.g. a cycle).
 	for i := 0; i < n && chainedCAS < committedCAS; i++ {
-		t := &h.Txns[i]
-		if !inChain[i] && t.Status == history.OK && len(t.Ops) == 2 && len(res.Anomalies) == 0 {
+		if c.fl[i]&(lwtChained|lwtOK|lwtOps) == lwtOK|2 && len(res.Anomalies) == 0 {
+			t := &h.Txns[i]
 			res.Anomalies = append(res.Anomalies, Anomaly{Name: semantics.ThinAirRead, Txns: ix.refs(int32(i)),
 				Explanation: fmt.Sprintf("T%d changed key %d from %d, a value that was never current", t.ID, t.Ops[0].Key, t.Ops[0].Value)})
 		}
@@ -136,14 +159,14 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 // time by one of the first end transactions (all of the right shape), or
 // nil.
 func firstWrittenTwice(h *history.History, end int) error {
-	written := newVtable(end)
+	written := newWtable(end)
 	for i := range end {
 		t := &h.Txns[i]
 		if len(t.Ops) == 0 {
 			continue
 		}
 		w := t.Ops[len(t.Ops)-1]
-		if prev := written.put(kv{w.Key, w.Value}, int32(i)); prev >= 0 {
+		if prev := written.put(h.Txns, w.Key, w.Value, int32(i)); prev >= 0 {
 			return lwtTwice(h, prev, int32(i))
 		}
 	}
@@ -152,9 +175,11 @@ func firstWrittenTwice(h *history.History, end int) error {
 
 // lwtPart is what one part of the keys found.
 type lwtPart struct {
-	dup        [2]int32 // the first value written twice: earlier and later writer, or -1
-	anomalies  []lwtAnomaly
-	chainedCAS int
+	bad          int32    // the first transaction of the wrong shape, or -1
+	dup          [2]int32 // the first value written twice: earlier and later writer, or -1
+	anomalies    []lwtAnomaly
+	chainedCAS   int
+	committedCAS int // counted only by a part that checks shapes
 }
 
 // lwtAnomaly is an anomaly with its place in the serial check's order:
@@ -167,21 +192,46 @@ type lwtAnomaly struct {
 	text      string
 }
 
-// checkLWTPart runs the LWT check's passes over the transactions ts (history
-// order) of one part of the keys; written is the table of their writes, or
-// nil to make it here; succ and inChain are shared, each part setting only
-// its own transactions' entries.
-func checkLWTPart(h *history.History, ts []int32, written *vtable, succ []int32, inChain []bool) lwtPart {
-	out := lwtPart{dup: [2]int32{-1, -1}}
-	if written == nil {
-		written = newVtable(len(ts))
-		for _, i := range ts {
-			t := &h.Txns[i]
-			w := t.Ops[len(t.Ops)-1]
-			if prev := written.put(kv{w.Key, w.Value}, i); prev >= 0 {
-				out.dup = [2]int32{prev, i}
+// part runs the LWT check's passes over the n transactions ts (history
+// order) of one part of the keys, or over all transactions when ts is nil.
+// With shapes it also checks the transactions' shapes, stopping at the
+// first wrong one, and sets their flags; otherwise the flags are set.
+func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
+	out := lwtPart{bad: -1, dup: [2]int32{-1, -1}}
+	txns, fl, rd, succ := c.h.Txns, c.fl, c.rd, c.succ
+	written := newWtable(n)
+	// The first pass fills the table and looks up, for each CAS, the
+	// writer of the value it read; one written later is looked up again in
+	// the second pass, which must see every write.
+	for j := range n {
+		i := int32(j)
+		if ts != nil {
+			i = ts[j]
+		}
+		t := &txns[i]
+		if shapes {
+			if !lwtShaped(t) {
+				// No value was written twice before it: each was put.
+				out.bad = i
 				return out
 			}
+			fl[i] = lwtFlags(t)
+			if len(t.Ops) == 2 && t.Status == history.OK {
+				out.committedCAS++
+			}
+		}
+		ops := t.Ops
+		if len(ops) == 0 {
+			continue
+		}
+		w := ops[len(ops)-1]
+		if prev := written.put(txns, w.Key, w.Value, i); prev >= 0 {
+			out.dup = [2]int32{prev, i}
+			return out
+		}
+		if len(ops) == 2 && t.Status != history.Fail {
+			r := ops[0]
+			rd[i] = written.get(txns, r.Key, r.Value) + 1
 		}
 	}
 	add := func(phase, at int32, name semantics.Anomaly, txns []int32, format string, a ...any) {
@@ -189,23 +239,25 @@ func checkLWTPart(h *history.History, ts []int32, written *vtable, succ []int32,
 			out.anomalies = append(out.anomalies, lwtAnomaly{phase: phase, at: at, name: name, txns: txns, text: fmt.Sprintf(format, a...)})
 		}
 	}
-	for _, i := range ts {
-		succ[i] = -1
-	}
 	insertOf := make(map[int64]int32)
 	var inserts []int32
-	for _, i := range ts {
-		t := &h.Txns[i]
-		if t.Status == history.Fail {
+	for j := range n {
+		i := int32(j)
+		if ts != nil {
+			i = ts[j]
+		}
+		f := fl[i]
+		if f&lwtFail != 0 || f&lwtOps == 0 {
 			continue
 		}
-		if len(t.Ops) == 1 {
+		if f&lwtOps == 1 {
+			t := &txns[i]
 			k := t.Ops[0].Key
 			if p, ok := insertOf[k]; ok {
-				if t.Status == history.OK && h.Txns[p].Status == history.OK {
-					add(0, i, semantics.LostUpdate, []int32{p, i}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", h.Txns[p].ID, t.ID, k)
+				if f&lwtOK != 0 && fl[p]&lwtOK != 0 {
+					add(0, i, semantics.LostUpdate, []int32{p, i}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", txns[p].ID, t.ID, k)
 				}
-				if h.Txns[p].Status == history.OK {
+				if fl[p]&lwtOK != 0 {
 					continue
 				}
 			}
@@ -213,38 +265,61 @@ func checkLWTPart(h *history.History, ts []int32, written *vtable, succ []int32,
 			inserts = append(inserts, i)
 			continue
 		}
-		r := t.Ops[0]
-		p := written.get(kv{r.Key, r.Value})
-		if p < 0 || h.Txns[p].Status == history.Fail {
-			if t.Status == history.OK {
+		p := rd[i] - 1
+		if p < 0 {
+			r := txns[i].Ops[0]
+			p = written.get(txns, r.Key, r.Value)
+		}
+		if p < 0 || fl[p]&lwtFail != 0 {
+			if f&lwtOK != 0 {
+				t := &txns[i]
+				r := t.Ops[0]
 				add(0, i, semantics.ThinAirRead, []int32{i}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
 			}
 			continue
 		}
-		if q := succ[p]; q >= 0 {
-			if t.Status == history.OK && h.Txns[q].Status == history.OK {
+		if q := succ[p] - 1; q >= 0 {
+			if f&lwtOK != 0 && fl[q]&lwtOK != 0 {
+				t := &txns[i]
+				r := t.Ops[0]
 				add(0, i, semantics.LostUpdate, []int32{p, q, i}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
-					h.Txns[q].ID, t.ID, r.Key, r.Value, h.Txns[p].ID)
+					txns[q].ID, t.ID, r.Key, r.Value, txns[p].ID)
 				continue
 			}
-			if h.Txns[q].Status == history.OK {
+			if fl[q]&lwtOK != 0 {
 				continue
 			}
 		}
-		succ[p] = i
+		succ[p] = i + 1
 	}
+	// Each chain is checked for a real-time violation as it is walked: one
+	// exists when a transaction ends before the latest start of those
+	// before it in the chain. Only then is the chain listed, for
+	// realTimeViolation to name the pair the serial check always named.
 	var chain []int32
 	for _, ins := range inserts {
-		chain = chain[:0]
-		for t := ins; t >= 0 && !inChain[t]; t = succ[t] {
-			inChain[t] = true
-			chain = append(chain, t)
-			if tx := &h.Txns[t]; tx.Status == history.OK && len(tx.Ops) == 2 {
+		maxStart, violated, length := int64(math.MinInt64), false, 0
+		for t := ins; t >= 0 && fl[t]&lwtChained == 0; t = succ[t] - 1 {
+			fl[t] |= lwtChained
+			if fl[t]&(lwtOK|lwtOps) == lwtOK|2 {
 				out.chainedCAS++
 			}
+			tx := &txns[t]
+			if tx.End != 0 && tx.End < maxStart {
+				violated = true
+			}
+			maxStart = max(maxStart, tx.Start)
+			length++
 		}
-		if before, after, ok := realTimeViolation(h, chain); ok {
-			add(1, ins, semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(h, before, after))
+		if !violated {
+			continue
+		}
+		chain = chain[:0]
+		for t := ins; len(chain) < length; t = succ[t] - 1 {
+			chain = append(chain, t)
+		}
+		if before, after, ok := realTimeViolation(c.h, chain); ok {
+			add(1, ins, semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(c.h, before, after))
 		}
 	}
 	return out
