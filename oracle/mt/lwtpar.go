@@ -54,8 +54,9 @@ func lwtFlags(t *history.Txn) uint8 {
 type lwtCheck struct {
 	h    *history.History
 	fl   []uint8
-	rd   []int32 // a CAS's writer of the value it read + 1, 0 to look it up again
-	succ []int32 // the next transaction in the chain + 1, 0 for none
+	rd   []int32    // a CAS's writer of the value it read + 1, 0 to look it up again
+	succ []int32    // the next transaction in the chain + 1, 0 for none
+	se   [][2]int64 // start and end, for the chains' real-time checks
 }
 
 // checkLWTSplit is the LWT check with the keys hashed into parts (1 to
@@ -66,7 +67,7 @@ type lwtCheck struct {
 // shape, or a value written the second time), is the error.
 func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	n := len(h.Txns)
-	c := &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n)}
+	c := &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), se: make([][2]int64, n)}
 	out := make([]lwtPart, parts)
 	committedCAS := 0
 	if parts == 1 {
@@ -192,17 +193,21 @@ type lwtAnomaly struct {
 	text      string
 }
 
-// part runs the LWT check's passes over the n transactions ts (history
-// order) of one part of the keys, or over all transactions when ts is nil.
-// With shapes it also checks the transactions' shapes, stopping at the
-// first wrong one, and sets their flags; otherwise the flags are set.
+// part runs the LWT check over the n transactions ts (history order) of
+// one part of the keys, or over all transactions when ts is nil. With
+// shapes it also checks the transactions' shapes, stopping at the first
+// wrong one, and sets their flags; otherwise the flags are set.
+//
+// One pass fills the table of writes and, while every CAS so far found the
+// writer of the value it read among the transactions before it, links it
+// into its chain at once. The first that does not (its writer comes later
+// in the history, or there is none) stops the linking: from there the pass
+// only notes the writers it finds, and a second pass links the rest in
+// history order, once every write is in the table.
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
-	out := lwtPart{bad: -1, dup: [2]int32{-1, -1}}
-	txns, fl, rd, succ := c.h.Txns, c.fl, c.rd, c.succ
-	written := newWtable(n)
-	// The first pass fills the table and looks up, for each CAS, the
-	// writer of the value it read; one written later is looked up again in
-	// the second pass, which must see every write.
+	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
+	txns, fl, rd, se := c.h.Txns, c.fl, c.rd, c.se
+	linked := n // the position from which the second pass links
 	for j := range n {
 		i := int32(j)
 		if ts != nil {
@@ -212,103 +217,145 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		if shapes {
 			if !lwtShaped(t) {
 				// No value was written twice before it: each was put.
-				out.bad = i
-				return out
+				r.out.bad = i
+				return r.out
 			}
 			fl[i] = lwtFlags(t)
 			if len(t.Ops) == 2 && t.Status == history.OK {
-				out.committedCAS++
+				r.out.committedCAS++
 			}
 		}
 		ops := t.Ops
 		if len(ops) == 0 {
 			continue
 		}
+		se[i] = [2]int64{t.Start, t.End}
 		w := ops[len(ops)-1]
-		if prev := written.put(txns, w.Key, w.Value, i); prev >= 0 {
-			out.dup = [2]int32{prev, i}
-			return out
+		if prev := r.written.put(txns, w.Key, w.Value, i); prev >= 0 {
+			r.out.dup = [2]int32{prev, i}
+			return r.out
 		}
-		if len(ops) == 2 && t.Status != history.Fail {
-			r := ops[0]
-			rd[i] = written.get(txns, r.Key, r.Value) + 1
+		if t.Status == history.Fail {
+			continue
 		}
+		if len(ops) == 1 {
+			if linked == n {
+				r.insert(i)
+			}
+			continue
+		}
+		p := r.written.get(txns, ops[0].Key, ops[0].Value)
+		if linked == n {
+			if p >= 0 {
+				r.link(i, p)
+				continue
+			}
+			linked = j
+		}
+		rd[i] = p + 1
 	}
-	add := func(phase, at int32, name semantics.Anomaly, txns []int32, format string, a ...any) {
-		if len(out.anomalies) < maxAnomalies {
-			out.anomalies = append(out.anomalies, lwtAnomaly{phase: phase, at: at, name: name, txns: txns, text: fmt.Sprintf(format, a...)})
-		}
-	}
-	insertOf := make(map[int64]int32)
-	var inserts []int32
-	for j := range n {
+	for j := linked; j < n; j++ {
 		i := int32(j)
 		if ts != nil {
 			i = ts[j]
 		}
-		f := fl[i]
-		if f&lwtFail != 0 || f&lwtOps == 0 {
-			continue
-		}
-		if f&lwtOps == 1 {
-			t := &txns[i]
-			k := t.Ops[0].Key
-			if p, ok := insertOf[k]; ok {
-				if f&lwtOK != 0 && fl[p]&lwtOK != 0 {
-					add(0, i, semantics.LostUpdate, []int32{p, i}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", txns[p].ID, t.ID, k)
-				}
-				if fl[p]&lwtOK != 0 {
-					continue
-				}
+		switch f := fl[i]; {
+		case f&lwtFail != 0 || f&lwtOps == 0:
+		case f&lwtOps == 1:
+			r.insert(i)
+		default:
+			p := rd[i] - 1
+			if p < 0 {
+				o := txns[i].Ops[0]
+				p = r.written.get(txns, o.Key, o.Value)
 			}
-			insertOf[k] = i
-			inserts = append(inserts, i)
-			continue
+			r.link(i, p)
 		}
-		p := rd[i] - 1
-		if p < 0 {
-			r := txns[i].Ops[0]
-			p = written.get(txns, r.Key, r.Value)
-		}
-		if p < 0 || fl[p]&lwtFail != 0 {
-			if f&lwtOK != 0 {
-				t := &txns[i]
-				r := t.Ops[0]
-				add(0, i, semantics.ThinAirRead, []int32{i}, "T%d changed key %d from %d, a value no committed transaction wrote", t.ID, r.Key, r.Value)
-			}
-			continue
-		}
-		if q := succ[p] - 1; q >= 0 {
-			if f&lwtOK != 0 && fl[q]&lwtOK != 0 {
-				t := &txns[i]
-				r := t.Ops[0]
-				add(0, i, semantics.LostUpdate, []int32{p, q, i}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
-					txns[q].ID, t.ID, r.Key, r.Value, txns[p].ID)
-				continue
-			}
-			if fl[q]&lwtOK != 0 {
-				continue
-			}
-		}
-		succ[p] = i + 1
 	}
-	// Each chain is checked for a real-time violation as it is walked: one
-	// exists when a transaction ends before the latest start of those
-	// before it in the chain. Only then is the chain listed, for
-	// realTimeViolation to name the pair the serial check always named.
+	r.chains()
+	return r.out
+}
+
+// lwtRun is one part's check under way.
+type lwtRun struct {
+	*lwtCheck
+	out      lwtPart
+	written  wtable
+	insertOf map[int64]int32
+	inserts  []int32
+}
+
+func (r *lwtRun) add(phase, at int32, name semantics.Anomaly, txns []int32, format string, a ...any) {
+	if len(r.out.anomalies) < maxAnomalies {
+		r.out.anomalies = append(r.out.anomalies, lwtAnomaly{phase: phase, at: at, name: name, txns: txns, text: fmt.Sprintf(format, a...)})
+	}
+}
+
+// insert takes note of the insert i (not failed): the first of its key
+// starts the key's chain, or a later one if the first did not commit.
+func (r *lwtRun) insert(i int32) {
+	if r.insertOf == nil {
+		r.insertOf = make(map[int64]int32)
+	}
+	txns, fl := r.h.Txns, r.fl
+	k := txns[i].Ops[0].Key
+	if p, ok := r.insertOf[k]; ok {
+		if fl[i]&lwtOK != 0 && fl[p]&lwtOK != 0 {
+			r.add(0, i, semantics.LostUpdate, []int32{p, i}, "T%d and T%d both inserted key %d: an insert-if-not-exists succeeded twice", txns[p].ID, txns[i].ID, k)
+		}
+		if fl[p]&lwtOK != 0 {
+			return
+		}
+	}
+	r.insertOf[k] = i
+	r.inserts = append(r.inserts, i)
+}
+
+// link makes the CAS i (not failed) the successor of p, the writer of the
+// value it read (-1 for none), unless a committed CAS already is.
+func (r *lwtRun) link(i, p int32) {
+	txns, fl, succ := r.h.Txns, r.fl, r.succ
+	f := fl[i]
+	if p < 0 || fl[p]&lwtFail != 0 {
+		if f&lwtOK != 0 {
+			o := txns[i].Ops[0]
+			r.add(0, i, semantics.ThinAirRead, []int32{i}, "T%d changed key %d from %d, a value no committed transaction wrote", txns[i].ID, o.Key, o.Value)
+		}
+		return
+	}
+	if q := succ[p] - 1; q >= 0 {
+		if f&lwtOK != 0 && fl[q]&lwtOK != 0 {
+			o := txns[i].Ops[0]
+			r.add(0, i, semantics.LostUpdate, []int32{p, q, i}, "T%d and T%d both changed key %d from %d (written by T%d): one compare-and-set overwrote the other",
+				txns[q].ID, txns[i].ID, o.Key, o.Value, txns[p].ID)
+			return
+		}
+		if fl[q]&lwtOK != 0 {
+			return
+		}
+	}
+	succ[p] = i + 1
+}
+
+// chains walks each insert's chain, counting the committed CASes on it and
+// checking it for a real-time violation as it goes: there is one when a
+// transaction ends before the latest start of those before it in the
+// chain. Only then is the chain listed, for realTimeViolation to name the
+// pair the serial check always named.
+func (r *lwtRun) chains() {
+	fl, succ, se := r.fl, r.succ, r.se
 	var chain []int32
-	for _, ins := range inserts {
+	for _, ins := range r.inserts {
 		maxStart, violated, length := int64(math.MinInt64), false, 0
 		for t := ins; t >= 0 && fl[t]&lwtChained == 0; t = succ[t] - 1 {
 			fl[t] |= lwtChained
 			if fl[t]&(lwtOK|lwtOps) == lwtOK|2 {
-				out.chainedCAS++
+				r.out.chainedCAS++
 			}
-			tx := &txns[t]
-			if tx.End != 0 && tx.End < maxStart {
+			if end := se[t][1]; end != 0 && end < maxStart {
 				violated = true
 			}
-			maxStart = max(maxStart, tx.Start)
+			maxStart = max(maxStart, se[t][0])
 			length++
 		}
 		if !violated {
@@ -318,9 +365,8 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		for t := ins; len(chain) < length; t = succ[t] - 1 {
 			chain = append(chain, t)
 		}
-		if before, after, ok := realTimeViolation(c.h, chain); ok {
-			add(1, ins, semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(c.h, before, after))
+		if before, after, ok := realTimeViolation(r.h, chain); ok {
+			r.add(1, ins, semantics.RealTimeViolation, []int32{before, after}, "%s", realTimeText(r.h, before, after))
 		}
 	}
-	return out
 }
