@@ -3,6 +3,7 @@ package mt
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/txlab/txlab/history"
 )
@@ -18,13 +19,30 @@ type wtable struct {
 	slots []uint64 // tag<<32 | index+1; 0 = empty, so a fresh table needs no fill pass
 }
 
-// newWtable makes a table for n writes, at most about 2/3 full.
+// wtables keeps tables between checks (*[]uint64): a campaign checks many
+// histories, and a fresh table is a large allocation to zero, and garbage.
+var wtables sync.Pool
+
+// newWtable returns a table for n writes, at most about 2/3 full; give it
+// back with free.
 func newWtable(n int) wtable {
 	bits := uint8(4)
 	for 1<<bits < n+n/2 {
 		bits++
 	}
+	if p, _ := wtables.Get().(*[]uint64); p != nil && cap(*p) >= 1<<bits {
+		slots := (*p)[:1<<bits]
+		clear(slots)
+		return wtable{shift: 64 - bits, slots: slots}
+	}
 	return wtable{shift: 64 - bits, slots: make([]uint64, 1<<bits)}
+}
+
+// free gives the table back for a later check.
+func (t *wtable) free() {
+	s := t.slots
+	t.slots = nil
+	wtables.Put(&s)
 }
 
 // hashKV mixes a key and a value; the multiply's high bits (the slot) and

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/semantics"
@@ -59,6 +60,29 @@ type lwtCheck struct {
 	se   [][2]int64 // start and end, for the chains' real-time checks
 }
 
+// lwtChecks keeps a check's arrays (*lwtCheck) for later checks, as
+// wtables keeps tables.
+var lwtChecks sync.Pool
+
+// newLWTCheck returns the arrays for checking h: succ cleared, the others
+// written before they are read. Give them back with free.
+func newLWTCheck(h *history.History) *lwtCheck {
+	n := len(h.Txns)
+	c, _ := lwtChecks.Get().(*lwtCheck)
+	if c == nil || cap(c.fl) < n {
+		return &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), se: make([][2]int64, n)}
+	}
+	c.h, c.fl, c.rd, c.succ, c.se = h, c.fl[:n], c.rd[:n], c.succ[:n], c.se[:n]
+	clear(c.succ)
+	return c
+}
+
+// free gives the arrays back, without the history.
+func (c *lwtCheck) free() {
+	c.h = nil
+	lwtChecks.Put(c)
+}
+
 // checkLWTSplit is the LWT check with the keys hashed into parts (1 to
 // 255), each checked on a core of its own. The result does not depend on
 // parts, anomaly for anomaly and in order: each part's anomalies carry
@@ -67,7 +91,8 @@ type lwtCheck struct {
 // shape, or a value written the second time), is the error.
 func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 	n := len(h.Txns)
-	c := &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), se: make([][2]int64, n)}
+	c := newLWTCheck(h)
+	defer c.free()
 	out := make([]lwtPart, parts)
 	committedCAS := 0
 	if parts == 1 {
@@ -161,6 +186,7 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 // nil.
 func firstWrittenTwice(h *history.History, end int) error {
 	written := newWtable(end)
+	defer written.free()
 	for i := range end {
 		t := &h.Txns[i]
 		if len(t.Ops) == 0 {
@@ -206,6 +232,7 @@ type lwtAnomaly struct {
 // history order, once every write is in the table.
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
+	defer r.written.free()
 	txns, fl, rd, se := c.h.Txns, c.fl, c.rd, c.se
 	linked := n // the position from which the second pass links
 	for j := range n {
