@@ -65,13 +65,17 @@ func (t *wtable) find(txns []history.Txn, hk uint64, k, v int64) (uint64, int32)
 			return i, -1
 		}
 		if s>>32 == tag {
-			at := int32(uint32(s)) - 1
-			ops := txns[at].Ops
-			if w := ops[len(ops)-1]; w.Key == k && w.Value == v {
+			if at := int32(uint32(s)) - 1; writes(&txns[at], k, v) {
 				return i, at
 			}
 		}
 	}
+}
+
+// writes reports whether t's last op writes v to k.
+func writes(t *history.Txn, k, v int64) bool {
+	w := t.Ops[len(t.Ops)-1]
+	return w.Key == k && w.Value == v
 }
 
 // put stores (k, v) → idx and returns the pair's previous writer, or -1

@@ -234,6 +234,16 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
 	defer r.written.free()
 	txns, fl, rd, se := c.h.Txns, c.fl, c.rd, c.se
+	slots, shift := r.written.slots, r.written.shift
+	mask := uint64(len(slots) - 1)
+	// The last write of each key, in a small direct-mapped cache: a CAS
+	// mostly reads the value its key's previous write wrote, and since a
+	// value is written once (or the history is refused) that write is the
+	// one the table would find.
+	var last [256]struct {
+		k, v int64
+		at   int32 // index + 1; 0 = empty
+	}
 	linked := n // the position from which the second pass links
 	for j := range n {
 		i := int32(j)
@@ -257,11 +267,25 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 			continue
 		}
 		se[i] = [2]int64{t.Start, t.End}
+		// wtable.put, here for speed.
 		w := ops[len(ops)-1]
-		if prev := r.written.put(txns, w.Key, w.Value, i); prev >= 0 {
-			r.out.dup = [2]int32{prev, i}
-			return r.out
+		hk := hashKV(w.Key, w.Value)
+		x := hk >> shift
+		for ; slots[x] != 0; x = (x + 1) & mask {
+			if slots[x]>>32 == hk&0xFFFFFFFF {
+				if prev := int32(uint32(slots[x])) - 1; writes(&txns[prev], w.Key, w.Value) {
+					r.out.dup = [2]int32{prev, i}
+					return r.out
+				}
+			}
 		}
+		slots[x] = hk<<32 | uint64(i+1)
+		e := &last[uint64(w.Key)*0x9E3779B97F4A7C15>>56]
+		p := int32(-1)
+		if len(ops) == 2 && e.at != 0 && e.k == ops[0].Key && e.v == ops[0].Value {
+			p = e.at - 1
+		}
+		e.k, e.v, e.at = w.Key, w.Value, i+1
 		if t.Status == history.Fail {
 			continue
 		}
@@ -271,7 +295,9 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 			}
 			continue
 		}
-		p := r.written.get(txns, ops[0].Key, ops[0].Value)
+		if p < 0 {
+			p = r.written.get(txns, ops[0].Key, ops[0].Value)
+		}
 		if linked == n {
 			if p >= 0 {
 				r.link(i, p)

@@ -250,12 +250,20 @@ func refCheckLWTPart(h *history.History, ts []int32, written *refVtable, succ []
 // knows, and more: transactions moved out of chain order (a CAS recorded
 // before the writer of the value it read), empty transactions, CASes that
 // read their own value, and writes whose (key, value) hashes exactly like
-// another's (so the table must confirm a tag's match).
+// another's (so the table must confirm a tag's match), over few keys or
+// many, with values unique or shared by the keys.
 func TestLWTSameAsReference(t *testing.T) {
 	valid, invalid, bad := 0, 0, 0
 	for seed := range uint64(5000) {
 		r := rand.New(rand.NewPCG(seed, 31))
-		h := synthLWT(20+r.IntN(200), 1+r.IntN(9), 1+r.IntN(40), seed)
+		keys := 1 + r.IntN(9)
+		if r.IntN(4) == 0 { // more keys than the cache of each key's last write has entries
+			keys = 1 + r.IntN(600)
+		}
+		h := synthLWT(20+r.IntN(800), keys, 1+r.IntN(40), seed)
+		if r.IntN(3) == 0 {
+			perKeyValues(h)
+		}
 		for range r.IntN(8) {
 			corruptMore(r, h)
 		}
@@ -284,6 +292,24 @@ func TestLWTSameAsReference(t *testing.T) {
 	}
 	if valid < 300 || invalid < 1000 || bad < 200 {
 		t.Errorf("%d valid, %d invalid, %d bad histories: the corruptions do not cover every outcome", valid, invalid, bad)
+	}
+}
+
+// perKeyValues renumbers each key's values 1, 2, … (synthLWT's are unique
+// across keys), so that keys share values.
+func perKeyValues(h *history.History) {
+	renum, next := map[kv]int64{}, map[int64]int64{}
+	for i := range h.Txns {
+		for j := range h.Txns[i].Ops {
+			o := &h.Txns[i].Ops[j]
+			v, ok := renum[kv{o.Key, o.Value}]
+			if !ok {
+				next[o.Key]++
+				v = next[o.Key]
+				renum[kv{o.Key, o.Value}] = v
+			}
+			o.Value = v
+		}
 	}
 }
 
