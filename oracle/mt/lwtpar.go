@@ -299,11 +299,16 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 			p = r.written.get(txns, ops[0].Key, ops[0].Value)
 		}
 		if linked == n {
-			if p >= 0 {
+			switch {
+			case p >= 0 && fl[p]&lwtFail == 0 && c.succ[p] == 0:
+				c.succ[p] = i + 1 // link's usual case, here for speed
+			case p >= 0:
 				r.link(i, p)
-				continue
+			default:
+				linked = j
+				rd[i] = 0
 			}
-			linked = j
+			continue
 		}
 		rd[i] = p + 1
 	}
