@@ -399,28 +399,56 @@ func (r *lwtRun) link(i, p int32) {
 // checking it for a real-time violation as it goes: there is one when a
 // transaction ends before the latest start of those before it in the
 // chain. Only then is the chain listed, for realTimeViolation to name the
-// pair the serial check always named.
+// pair the serial check always named. The chains are walked a step each
+// in turn, so that the cache misses of several are waited for at once;
+// the order does not matter, since no two chains share a transaction
+// (each CAS is linked once, and no insert is).
 func (r *lwtRun) chains() {
 	fl, succ, se := r.fl, r.succ, r.se
-	var chain []int32
-	for _, ins := range r.inserts {
-		maxStart, violated, length := int64(math.MinInt64), false, 0
-		for t := ins; t >= 0 && fl[t]&lwtChained == 0; t = succ[t] - 1 {
-			fl[t] |= lwtChained
-			if fl[t]&(lwtOK|lwtOps) == lwtOK|2 {
+	type walk struct {
+		t, at, length int32 // the next transaction (-1 at the end), the insert's place, the steps
+		maxStart      int64
+		violated      bool
+	}
+	ws := make([]walk, len(r.inserts))
+	for k, ins := range r.inserts {
+		ws[k] = walk{t: ins, at: int32(k), maxStart: math.MinInt64}
+	}
+	for live := len(ws); live > 0; {
+		for k := 0; k < live; {
+			w := &ws[k]
+			t := w.t
+			if t < 0 || fl[t]&lwtChained != 0 {
+				live--
+				ws[k], ws[live] = ws[live], ws[k]
+				continue
+			}
+			f := fl[t]
+			fl[t] = f | lwtChained
+			if f&(lwtOK|lwtOps) == lwtOK|2 {
 				r.out.chainedCAS++
 			}
-			if end := se[t][1]; end != 0 && end < maxStart {
-				violated = true
+			if end := se[t][1]; end != 0 && end < w.maxStart {
+				w.violated = true
 			}
-			maxStart = max(maxStart, se[t][0])
-			length++
+			w.maxStart = max(w.maxStart, se[t][0])
+			w.length++
+			w.t = succ[t] - 1
+			k++
 		}
-		if !violated {
-			continue
+	}
+	var violated []walk
+	for _, w := range ws {
+		if w.violated {
+			violated = append(violated, w)
 		}
+	}
+	slices.SortFunc(violated, func(a, b walk) int { return cmp.Compare(a.at, b.at) })
+	var chain []int32
+	for _, w := range violated {
+		ins := r.inserts[w.at]
 		chain = chain[:0]
-		for t := ins; len(chain) < length; t = succ[t] - 1 {
+		for t := ins; len(chain) < int(w.length); t = succ[t] - 1 {
 			chain = append(chain, t)
 		}
 		if before, after, ok := realTimeViolation(r.h, chain); ok {
