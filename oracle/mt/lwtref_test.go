@@ -248,7 +248,7 @@ func refCheckLWTPart(h *history.History, ts []int32, written *refVtable, succ []
 // five, gives the reference check's result (anomalies, their order and
 // texts) or error on 5,000 random histories corrupted every way corrupt
 // knows, and more: transactions moved out of chain order (a CAS recorded
-// before the writer of the value it read), empty transactions, CASes that
+// before the writer of the value it read), empty and init transactions, CASes that
 // read their own value, and writes whose (key, value) hashes exactly like
 // another's (so the table must confirm a tag's match), over few keys or
 // many, with values unique or shared by the keys.
@@ -317,7 +317,7 @@ func perKeyValues(h *history.History) {
 func corruptMore(r *rand.Rand, h *history.History) {
 	i, j := r.IntN(len(h.Txns)), r.IntN(len(h.Txns))
 	t := &h.Txns[i]
-	switch r.IntN(11) {
+	switch r.IntN(12) {
 	case 0: // out of chain order
 		h.Txns[i], h.Txns[j] = h.Txns[j], h.Txns[i]
 	case 2: // a CAS that reads the value it writes
@@ -333,6 +333,10 @@ func corruptMore(r *rand.Rand, h *history.History) {
 			if len(t.Ops) == 2 {
 				t.Ops[0].Key = k
 			}
+		}
+	case 4: // an init transaction, which LWT histories do not have
+		if r.IntN(4) == 0 {
+			t.Init = true
 		}
 	default:
 		corrupt(r, h)
