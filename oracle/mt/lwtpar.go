@@ -28,12 +28,18 @@ func checkLWTParallel(h *history.History) (*Result, error) {
 }
 
 // Per-transaction flags of the LWT check: the number of ops, the status,
-// and whether a chain has reached the transaction.
+// whether a chain has reached the transaction, and whether that was
+// settled as the transaction was linked.
 const (
 	lwtOps     = 3 // mask: 0, 1 (an insert) or 2 (a compare-and-set)
 	lwtOK      = 1 << 2
 	lwtFail    = 1 << 3
 	lwtChained = 1 << 4
+	// lwtSettled: on a chain for good, its real-time check done. An
+	// insert that starts a chain is; so is a committed CAS linked to a
+	// settled transaction, since no later CAS can take its place (link
+	// replaces only a successor that did not commit).
+	lwtSettled = 1 << 5
 )
 
 // lwtFlags are t's flags, chained or not.
@@ -55,9 +61,12 @@ func lwtFlags(t *history.Txn) uint8 {
 type lwtCheck struct {
 	h    *history.History
 	fl   []uint8
-	rd   []int32    // a CAS's writer of the value it read + 1, 0 to look it up again
-	succ []int32    // the next transaction in the chain + 1, 0 for none
-	se   [][2]int64 // start and end, for the chains' real-time checks
+	rd   []int32 // a CAS's writer of the value it read + 1, 0 to look it up again
+	succ []int32 // the next transaction in the chain + 1, 0 for none
+	// The latest start on a settled transaction's chain up to it: a
+	// transaction linked after it that ended before that is a real-time
+	// violation.
+	maxStart []int64
 }
 
 // lwtChecks keeps a check's arrays (*lwtCheck) for later checks, as
@@ -70,9 +79,9 @@ func newLWTCheck(h *history.History) *lwtCheck {
 	n := len(h.Txns)
 	c, _ := lwtChecks.Get().(*lwtCheck)
 	if c == nil || cap(c.fl) < n {
-		return &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), se: make([][2]int64, n)}
+		return &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), maxStart: make([]int64, n)}
 	}
-	c.h, c.fl, c.rd, c.succ, c.se = h, c.fl[:n], c.rd[:n], c.succ[:n], c.se[:n]
+	c.h, c.fl, c.rd, c.succ, c.maxStart = h, c.fl[:n], c.rd[:n], c.succ[:n], c.maxStart[:n]
 	clear(c.succ)
 	return c
 }
@@ -233,7 +242,7 @@ type lwtAnomaly struct {
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
 	defer r.written.free()
-	txns, fl, rd, se := c.h.Txns, c.fl, c.rd, c.se
+	txns, fl, rd := c.h.Txns, c.fl, c.rd
 	slots, shift := r.written.slots, r.written.shift
 	mask := uint64(len(slots) - 1)
 	last := &r.last
@@ -264,7 +273,6 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		if len(ops) == 0 {
 			continue
 		}
-		se[i] = [2]int64{t.Start, t.End}
 		// wtable.put, here for speed.
 		w := ops[len(ops)-1]
 		hk := hashKV(w.Key, w.Value)
@@ -298,8 +306,6 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		}
 		if linked == n {
 			switch {
-			case p >= 0 && fl[p]&lwtFail == 0 && c.succ[p] == 0:
-				c.succ[p] = i + 1 // link's usual case, here for speed
 			case p >= 0:
 				r.link(i, p)
 			default:
@@ -328,7 +334,7 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 			r.link(i, p)
 		}
 	}
-	r.chains()
+	r.chains(ts, n)
 	return r.out
 }
 
@@ -347,19 +353,23 @@ type lwtRun struct {
 	}
 	insertOf map[int64]int32
 	inserts  []int32
+	// Settled transactions whose successors are not: the chains' walks
+	// start there.
+	frontier []int32
+	violated bool // a settled transaction ended before its chain's latest start
 }
 
 // fast is part's first pass over all transactions from j, for as long as
-// each is a committed CAS whose writer is its key's last write, has no
-// successor yet and did not fail, and whose written value the table has
-// no tag of: then there is nothing to decide, and fewer instructions do
-// it. It returns the first transaction it did not take, leaving it as if
-// it had not looked at it.
+// each is a committed CAS whose writer is its key's last write, settled,
+// with no successor yet, and whose written value the table has no tag of:
+// then there is nothing to decide, and fewer instructions do it. It
+// returns the first transaction it did not take, leaving it as if it had
+// not looked at it.
 func (r *lwtRun) fast(j, n int) int {
-	txns, fl, se, succ, slots := r.h.Txns, r.fl, r.se, r.succ, r.written.slots
+	txns, fl, succ, maxStart, slots := r.h.Txns, r.fl, r.succ, r.maxStart, r.written.slots
 	shift, mask := r.written.shift, uint64(len(slots)-1)
 	last := &r.last
-	cas := 0
+	cas, violated := 0, false
 loop:
 	for ; j < n; j++ {
 		t := &txns[j]
@@ -376,7 +386,7 @@ loop:
 			break
 		}
 		p := e.at - 1
-		if fl[p]&lwtFail != 0 || succ[p] != 0 {
+		if fl[p]&lwtSettled == 0 || succ[p] != 0 {
 			break
 		}
 		hk := hashKV(w.Key, w.Value)
@@ -387,13 +397,18 @@ loop:
 			}
 		}
 		slots[x] = hk<<32 | uint64(j+1)
-		fl[j] = 2 | lwtOK
-		se[j] = [2]int64{t.Start, t.End}
 		e.v, e.at = w.Value, int32(j+1)
 		succ[p] = int32(j + 1)
+		// settle, here for speed.
+		fl[j] = 2 | lwtOK | lwtChained | lwtSettled
+		ms := maxStart[p]
+		violated = violated || t.End != 0 && t.End < ms
+		maxStart[j] = max(ms, t.Start)
 		cas++
 	}
 	r.out.committedCAS += cas
+	r.out.chainedCAS += cas
+	r.violated = r.violated || violated
 	return j
 }
 
@@ -421,6 +436,11 @@ func (r *lwtRun) insert(i int32) {
 	}
 	r.insertOf[k] = i
 	r.inserts = append(r.inserts, i)
+	fl[i] |= lwtChained | lwtSettled
+	r.maxStart[i] = txns[i].Start
+	if r.succ[i] != 0 {
+		r.frontier = append(r.frontier, i)
+	}
 }
 
 // link makes the CAS i (not failed) the successor of p, the writer of the
@@ -447,62 +467,94 @@ func (r *lwtRun) link(i, p int32) {
 		}
 	}
 	succ[p] = i + 1
+	switch {
+	case fl[p]&lwtSettled == 0:
+	case f&lwtOK != 0:
+		r.settle(i, p)
+	default:
+		r.frontier = append(r.frontier, p)
+	}
 }
 
-// chains walks each insert's chain, counting the committed CASes on it and
-// checking it for a real-time violation as it goes: there is one when a
-// transaction ends before the latest start of those before it in the
-// chain. Only then is the chain listed, for realTimeViolation to name the
-// pair the serial check always named. The chains are walked a step each
-// in turn, so that the cache misses of several are waited for at once;
-// the order does not matter, since no two chains share a transaction
-// (each CAS is linked once, and no insert is).
-func (r *lwtRun) chains() {
-	fl, succ, se := r.fl, r.succ, r.se
-	type walk struct {
-		t, at, length int32 // the next transaction (-1 at the end), the insert's place, the steps
-		maxStart      int64
-		violated      bool
+// settle settles the committed CAS i, linked to the settled p.
+func (r *lwtRun) settle(i, p int32) {
+	t, ms := &r.h.Txns[i], r.maxStart[p]
+	r.fl[i] |= lwtChained | lwtSettled
+	r.out.chainedCAS++
+	if t.End != 0 && t.End < ms {
+		r.violated = true
 	}
-	ws := make([]walk, len(r.inserts))
-	for k, ins := range r.inserts {
-		ws[k] = walk{t: ins, at: int32(k), maxStart: math.MinInt64}
+	r.maxStart[i] = max(ms, t.Start)
+	if r.succ[i] != 0 { // linked to before it was
+		r.frontier = append(r.frontier, i)
 	}
-	for live := len(ws); live > 0; {
-		for k := 0; k < live; {
-			w := &ws[k]
-			t := w.t
-			if t < 0 || fl[t]&lwtChained != 0 {
-				live--
-				ws[k], ws[live] = ws[live], ws[k]
-				continue
-			}
-			f := fl[t]
-			fl[t] = f | lwtChained
-			if f&(lwtOK|lwtOps) == lwtOK|2 {
+}
+
+// chains walks what is left of the chains: from each transaction of the
+// frontier, through the transactions that were not settled, checking them
+// as the settled ones were. A real-time violation anywhere, settled or
+// not, makes it walk every chain again from its insert (chainsFrom) for
+// the serial check's anomaly; histories seldom have one.
+func (r *lwtRun) chains(ts []int32, n int) {
+	txns, fl, succ := r.h.Txns, r.fl, r.succ
+	for _, p := range r.frontier {
+		if r.violated {
+			break
+		}
+		maxStart := r.maxStart[p]
+		for t := succ[p] - 1; t >= 0 && fl[t]&lwtChained == 0; t = succ[t] - 1 {
+			fl[t] |= lwtChained
+			if fl[t]&(lwtOK|lwtOps) == lwtOK|2 {
 				r.out.chainedCAS++
 			}
-			if end := se[t][1]; end != 0 && end < w.maxStart {
-				w.violated = true
+			tx := &txns[t]
+			if tx.End != 0 && tx.End < maxStart {
+				r.violated = true
 			}
-			w.maxStart = max(w.maxStart, se[t][0])
-			w.length++
-			w.t = succ[t] - 1
-			k++
+			maxStart = max(maxStart, tx.Start)
 		}
 	}
-	var violated []walk
-	for _, w := range ws {
-		if w.violated {
-			violated = append(violated, w)
-		}
+	if !r.violated {
+		return
 	}
-	slices.SortFunc(violated, func(a, b walk) int { return cmp.Compare(a.at, b.at) })
+	for j := range n {
+		i := int32(j)
+		if ts != nil {
+			i = ts[j]
+		}
+		fl[i] &^= lwtChained
+	}
+	r.out.chainedCAS = 0
+	r.chainsFrom()
+}
+
+// chainsFrom walks each insert's chain, counting the committed CASes on
+// it and checking it for a real-time violation as it goes: there is one
+// when a transaction ends before the latest start of those before it in
+// the chain. Only then is the chain listed, for realTimeViolation to name
+// the pair the serial check always named.
+func (r *lwtRun) chainsFrom() {
+	txns, fl, succ := r.h.Txns, r.fl, r.succ
 	var chain []int32
-	for _, w := range violated {
-		ins := r.inserts[w.at]
+	for _, ins := range r.inserts {
+		maxStart, violated, length := int64(math.MinInt64), false, 0
+		for t := ins; t >= 0 && fl[t]&lwtChained == 0; t = succ[t] - 1 {
+			fl[t] |= lwtChained
+			if fl[t]&(lwtOK|lwtOps) == lwtOK|2 {
+				r.out.chainedCAS++
+			}
+			tx := &txns[t]
+			if tx.End != 0 && tx.End < maxStart {
+				violated = true
+			}
+			maxStart = max(maxStart, tx.Start)
+			length++
+		}
+		if !violated {
+			continue
+		}
 		chain = chain[:0]
-		for t := ins; len(chain) < int(w.length); t = succ[t] - 1 {
+		for t := ins; len(chain) < length; t = succ[t] - 1 {
 			chain = append(chain, t)
 		}
 		if before, after, ok := realTimeViolation(r.h, chain); ok {
