@@ -249,7 +249,7 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	linked := n // the position from which the second pass links
 	for j := 0; j < n; j++ {
 		if ts == nil && shapes && linked == n {
-			if j = r.fast(j, n); j == n {
+			if j = r.fast(j); j == n {
 				break
 			}
 		}
@@ -365,11 +365,16 @@ type lwtRun struct {
 // then there is nothing to decide, and fewer instructions do it. It
 // returns the first transaction it did not take, leaving it as if it had
 // not looked at it.
-func (r *lwtRun) fast(j, n int) int {
-	txns, fl, succ, maxStart, slots := r.h.Txns, r.fl, r.succ, r.maxStart, r.written.slots
-	shift, mask := r.written.shift, uint64(len(slots)-1)
+func (r *lwtRun) fast(j int) int {
+	// One length for every array, and no more live values than registers:
+	// the loop's bounds checks and spills were half its instructions.
+	txns := r.h.Txns
+	n := len(txns)
+	fl, succ, maxStart := r.fl[:n], r.succ[:n], r.maxStart[:n]
+	slots, shift := r.written.slots, r.written.shift&63
+	mask := uint64(len(slots) - 1)
 	last := &r.last
-	cas, violated := 0, false
+	from := j
 loop:
 	for ; j < n; j++ {
 		t := &txns[j]
@@ -402,13 +407,13 @@ loop:
 		// settle, here for speed.
 		fl[j] = 2 | lwtOK | lwtChained | lwtSettled
 		ms := maxStart[p]
-		violated = violated || t.End != 0 && t.End < ms
+		if t.End != 0 && t.End < ms {
+			r.violated = true
+		}
 		maxStart[j] = max(ms, t.Start)
-		cas++
 	}
-	r.out.committedCAS += cas
-	r.out.chainedCAS += cas
-	r.violated = r.violated || violated
+	r.out.committedCAS += j - from
+	r.out.chainedCAS += j - from
 	return j
 }
 
