@@ -23,11 +23,11 @@ type wtable struct {
 // histories, and a fresh table is a large allocation to zero, and garbage.
 var wtables sync.Pool
 
-// newWtable returns a table for n writes, at most about 2/3 full; give it
+// newWtable returns a table for n writes, at most half full; give it
 // back with free.
 func newWtable(n int) wtable {
 	bits := uint8(4)
-	for 1<<bits < n+n/2 {
+	for 1<<bits < 2*n {
 		bits++
 	}
 	if p, _ := wtables.Get().(*[]uint64); p != nil && cap(*p) >= 1<<bits {

@@ -248,8 +248,8 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	last := &r.last
 	linked := n // the position from which the second pass links
 	for j := 0; j < n; j++ {
-		if ts == nil && shapes && linked == n {
-			if j = r.fast(j); j == n {
+		if linked == n {
+			if j = r.fast(ts, j, n, shapes); j == n {
 				break
 			}
 		}
@@ -359,25 +359,29 @@ type lwtRun struct {
 	violated bool // a settled transaction ended before its chain's latest start
 }
 
-// fast is part's first pass over all transactions from j, for as long as
-// each is a committed CAS whose writer is its key's last write, settled,
-// with no successor yet, and whose written value the table has no tag of:
-// then there is nothing to decide, and fewer instructions do it. It
-// returns the first transaction it did not take, leaving it as if it had
-// not looked at it.
-func (r *lwtRun) fast(j int) int {
+// fast is part's first pass over its transactions from the j-th, for as
+// long as each is a committed CAS whose writer is its key's last write,
+// settled, with no successor yet, and whose written value the table has no
+// tag of: then there is nothing to decide, and fewer instructions do it.
+// It returns the place of the first transaction it did not take, leaving
+// it as if it had not looked at it.
+func (r *lwtRun) fast(ts []int32, j, n int, shapes bool) int {
 	// One length for every array, and no more live values than registers:
 	// the loop's bounds checks and spills were half its instructions.
 	txns := r.h.Txns
-	n := len(txns)
-	fl, succ, maxStart := r.fl[:n], r.succ[:n], r.maxStart[:n]
+	m := len(txns)
+	fl, succ, maxStart := r.fl[:m], r.succ[:m], r.maxStart[:m]
 	slots, shift := r.written.slots, r.written.shift&63
 	mask := uint64(len(slots) - 1)
 	last := &r.last
 	from := j
 loop:
 	for ; j < n; j++ {
-		t := &txns[j]
+		i := j
+		if ts != nil {
+			i = int(ts[j])
+		}
+		t := &txns[i]
 		ops := t.Ops
 		if len(ops) != 2 || t.Status != history.OK || t.Init {
 			break
@@ -387,10 +391,12 @@ loop:
 			break
 		}
 		e := &last[uint64(w.Key)*0x9E3779B97F4A7C15>>56]
-		if e.at == 0 || e.k != o.Key || e.v != o.Value {
-			break
-		}
 		p := e.at - 1
+		if e.at == 0 || e.k != o.Key || e.v != o.Value {
+			if p = r.written.get(txns, o.Key, o.Value); p < 0 {
+				break
+			}
+		}
 		if fl[p]&lwtSettled == 0 || succ[p] != 0 {
 			break
 		}
@@ -401,18 +407,20 @@ loop:
 				break loop // perhaps a value written twice: part decides
 			}
 		}
-		slots[x] = hk<<32 | uint64(j+1)
-		e.v, e.at = w.Value, int32(j+1)
-		succ[p] = int32(j + 1)
+		slots[x] = hk<<32 | uint64(i+1)
+		e.k, e.v, e.at = w.Key, w.Value, int32(i+1)
+		succ[p] = int32(i + 1)
 		// settle, here for speed.
-		fl[j] = 2 | lwtOK | lwtChained | lwtSettled
+		fl[i] = 2 | lwtOK | lwtChained | lwtSettled
 		ms := maxStart[p]
 		if t.End != 0 && t.End < ms {
 			r.violated = true
 		}
-		maxStart[j] = max(ms, t.Start)
+		maxStart[i] = max(ms, t.Start)
 	}
-	r.out.committedCAS += j - from
+	if shapes {
+		r.out.committedCAS += j - from
+	}
 	r.out.chainedCAS += j - from
 	return j
 }
