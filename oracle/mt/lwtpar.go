@@ -339,8 +339,17 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		}
 	}
 	r.chains(ts, n)
+	if r.insertOf != nil {
+		clear(r.insertOf)
+		insertMaps.Put(r.insertOf)
+	}
 	return r.out
 }
+
+// insertMaps keeps the maps of each key's insert (map[int64]int32) between
+// checks, as wtables keeps tables: a history with many keys grew a fresh
+// one every check.
+var insertMaps sync.Pool
 
 // lwtRun is one part's check under way.
 type lwtRun struct {
@@ -439,7 +448,10 @@ func (r *lwtRun) add(phase, at int32, name semantics.Anomaly, txns []int32, form
 // starts the key's chain, or a later one if the first did not commit.
 func (r *lwtRun) insert(i int32) {
 	if r.insertOf == nil {
-		r.insertOf = make(map[int64]int32)
+		r.insertOf, _ = insertMaps.Get().(map[int64]int32)
+		if r.insertOf == nil {
+			r.insertOf = make(map[int64]int32)
+		}
 	}
 	txns, fl := r.h.Txns, r.fl
 	k := txns[i].Ops[0].Key
