@@ -65,7 +65,6 @@ func lwtFlags(t *history.Txn) uint8 {
 type lwtCheck struct {
 	h    *history.History
 	fl   []uint8
-	rd   []int32 // a CAS's writer of the value it read + 1, 0 to look it up again
 	succ []int32 // the next transaction in the chain + 1, 0 for none
 	// The latest start on a settled transaction's chain up to it: a
 	// transaction linked after it that ended before that is a real-time
@@ -83,9 +82,9 @@ func newLWTCheck(h *history.History) *lwtCheck {
 	n := len(h.Txns)
 	c, _ := lwtChecks.Get().(*lwtCheck)
 	if c == nil || cap(c.fl) < n {
-		return &lwtCheck{h: h, fl: make([]uint8, n), rd: make([]int32, n), succ: make([]int32, n), maxStart: make([]int64, n)}
+		return &lwtCheck{h: h, fl: make([]uint8, n), succ: make([]int32, n), maxStart: make([]int64, n)}
 	}
-	c.h, c.fl, c.rd, c.succ, c.maxStart = h, c.fl[:n], c.rd[:n], c.succ[:n], c.maxStart[:n]
+	c.h, c.fl, c.succ, c.maxStart = h, c.fl[:n], c.succ[:n], c.maxStart[:n]
 	clear(c.succ)
 	return c
 }
@@ -246,7 +245,10 @@ type lwtAnomaly struct {
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
 	defer r.written.free()
-	txns, fl, rd := c.h.Txns, c.fl, c.rd
+	txns, fl := c.h.Txns, c.fl
+	// From the first CAS whose writer was not found on, the writers found
+	// (+1, 0 to look again), by place from there: made only then.
+	var rd []int32
 	slots, shift := r.written.slots, r.written.shift
 	mask := uint64(len(slots) - 1)
 	last := &r.last
@@ -314,11 +316,11 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 				r.link(i, p)
 			default:
 				linked = j
-				rd[i] = 0
+				rd = make([]int32, n-j)
 			}
 			continue
 		}
-		rd[i] = p + 1
+		rd[j-linked] = p + 1
 	}
 	for j := linked; j < n; j++ {
 		i := int32(j)
@@ -330,7 +332,7 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		case f&lwtOps == 1:
 			r.insert(i)
 		default:
-			p := rd[i] - 1
+			p := rd[j-linked] - 1
 			if p < 0 {
 				o := txns[i].Ops[0]
 				p = r.written.get(txns, o.Key, o.Value)
