@@ -59,8 +59,8 @@ func lwtFlags(t *history.Txn) uint8 {
 }
 
 // lwtCheck is what the parts of one LWT check share, in dense arrays
-// indexed by transaction so that the passes after the first do not walk
-// the history's transactions and their separately allocated ops again.
+// indexed by transaction, so that linking and walking the chains seldom go
+// back to the history's transactions and their separately allocated ops.
 // Each part writes only its own transactions' entries.
 type lwtCheck struct {
 	h    *history.History
@@ -238,10 +238,11 @@ type lwtAnomaly struct {
 //
 // One pass fills the table of writes and, while every CAS so far found the
 // writer of the value it read among the transactions before it, links it
-// into its chain at once. The first that does not (its writer comes later
-// in the history, or there is none) stops the linking: from there the pass
-// only notes the writers it finds, and a second pass links the rest in
-// history order, once every write is in the table.
+// into its chain at once (most in fast's loop, the rest here). The first
+// that does not (its writer comes later in the history, or there is none)
+// stops the linking: from there the pass only notes the writers it finds,
+// and a second pass links the rest in history order, once every write is
+// in the table. Then chains walks what linking did not settle.
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
 	defer r.written.free()
@@ -375,11 +376,11 @@ type lwtRun struct {
 }
 
 // fast is part's first pass over its transactions from the j-th, for as
-// long as each is a committed CAS whose writer is its key's last write,
-// settled, with no successor yet, and whose written value the table has no
-// tag of: then there is nothing to decide, and fewer instructions do it.
-// It returns the place of the first transaction it did not take, leaving
-// it as if it had not looked at it.
+// long as each is a committed CAS whose writer (its key's last write, or
+// else the table's) is settled and has no successor yet, and whose written
+// value the table has no tag of: then there is nothing to decide, and
+// fewer instructions do it. It returns the place of the first transaction
+// it did not take, leaving it as if it had not looked at it.
 func (r *lwtRun) fast(ts []int32, j, n int, shapes bool) int {
 	// One length for every array, and no more live values than registers:
 	// the loop's bounds checks and spills were half its instructions.

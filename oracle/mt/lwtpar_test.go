@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -99,4 +100,21 @@ func BenchmarkLWTSplit(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLWTKeys: the LWT check of 10k operations over 1 to 1,000 keys
+// (each key's chain is the more spread over the history, and the table and
+// the cache of each key's last write the less help, the more keys).
+func BenchmarkLWTKeys(b *testing.B) {
+	for _, keys := range []int{1, 8, 64, 1000} {
+		h := synthLWT(10_000, keys, 4, 1)
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := checkLWT(h); err != nil || !res.Valid {
+					b.Fatal("rejected")
+				}
+			}
+		})
+	}
 }
