@@ -3,6 +3,7 @@ package mt
 import (
 	"fmt"
 	"math"
+	mathbits "math/bits"
 	"sync"
 
 	"github.com/txlab/txlab/history"
@@ -10,32 +11,36 @@ import (
 
 // wtable is an open-addressing hash table from a written (key, value) to
 // its writer's transaction index. Algorithm 2 is a probe per operation, so
-// the table is kept small enough for the cache: a slot is 8 bytes, the
-// writer's index and 32 bits of the pair's hash as a tag, and a tag that
-// matches is confirmed against the writer's own write op (the table holds
-// no copy of the pair, which would triple it).
+// the table is kept small enough for the cache: a slot is 4 bytes, the
+// writer's index + 1 in its low bits (as many as the history's length
+// needs) and the rest of the slot a tag from the pair's hash, and a tag
+// that matches is confirmed against the writer's own write op (the table
+// holds no copy of the pair, which would make it five times larger).
 type wtable struct {
 	shift uint8    // 64 - log2(len(slots)): the slot is the hash's high bits
-	slots []uint64 // tag<<32 | index+1; 0 = empty, so a fresh table needs no fill pass
+	idx   uint32   // the mask of the index bits
+	slots []uint32 // tag | index+1; 0 = empty, so a fresh table needs no fill pass
 }
 
-// wtables keeps tables between checks (*[]uint64): a campaign checks many
+// wtables keeps tables between checks (*[]uint32): a campaign checks many
 // histories, and a fresh table is a large allocation to zero, and garbage.
 var wtables sync.Pool
 
-// newWtable returns a table for n writes, at most half full; give it
-// back with free.
-func newWtable(n int) wtable {
+// newWtable returns a table for n writes, at most half full, by
+// transactions with indexes below m; give it back with free.
+func newWtable(n, m int) wtable {
 	bits := uint8(4)
 	for 1<<bits < 2*n {
 		bits++
 	}
-	if p, _ := wtables.Get().(*[]uint64); p != nil && cap(*p) >= 1<<bits {
-		slots := (*p)[:1<<bits]
-		clear(slots)
-		return wtable{shift: 64 - bits, slots: slots}
+	t := wtable{shift: 64 - bits, idx: 1<<mathbits.Len32(uint32(m)) - 1}
+	if p, _ := wtables.Get().(*[]uint32); p != nil && cap(*p) >= 1<<bits {
+		t.slots = (*p)[:1<<bits]
+		clear(t.slots)
+	} else {
+		t.slots = make([]uint32, 1<<bits)
 	}
-	return wtable{shift: 64 - bits, slots: make([]uint64, 1<<bits)}
+	return t
 }
 
 // free gives the table back for a later check.
@@ -58,14 +63,13 @@ func hashKV(k, v int64) uint64 {
 // whose last op confirms a tag's match.
 func (t *wtable) find(txns []history.Txn, hk uint64, k, v int64) (uint64, int32) {
 	mask := uint64(len(t.slots) - 1)
-	tag := hk & 0xFFFFFFFF
 	for i := hk >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return i, -1
 		}
-		if s>>32 == tag {
-			if at := int32(uint32(s)) - 1; writes(&txns[at], k, v) {
+		if (s^uint32(hk))&^t.idx == 0 {
+			if at := int32(s&t.idx) - 1; writes(&txns[at], k, v) {
 				return i, at
 			}
 		}
@@ -84,7 +88,7 @@ func (t *wtable) put(txns []history.Txn, k, v int64, idx int32) int32 {
 	hk := hashKV(k, v)
 	i, prev := t.find(txns, hk, k, v)
 	if prev < 0 {
-		t.slots[i] = hk<<32 | uint64(idx+1)
+		t.slots[i] = uint32(hk)&^t.idx | uint32(idx+1)
 	}
 	return prev
 }

@@ -197,7 +197,7 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 // time by one of the first end transactions (all of the right shape), or
 // nil.
 func firstWrittenTwice(h *history.History, end int) error {
-	written := newWtable(end)
+	written := newWtable(end, end)
 	defer written.free()
 	for i := range end {
 		t := &h.Txns[i]
@@ -244,13 +244,13 @@ type lwtAnomaly struct {
 // and a second pass links the rest in history order, once every write is
 // in the table. Then chains walks what linking did not settle.
 func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
-	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n)}
+	r := lwtRun{lwtCheck: c, out: lwtPart{bad: -1, dup: [2]int32{-1, -1}}, written: newWtable(n, len(c.h.Txns))}
 	defer r.written.free()
 	txns, fl := c.h.Txns, c.fl
 	// From the first CAS whose writer was not found on, the writers found
 	// (+1, 0 to look again), by place from there: made only then.
 	var rd []int32
-	slots, shift := r.written.slots, r.written.shift
+	slots, shift, idx := r.written.slots, r.written.shift, r.written.idx
 	mask := uint64(len(slots) - 1)
 	last := &r.last
 	linked := n // the position from which the second pass links
@@ -285,14 +285,14 @@ func (c *lwtCheck) part(ts []int32, n int, shapes bool) lwtPart {
 		hk := hashKV(w.Key, w.Value)
 		x := hk >> shift
 		for ; slots[x] != 0; x = (x + 1) & mask {
-			if slots[x]>>32 == hk&0xFFFFFFFF {
-				if prev := int32(uint32(slots[x])) - 1; writes(&txns[prev], w.Key, w.Value) {
+			if (slots[x]^uint32(hk))&^idx == 0 {
+				if prev := int32(slots[x]&idx) - 1; writes(&txns[prev], w.Key, w.Value) {
 					r.out.dup = [2]int32{prev, i}
 					return r.out
 				}
 			}
 		}
-		slots[x] = hk<<32 | uint64(i+1)
+		slots[x] = uint32(hk)&^idx | uint32(i+1)
 		e := &last[uint64(w.Key)*0x9E3779B97F4A7C15>>56]
 		p := int32(-1)
 		if len(ops) == 2 && e.at != 0 && e.k == ops[0].Key && e.v == ops[0].Value {
@@ -387,7 +387,7 @@ func (r *lwtRun) fast(ts []int32, j, n int, shapes bool) int {
 	txns := r.h.Txns
 	m := len(txns)
 	fl, succ, maxStart := r.fl[:m], r.succ[:m], r.maxStart[:m]
-	slots, shift := r.written.slots, r.written.shift&63
+	slots, shift, idx := r.written.slots, r.written.shift&63, r.written.idx
 	mask := uint64(len(slots) - 1)
 	last := &r.last
 	from := j
@@ -419,11 +419,11 @@ loop:
 		hk := hashKV(w.Key, w.Value)
 		x := hk >> shift
 		for ; slots[x] != 0; x = (x + 1) & mask {
-			if slots[x]>>32 == hk&0xFFFFFFFF {
+			if (slots[x]^uint32(hk))&^idx == 0 {
 				break loop // perhaps a value written twice: part decides
 			}
 		}
-		slots[x] = hk<<32 | uint64(i+1)
+		slots[x] = uint32(hk)&^idx | uint32(i+1)
 		e.k, e.v, e.at = w.Key, w.Value, int32(i+1)
 		succ[p] = int32(i + 1)
 		// settle, here for speed.
