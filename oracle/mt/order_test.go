@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/history"
-	"github.com/txlab/txlab/semantics"
 )
 
 // TestAcyclicAgreesWithTarjan: the order-based test never calls a graph
@@ -93,7 +92,8 @@ func backArcs(ix *indexed, m Model) int {
 // order (16 sessions, 50 keys, by the MT workload) are not in a serial
 // order — a transaction that commits first may report last — yet the
 // order-based test decides the valid ones through the spans of their back
-// arcs, and leaves the write skews of REPEATABLE READ to the full test.
+// arcs, and leaves the write skews of REPEATABLE READ to the full test
+// (whose verdicts on them TestFigure5 checks).
 func TestAcyclicRecorded(t *testing.T) {
 	for _, c := range []struct {
 		file  string
@@ -124,13 +124,6 @@ func TestAcyclicRecorded(t *testing.T) {
 		}
 		if back := backArcs(ix, c.model); back == 0 {
 			t.Errorf("%s, %s: no back arcs: the spans are not exercised", c.file, c.model)
-		}
-		res, err = Check(h, c.model)
-		if err != nil || res.Valid != c.valid {
-			t.Errorf("%s, %s: Check valid = %v (%v), want %v", c.file, c.model, res.Valid, err, c.valid)
-		}
-		if !c.valid && (len(res.Anomalies) == 0 || res.Anomalies[0].Name != semantics.WriteSkew) {
-			t.Errorf("%s, %s: anomalies %v, want a write skew first", c.file, c.model, res.Anomalies)
 		}
 	}
 }
