@@ -134,7 +134,9 @@ func TestLWTAgreesWithPorcupine(t *testing.T) {
 // BenchmarkVsPorcupine checks the same LWT histories (10k operations, 8
 // keys) with txlab's Algorithm 2 and with Porcupine, from 4 to 20,000
 // concurrent sessions (at 20,000 every operation overlaps every other);
-// run with -cpu 1,N (Porcupine checks the keys' partitions in parallel).
+// run with GOMAXPROCS=1 and =N (Porcupine checks the keys' partitions in
+// parallel). Not with -test.cpu: a b.Loop benchmark runs whole in its
+// first call, which -test.cpu does not govern (golang/go#49980).
 func BenchmarkVsPorcupine(b *testing.B) {
 	for _, c := range []int{4, 64, 1000, 5000, 20_000} {
 		h := synthLWT(10_000, 8, c, uint64(c))
@@ -174,8 +176,8 @@ func BenchmarkHugeTransaction(b *testing.B) {
 // BenchmarkCheckScale: valid histories of 1M and 10M transactions (1000
 // keys, 64 sessions), the cost per transaction reported as ns/txn and
 // B/txn, and the process's CPU time per transaction (cpu-ns/txn: the
-// garbage collector's included); run with -cpu 1,2,… for the scaling curve
-// over GOMAXPROCS.
+// garbage collector's included); run with GOMAXPROCS=1, 2, … (not
+// -test.cpu, see BenchmarkVsPorcupine) for the scaling curve.
 func BenchmarkCheckScale(b *testing.B) {
 	for _, n := range []int{1_000_000, 10_000_000} {
 		var h *history.History

@@ -82,8 +82,9 @@ func corrupt(r *rand.Rand, h *history.History) {
 }
 
 // BenchmarkLWTSplit: the serial LWT check against the one split by key,
-// on 1M operations over 64 keys; run with -cpu 1,4,8,… (below
-// lwtParallelCores the split check is the serial one).
+// on 1M operations over 64 keys; run with GOMAXPROCS=1, 4, 8, … (below
+// lwtParallelCores the split check is the serial one; not -test.cpu, see
+// BenchmarkVsPorcupine).
 func BenchmarkLWTSplit(b *testing.B) {
 	h := synthLWT(1_000_000, 64, 100, 1)
 	b.Run("serial", func(b *testing.B) {
