@@ -3,6 +3,7 @@ package mt
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -133,7 +134,8 @@ func TestLWTAgreesWithPorcupine(t *testing.T) {
 
 // BenchmarkVsPorcupine checks the same LWT histories (10k operations, 8
 // keys) with txlab's Algorithm 2 and with Porcupine, from 4 to 20,000
-// concurrent sessions (at 20,000 every operation overlaps every other);
+// concurrent sessions (at 20,000 every operation overlaps every other),
+// txlab's check also with its pools emptied before each check;
 // run with GOMAXPROCS=1 and =N (Porcupine checks the keys' partitions in
 // parallel). Not with -test.cpu: a b.Loop benchmark runs whole in its
 // first call, which -test.cpu does not govern (golang/go#49980).
@@ -145,6 +147,21 @@ func BenchmarkVsPorcupine(b *testing.B) {
 		b.Run(name+"/txlab", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				if res, err := Check(h, Linearizable); err != nil || !res.Valid {
+					b.Fatal("rejected")
+				}
+			}
+		})
+		// Fresh: the check's pooled table and arrays emptied before each
+		// check (two collections empty a sync.Pool), as a campaign whose
+		// rounds allocate between checks may see them.
+		b.Run(name+"/txlab-fresh", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				runtime.GC()
+				runtime.GC()
+				b.StartTimer()
 				if res, err := Check(h, Linearizable); err != nil || !res.Valid {
 					b.Fatal("rejected")
 				}
