@@ -19,7 +19,7 @@ func TestLWTParallelSameAsSerial(t *testing.T) {
 	defer func(n int) { lwtParallelMin = n }(lwtParallelMin)
 	lwtParallelMin = 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	valid, invalid, bad := 0, 0, 0
+	var seen lwtOutcomes
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		h := synthLWT(50+r.IntN(400), 1+r.IntN(9), 1+r.IntN(40), seed)
@@ -28,24 +28,47 @@ func TestLWTParallelSameAsSerial(t *testing.T) {
 		}
 		want, werr := checkLWT(h)
 		got, gerr := checkLWTParallel(h)
-		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-			t.Fatalf("seed %d: errors differ: serial %v, parallel %v", seed, werr, gerr)
-		}
-		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("seed %d: results differ:\nserial   %+v\nparallel %+v", seed, want, got)
-		}
-		switch {
-		case werr != nil:
-			bad++
-		case want.Valid:
-			valid++
-		default:
-			invalid++
-		}
+		sameLWT(t, fmt.Sprintf("seed %d, serial and parallel", seed), want, werr, got, gerr)
+		seen.add(want, werr)
 	}
-	// The comparison covered every outcome.
-	if valid < 20 || invalid < 20 || bad < 5 {
-		t.Errorf("%d valid, %d invalid, %d bad histories: the corruptions do not cover every outcome", valid, invalid, bad)
+	seen.cover(t, 20, 20, 5)
+}
+
+// lwtOutcomes counts the outcomes of the histories two LWT checks were
+// compared on, so that a comparison can show it covered every outcome.
+type lwtOutcomes struct{ valid, invalid, bad int }
+
+// add counts the outcome of one history: its result, or the error that
+// refused it.
+func (o *lwtOutcomes) add(res *Result, err error) {
+	switch {
+	case err != nil:
+		o.bad++
+	case res.Valid:
+		o.valid++
+	default:
+		o.invalid++
+	}
+}
+
+// sameLWT fails the test unless two LWT checks (their names in what) gave
+// the same result, anomaly for anomaly, or the same error.
+func sameLWT(t *testing.T, what string, want *Result, werr error, got *Result, gerr error) {
+	t.Helper()
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Fatalf("%s: errors differ: %v and %v", what, werr, gerr)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("%s: results differ:\n%+v\n%+v", what, want, got)
+	}
+}
+
+// cover fails the test if fewer histories than asked for came out valid,
+// invalid or bad (refused).
+func (o *lwtOutcomes) cover(t *testing.T, valid, invalid, bad int) {
+	t.Helper()
+	if o.valid < valid || o.invalid < invalid || o.bad < bad {
+		t.Errorf("%d valid, %d invalid, %d bad histories: the corruptions do not cover every outcome", o.valid, o.invalid, o.bad)
 	}
 }
 

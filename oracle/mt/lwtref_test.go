@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -253,7 +252,7 @@ func refCheckLWTPart(h *history.History, ts []int32, written *refVtable, succ []
 // another's (so the table must confirm a tag's match), over few keys or
 // many, with values unique or shared by the keys.
 func TestLWTSameAsReference(t *testing.T) {
-	valid, invalid, bad := 0, 0, 0
+	var seen lwtOutcomes
 	for seed := range uint64(5000) {
 		r := rand.New(rand.NewPCG(seed, 31))
 		keys := 1 + r.IntN(9)
@@ -274,25 +273,11 @@ func TestLWTSameAsReference(t *testing.T) {
 		want, werr := refCheckLWTSplit(h, 1)
 		for parts := 1; parts <= 5; parts++ {
 			got, gerr := checkLWTSplit(h, parts)
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Fatalf("seed %d, %d parts: errors differ: reference %v, new %v", seed, parts, werr, gerr)
-			}
-			if !reflect.DeepEqual(want, got) {
-				t.Fatalf("seed %d, %d parts: results differ:\nreference %+v\nnew       %+v", seed, parts, want, got)
-			}
+			sameLWT(t, fmt.Sprintf("seed %d, reference and new in %d parts", seed, parts), want, werr, got, gerr)
 		}
-		switch {
-		case werr != nil:
-			bad++
-		case want.Valid:
-			valid++
-		default:
-			invalid++
-		}
+		seen.add(want, werr)
 	}
-	if valid < 300 || invalid < 1000 || bad < 200 {
-		t.Errorf("%d valid, %d invalid, %d bad histories: the corruptions do not cover every outcome", valid, invalid, bad)
-	}
+	seen.cover(t, 300, 1000, 200)
 }
 
 // perKeyValues renumbers each key's values 1, 2, … (synthLWT's are unique
