@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
@@ -22,7 +23,6 @@ import (
 func judgedToEnd(t *testing.T, dbms string, levels []target.Level, files ...string) {
 	t.Helper()
 	tg := connecttest.Target(t, dbms)
-	ctx := context.Background()
 	o := newOracle(t, tg)
 	if levels == nil {
 		levels = []target.Level{""}
@@ -34,15 +34,7 @@ func judgedToEnd(t *testing.T, dbms string, levels []target.Level, files ...stri
 		}
 		for _, level := range levels {
 			t.Run(strings.TrimSuffix(f+"/"+string(level), "/"), func(t *testing.T) {
-				opt := executor.Options{Isolation: level}
-				res, err := executor.Run(ctx, tg, c, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				j, err := o.Check(ctx, tg, c, res, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res, j := runAndJudge(t, tg, o, c, executor.Options{Isolation: level})
 				if j.Undecided != "" || len(j.Findings) != 0 {
 					var b strings.Builder
 					res.WriteSchedule(&b)
@@ -64,4 +56,19 @@ func newOracle(t *testing.T, tg target.Target) *troc.Oracle {
 	m := &model.Checker{Settings: set}
 	t.Cleanup(func() { m.Close() })
 	return &troc.Oracle{Model: m}
+}
+
+// runAndJudge runs c once on tg with opt and has o judge the run.
+func runAndJudge(t *testing.T, tg target.Target, o *troc.Oracle, c *testcase.Case, opt executor.Options) (*executor.Result, *oracle.Judgement) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := executor.Run(ctx, tg, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := o.Check(ctx, tg, c, res, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, j
 }

@@ -1,7 +1,6 @@
 package troc_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,7 +38,6 @@ func TestKnownCases(t *testing.T) {
 				dbms, settings = "mariadb", []string{"innodb_snapshot_isolation=ON"}
 			}
 			tg := connecttest.Target(t, dbms, settings...)
-			ctx := context.Background()
 			o := newOracle(t, tg)
 			for _, e := range exps {
 				if e.target != tgt {
@@ -54,14 +52,7 @@ func TestKnownCases(t *testing.T) {
 					if dbms == "sqlite" {
 						opt.Isolation = target.Serializable
 					}
-					res, err := executor.Run(ctx, tg, c, opt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					j, err := o.Check(ctx, tg, c, res, opt)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res, j := runAndJudge(t, tg, o, c, opt)
 					got := "none"
 					if e.want == "judged" && j.Undecided == "" {
 						got = "judged"
@@ -89,7 +80,6 @@ func TestKnownCases(t *testing.T) {
 // has none.
 func TestUndecided(t *testing.T) {
 	tg := connecttest.Target(t, "sqlite")
-	ctx := context.Background()
 	m := &model.Checker{}
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
@@ -102,14 +92,7 @@ func TestUndecided(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := executor.Run(ctx, tg, c, executor.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		j, err := o.Check(ctx, tg, c, res, executor.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, j := runAndJudge(t, tg, o, c, executor.Options{})
 		if j.Undecided != want || len(j.Findings) != 0 {
 			t.Errorf("%q: undecided %q, findings %v; want %q and none", txn, j.Undecided, j.Findings, want)
 		}
