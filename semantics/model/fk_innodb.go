@@ -227,36 +227,11 @@ func (e *Engine) written(t *Txn, table string) []*Version {
 	return out
 }
 
-// colPos are the positions of cols in ct; nil when one is missing.
-func colPos(ct *sqlast.CreateTable, cols []string) []int {
-	out := make([]int, len(cols))
-	for i, c := range cols {
-		if out[i] = slices.IndexFunc(ct.Columns, func(d sqlast.ColumnDef) bool { return strings.EqualFold(d.Name, c) }); out[i] < 0 {
-			return nil
-		}
-	}
-	return out
-}
-
-// keyOf is the values of row at pos; nil when one is NULL (a NULL key is
-// not checked: "If any of the foreign key fields in entry is SQL NULL,
-// we suppress the foreign key check", row_ins_check_foreign_constraint).
-func keyOf(row target.Row, pos []int) target.Row {
-	out := make(target.Row, len(pos))
-	for i, p := range pos {
-		if p >= len(row) || row[p].Null {
-			return nil
-		}
-		out[i] = row[p]
-	}
-	return out
-}
-
 // keyMatch compares the key of row at pos with key, whose columns have
 // types: exact when they print alike; loose when they may be equal
 // without printing alike (mayEqual): the model cannot tell those.
 func keyMatch(row target.Row, pos []int, key target.Row, types []sqlast.Type) (exact, loose bool) {
-	k := keyOf(row, pos)
+	k := pick(row, pos)
 	if k == nil {
 		return false, false
 	}
@@ -325,7 +300,7 @@ func (e *Engine) fkRule() verdict.Rule {
 // failed (1452).
 func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) *Deviation {
 	child, parent := e.schema[k.child], e.schema[k.parent]
-	cpos, ppos := colPos(child, k.cols), colPos(parent, k.refCols)
+	cpos, ppos := positions(child, k.cols), positions(parent, k.refCols)
 	if cpos == nil || ppos == nil {
 		e.halt("not modelled: foreign-key", "the columns of the foreign key of %s referencing %s are not the tables' (not modelled): %s", k.child, k.parent, st.SQL)
 		return nil
@@ -370,14 +345,14 @@ func (e *Engine) innodbChildChecks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stm
 			// The key is as it was: checked only where InnoDB uses an
 			// index with more columns, which one changed.
 			for _, idx := range others {
-				if ipos := colPos(child, idx); ipos == nil || !sameAt(prev.Values, v.Values, ipos) {
+				if ipos := positions(child, idx); ipos == nil || !sameAt(prev.Values, v.Values, ipos) {
 					e.halt("not modelled: foreign-key", "this UPDATE changes an index of %s that its foreign key referencing %s may use, and InnoDB then checks the key (not modelled): %s", k.child, k.parent, st.SQL)
 					return nil
 				}
 			}
 			continue
 		}
-		key := keyOf(v.Values, cpos)
+		key := pick(v.Values, cpos)
 		if key == nil {
 			continue
 		}
@@ -487,7 +462,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 	if del && k.OnDelete == sqlast.RefCascade {
 		reason = "not modelled: on-delete-cascade"
 	}
-	cpos, ppos := colPos(child, k.cols), colPos(parent, k.refCols)
+	cpos, ppos := positions(child, k.cols), positions(parent, k.refCols)
 	if cpos == nil || ppos == nil {
 		e.halt(reason, "the columns of the foreign key of %s referencing %s are not the tables' (not modelled): %s", k.child, k.parent, st.SQL)
 		return nil
@@ -512,7 +487,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 			// row it replaces whatever the model's copy did with it).
 			continue
 		}
-		if key := keyOf(prev.Values, ppos); key != nil {
+		if key := pick(prev.Values, ppos); key != nil {
 			keys = append(keys, key)
 		}
 	}
@@ -533,7 +508,7 @@ func (e *Engine) innodbParentChecks(t *Txn, st *Stmt, k *foreignKey) *Deviation 
 			// Its index records that held the key, delete-marked or not,
 			// are locked shared: on the child's index, not its row.
 			for _, v := range r.Versions {
-				if v.Values != nil && slices.Equal(keyOf(v.Values, cpos), kk) {
+				if v.Values != nil && slices.Equal(pick(v.Values, cpos), kk) {
 					if t.maybeLocked == nil {
 						t.maybeLocked = map[*Row]bool{}
 					}

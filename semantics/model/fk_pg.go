@@ -452,7 +452,9 @@ func positions(ct *sqlast.CreateTable, cols []string) []int {
 }
 
 // pick is vals at pos; nil when one is NULL or missing (a key with a NULL
-// references nothing: MATCH SIMPLE).
+// references nothing: PostgreSQL's MATCH SIMPLE; InnoDB: "If any of the
+// foreign key fields in entry is SQL NULL, we suppress the foreign key
+// check", row_ins_check_foreign_constraint).
 func pick(vals target.Row, pos []int) target.Row {
 	out := make(target.Row, len(pos))
 	for i, p := range pos {
