@@ -2,6 +2,7 @@ package mt
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -40,7 +41,9 @@ func (ix *indexed) acyclic(model Model) bool {
 	budget := int64(n/2 + 64)
 	var spent atomic.Int64
 	spans := make([][]span, nc)
-	var startMax []int64 // per chunk, the latest start of the chunk's transactions (SSER)
+	// Per chunk, for SSER, the latest start of the chunk's transactions
+	// that real-time order can place after another.
+	var startMax []int64
 	if model == StrictSerializable {
 		startMax = make([]int64, nc)
 	}
@@ -54,13 +57,17 @@ func (ix *indexed) acyclic(model Model) bool {
 			sp = append(sp, span{b, v})
 			return spent.Add(1) <= budget
 		}
+		latest := int64(math.MinInt64)
 		for v := lo; v < hi; v++ {
 			if !ix.eachOut(model, v, mark) {
 				return
 			}
+			if startMax != nil && ix.starts(v) {
+				latest = max(latest, ix.h.Txns[v].Start)
+			}
 		}
 		if startMax != nil {
-			startMax[c] = ix.latestStart(lo, hi)
+			startMax[c] = latest
 		}
 		spans[c] = sp
 	})
@@ -158,20 +165,6 @@ func (ix *indexed) ends(i int32) bool {
 
 func (ix *indexed) starts(i int32) bool { return ix.included[i] && !ix.h.Txns[i].Init }
 
-// latestStart is the latest start among transactions lo ≤ i < hi that
-// real-time order can place after another (math.MinInt64 if none).
-func (ix *indexed) latestStart(lo, hi int32) int64 {
-	m := int64(minInt64)
-	for i := lo; i < hi; i++ {
-		if ix.starts(i) {
-			m = max(m, ix.h.Txns[i].Start)
-		}
-	}
-	return m
-}
-
-const minInt64 = -1 << 63
-
 // realTimeBackSpans returns the spans of SSER's real-time pairs that run
 // backwards in the history: T at i ended before S at j ≤ i started. For
 // each such T only the widest one matters (the earliest such S), since the
@@ -181,7 +174,7 @@ func (ix *indexed) realTimeBackSpans(chunkMax []int64, budget int64) (spans []sp
 	n := len(h.Txns)
 	nc := len(chunkMax)
 	before := make([]int64, nc) // the latest start before chunk c
-	m := int64(minInt64)
+	m := int64(math.MinInt64)
 	for c := range nc {
 		before[c] = m
 		m = max(m, chunkMax[c])
@@ -210,7 +203,7 @@ func (ix *indexed) realTimeBackSpans(chunkMax []int64, budget int64) (spans []sp
 	}
 	// The latest start up to each position, to find each late T's earliest S.
 	latest := make([]int64, n)
-	m = minInt64
+	m = math.MinInt64
 	for i := range int32(n) {
 		if ix.starts(i) {
 			m = max(m, h.Txns[i].Start)
