@@ -874,14 +874,24 @@ func newTimedEnd(end int64, t int32) timedEnd {
 
 func (e timedEnd) end() int64 { return int64(e.hi)<<32 | int64(e.lo) }
 
+// ends and starts report whether transaction i has an end and a start in
+// SSER's real-time order (see realTime): both included, non-initial
+// transactions, an end only when it is known.
+func (ix *indexed) ends(i int32) bool {
+	t := &ix.h.Txns[i]
+	return ix.included[i] && t.End != 0 && !t.Init
+}
+
+func (ix *indexed) starts(i int32) bool { return ix.included[i] && !ix.h.Txns[i].Init }
+
 // sortedEnds lists the included transactions' end times, ascending: the
 // chain of time nodes n, n+1, … of realTime.
 func (ix *indexed) sortedEnds() []timedEnd {
 	h := ix.h
 	ends := make([]timedEnd, 0, len(h.Txns))
-	for i := range h.Txns {
-		if ix.included[i] && h.Txns[i].End != 0 && !h.Txns[i].Init {
-			ends = append(ends, newTimedEnd(h.Txns[i].End, int32(i)))
+	for i := range int32(len(h.Txns)) {
+		if ix.ends(i) {
+			ends = append(ends, newTimedEnd(h.Txns[i].End, i))
 		}
 	}
 	sortEnds(ends)
@@ -900,9 +910,9 @@ func (ix *indexed) latestEnds(ends []timedEnd) []int32 {
 	h := ix.h
 	out := ix.spareInt32s()
 	j := 0
-	for i := range h.Txns {
+	for i := range int32(len(h.Txns)) {
 		out[i] = -1
-		if !ix.included[i] || h.Txns[i].Init {
+		if !ix.starts(i) {
 			continue
 		}
 		// j = number of ends strictly before the start; node j-1 is the

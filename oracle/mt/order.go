@@ -156,15 +156,6 @@ func (ix *indexed) eachOut(model Model, v int32, f func(v, b int32) bool) bool {
 	return true
 }
 
-// ends and starts reports whether transaction i has an end and a start in
-// SSER's real-time order (see realTime).
-func (ix *indexed) ends(i int32) bool {
-	t := &ix.h.Txns[i]
-	return ix.included[i] && t.End != 0 && !t.Init
-}
-
-func (ix *indexed) starts(i int32) bool { return ix.included[i] && !ix.h.Txns[i].Init }
-
 // realTimeBackSpans returns the spans of SSER's real-time pairs that run
 // backwards in the history: T at i ended before S at j ≤ i started. For
 // each such T only the widest one matters (the earliest such S), since the
