@@ -16,19 +16,33 @@ import (
 const RegistryTable = "txlab_owned_tables"
 
 // Catalog is the little an adapter must provide for the ownership policy
-// (Owned). Each adapter implements it over an administrative connection that
-// works in txlab's schema.
+// (Owned).
+//
+// Two accounts serve it, and which one runs a statement is the safety
+// boundary: the --db account (the administrative connection) reads the
+// server's catalogs and keeps txlab's registry, and never reads, empties or
+// drops an object a case could have made; those statements run as the case
+// account. A case's view can call functions, its table can carry triggers
+// and defaults, and on PostgreSQL a view's functions run as whoever reads
+// it: run as the administrator, a case file would run with the
+// administrator's rights.
 type Catalog interface {
-	// Tables lists every table and view in txlab's schema, the registry included.
+	// Tables lists every table and view in txlab's schema, the registry
+	// included (administrative connection: a catalog read).
 	Tables(ctx context.Context) ([]string, error)
 	// DropTables drops the named tables and views, and whatever depends on
 	// them (foreign keys, views); names that no longer exist are skipped.
+	// The drops run as the case account.
 	DropTables(ctx context.Context, names []string) error
-	// ExecAdmin runs one statement that returns no rows.
+	// ExecAdmin runs one statement that returns no rows on the
+	// administrative connection: the registry's statements, never one
+	// that names a case's object.
 	ExecAdmin(ctx context.Context, sql string) error
-	// QueryColumn runs a query and returns its first column as text.
+	// QueryColumn runs a query on the administrative connection and
+	// returns its first column as text: catalog reads and the registry.
 	QueryColumn(ctx context.Context, sql string) ([]string, error)
-	// TableRows returns all rows of one table (SELECT *), in any order.
+	// TableRows returns all rows of one table or view (SELECT *), in any
+	// order, read as the case account.
 	TableRows(ctx context.Context, table string) ([]Row, error)
 }
 
@@ -52,12 +66,25 @@ type Owned struct {
 	// Elsewhere tells the user how to point txlab at a place of its own
 	// (default: "choose another schema with --schema").
 	Elsewhere string
+	// Registry is RegistryTable as the catalog's statements name it
+	// (default: unqualified). PostgreSQL's administrative connection
+	// qualifies it: its search_path holds nothing a case can write, so
+	// that no name in txlab's own statements resolves to a case's object.
+	Registry string
+}
+
+// registry is the registry's name in the catalog's statements.
+func (o Owned) registry() string {
+	if o.Registry != "" {
+		return o.Registry
+	}
+	return RegistryTable
 }
 
 // Ensure creates the registry table if it does not exist yet. The statement is
 // valid in every supported dialect.
 func (o Owned) Ensure(ctx context.Context) error {
-	err := o.Cat.ExecAdmin(ctx, "CREATE TABLE IF NOT EXISTS "+RegistryTable+" (name VARCHAR(255) NOT NULL PRIMARY KEY)")
+	err := o.Cat.ExecAdmin(ctx, "CREATE TABLE IF NOT EXISTS "+o.registry()+" (name VARCHAR(255) NOT NULL PRIMARY KEY)")
 	if err != nil {
 		return fmt.Errorf("create registry table %s in %s: %w", RegistryTable, o.Where, err)
 	}
@@ -79,7 +106,7 @@ func (o Owned) classify(ctx context.Context) (owned, foreign []string, hasRegist
 		}
 	}
 	if hasRegistry {
-		reg, err := o.Cat.QueryColumn(ctx, "SELECT name FROM "+RegistryTable)
+		reg, err := o.Cat.QueryColumn(ctx, "SELECT name FROM "+o.registry())
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("read %s in %s: %w", RegistryTable, o.Where, err)
 		}
@@ -143,7 +170,7 @@ func (o Owned) Adopt(ctx context.Context, created []string) error {
 		}
 		values[i] = "(" + quoteString(t) + ")"
 	}
-	q := "INSERT INTO " + RegistryTable + " (name) VALUES " + strings.Join(values, ", ")
+	q := "INSERT INTO " + o.registry() + " (name) VALUES " + strings.Join(values, ", ")
 	if err := o.Cat.ExecAdmin(ctx, q); err != nil {
 		return fmt.Errorf("register tables %s in %s: %w", strings.Join(adopt, ", "), o.Where, err)
 	}
@@ -227,7 +254,7 @@ func (o Owned) Reset(ctx context.Context) error {
 	if !hasRegistry {
 		return nil
 	}
-	if err := o.Cat.ExecAdmin(ctx, "DELETE FROM "+RegistryTable); err != nil {
+	if err := o.Cat.ExecAdmin(ctx, "DELETE FROM "+o.registry()); err != nil {
 		return fmt.Errorf("clear %s in %s: %w", RegistryTable, o.Where, err)
 	}
 	return nil

@@ -2,6 +2,14 @@
 // MySQL, MariaDB and TiDB, through github.com/go-sql-driver/mysql. txlab works
 // in its own database (default "txlab"); each session is a dedicated server
 // connection, and lock waits are read from information_schema.
+//
+// The --db account's administrative pool creates and drops the case account
+// and txlab's databases, keeps txlab's registry and reads the catalogs;
+// what reads, empties or drops a case's tables and views (the final state,
+// TRUNCATE, DROP) runs on a pool of the case account, so an SQL SECURITY
+// INVOKER view runs with no more than the case's rights. The case account
+// cannot create routines, so no admin query can call one: a case can
+// shadow none of the built-in functions txlab's queries call.
 package mysql
 
 import (
@@ -45,6 +53,10 @@ type Target struct {
 	base     *drv.Config // the configuration Open was given, for Sibling
 	admin    *sql.DB     // pooled: catalog queries, Waiting, KILL
 	sessions *sql.DB     // one connection per Session, closed (never reused) after it
+	// owner is the case account's pool for txlab's own statements on
+	// what cases made (reads of the final state, TRUNCATE, DROP); no case
+	// runs on it.
+	owner *sql.DB
 	flavor   string
 	version  string
 	// returning: MariaDB ≥ 10.5 has DELETE and INSERT … RETURNING.
@@ -186,6 +198,11 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	// when released rather than kept idle.
 	t.sessions.SetMaxIdleConns(0)
 	t.admin.SetMaxIdleConns(4)
+	if t.owner, err = openDB(caseCfg); err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.owner.SetMaxIdleConns(2)
 
 	if err := t.admin.QueryRowContext(ctx, "SELECT VERSION()").Scan(&t.version); err != nil {
 		t.Close()
@@ -293,6 +310,9 @@ func (t *Target) Close() error {
 	if t.sessions != nil {
 		errs = append(errs, t.sessions.Close())
 	}
+	if t.owner != nil {
+		errs = append(errs, t.owner.Close())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := t.dropCaseAccount(ctx); err != nil {
@@ -366,7 +386,9 @@ func (s *Session) Close() error {
 	return s.conn.Close()
 }
 
-// catalog implements target.Catalog over the admin pool.
+// catalog implements target.Catalog: catalog reads and the registry on
+// the admin pool, the rows, emptying and drops of txlab's tables on the
+// case account's (owner).
 type catalog struct{ t *Target }
 
 func (c catalog) Tables(ctx context.Context) ([]string, error) {
@@ -374,7 +396,7 @@ func (c catalog) Tables(ctx context.Context) ([]string, error) {
 }
 
 func (c catalog) DropTables(ctx context.Context, names []string) error {
-	conn, err := c.t.admin.Conn(ctx)
+	conn, err := c.t.owner.Conn(ctx)
 	if err != nil {
 		return err
 	}
@@ -424,8 +446,8 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 // (error 1701), inside txlab's database or outside it.
 func (c catalog) TruncateTables(ctx context.Context, names []string) error {
 	for _, n := range names {
-		if err := c.ExecAdmin(ctx, "TRUNCATE TABLE "+quoteIdent(n)); err != nil {
-			return err
+		if _, err := c.t.owner.ExecContext(ctx, "TRUNCATE TABLE "+quoteIdent(n)); err != nil {
+			return c.t.classify(ctx, err)
 		}
 	}
 	return nil
@@ -522,13 +544,19 @@ func plainName(s string) bool {
 	return s != ""
 }
 
+// TableRows reads as the case account: an SQL SECURITY INVOKER view runs
+// as whoever reads it (LOAD_FILE, information_schema.PROCESSLIST).
 func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
-	return c.TableRowsQuery(ctx, "SELECT * FROM "+quoteIdent(table))
+	return c.query(ctx, c.t.owner, "SELECT * FROM "+quoteIdent(table))
 }
 
 // TableRowsQuery runs a query on the admin pool.
 func (c catalog) TableRowsQuery(ctx context.Context, q string) ([]target.Row, error) {
-	rows, err := c.t.admin.QueryContext(ctx, q)
+	return c.query(ctx, c.t.admin, q)
+}
+
+func (c catalog) query(ctx context.Context, db *sql.DB, q string) ([]target.Row, error) {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, c.t.classify(ctx, err)
 	}

@@ -151,16 +151,26 @@ func (t *Target) askForRole(me, db, wider string) error {
 		me, t.schema, wider, quoteIdent(db), t.schema, t.schema)
 }
 
-// dropCaseRole removes the role txlab created: its objects (txlab's
-// tables, left for the user to look at) pass to the --db role first, then
-// its privileges go. Neither statement reaches past what the role owns or
-// was granted.
+// dropCaseRole removes the role txlab created, and everything it owns
+// with it: the case role itself drops what it owns (tables, views,
+// routines, types, sequences, large objects), without CASCADE, so a
+// user's object that depends on one of them stops it with the server's
+// own message; then the --db role revokes what was granted to it and
+// drops it. Nothing a case made passes to the --db role: a SECURITY
+// DEFINER function left by one run would run with the administrator's
+// rights in the next.
 func (t *Target) dropCaseRole(ctx context.Context) error {
 	if !t.role.created {
 		return nil
 	}
+	if _, err := t.caseQuery(ctx, "DROP OWNED BY CURRENT_USER"); err != nil {
+		return fmt.Errorf("drop what txlab's case role %s made: %w", t.role.name, err)
+	}
 	r := quoteIdent(t.role.name)
-	for _, q := range []string{"REASSIGN OWNED BY " + r + " TO CURRENT_USER", "DROP OWNED BY " + r, "DROP ROLE " + r} {
+	// After the case role's own DROP OWNED, the --db role's finds nothing
+	// of the role's left to drop but its privileges (and what a session
+	// still open made since).
+	for _, q := range []string{"DROP OWNED BY " + r, "DROP ROLE " + r} {
 		if _, err := t.adminQuery(ctx, q); err != nil {
 			return fmt.Errorf("remove txlab's case role %s: %w", t.role.name, err)
 		}
@@ -241,8 +251,9 @@ WHERE t.typnamespace = `+ns+` AND t.typelem = 0
 	if err != nil {
 		return err
 	}
+	// The drops run as the case role, which owns every object listed.
 	for _, r := range rows {
-		if _, err := c.t.adminQuery(ctx, r[0].S); err != nil {
+		if _, err := c.t.caseQuery(ctx, r[0].S); err != nil {
 			return err
 		}
 	}

@@ -107,8 +107,10 @@ func TestCaseRoleReachesNothingElse(t *testing.T) {
 
 // TestCaseRoleLifetime: the role exists while the target is open, owns
 // nothing and reaches nothing beyond txlab's schema, and is gone after
-// Close (txlab's tables stay, the --db role's); a second target on the same
-// schema is refused while the first is open.
+// Close with everything it made (tables, a free-standing sequence, a
+// SECURITY DEFINER function: nothing passes to the --db role, and only
+// the registry is left in the schema); a second target on the same schema
+// is refused while the first is open.
 func TestCaseRoleLifetime(t *testing.T) {
 	root := rootConn(t)
 	tg, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life")
@@ -121,7 +123,8 @@ func TestCaseRoleLifetime(t *testing.T) {
 	if wider, err := tg.reachBeyond(targettest.Ctx(t), tg.role.name); err != nil || len(wider) > 0 {
 		t.Errorf("the case role reaches beyond its schema: %q (%v)", wider, err)
 	}
-	targettest.Fresh(t, tg, "CREATE TABLE kept (id INT)")
+	targettest.Fresh(t, tg, "CREATE TABLE kept (id INT)", "CREATE SEQUENCE loose",
+		"CREATE FUNCTION definer() RETURNS int LANGUAGE sql SECURITY DEFINER AS 'SELECT 1'")
 	if _, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life"); err == nil || !strings.Contains(err.Error(), "in use by another txlab run") {
 		t.Errorf("a second target on the same schema: %v, want refused as in use", err)
 	}
@@ -132,8 +135,10 @@ func TestCaseRoleLifetime(t *testing.T) {
 	if n := rootQuery(t, root, "SELECT count(*) FROM pg_roles WHERE rolname = "+quoteString(name))[0][0].S; n != "0" {
 		t.Errorf("after Close: %s case roles, want none", n)
 	}
-	if n := rootQuery(t, root, "SELECT count(*) FROM pg_tables WHERE schemaname = 'txlab_life' AND tablename = 'kept'")[0][0].S; n != "1" {
-		t.Errorf("txlab's table after Close: %s, want kept", n)
+	left := rootQuery(t, root, `SELECT relname FROM pg_class WHERE relnamespace = 'txlab_life'::regnamespace AND relname NOT LIKE 'txlab_owned_tables%'
+UNION ALL SELECT proname FROM pg_proc WHERE pronamespace = 'txlab_life'::regnamespace`)
+	if len(left) != 0 {
+		t.Errorf("in the schema after Close: %v, want only the registry", left)
 	}
 	again, err := Open(targettest.Ctx(t), shared.Server(t).DSN(), "", "txlab_life")
 	if err != nil {

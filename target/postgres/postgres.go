@@ -1,7 +1,15 @@
 // Package postgres is txlab's target adapter for PostgreSQL and CockroachDB,
 // through pgconn (pgx's low-level layer) and the simple query protocol, which
 // returns every value as the server's own text. txlab works in its own schema
-// (default "txlab"), set as each session's search_path.
+// (default "txlab"), set as each case session's search_path.
+//
+// Two roles connect. The --db role's administrative connection creates and
+// drops the case role and txlab's schema, keeps txlab's registry and reads
+// the catalogs; its search_path is pg_catalog and its own pg_temp, so no
+// name in txlab's statements can resolve to a function, operator or type a
+// case made. Everything that reads, empties or drops what a case made — the
+// final state, TRUNCATE, DROP, the sweep, DROP OWNED at Close — runs on a
+// connection of the case role, with no more rights than the case had.
 package postgres
 
 import (
@@ -38,8 +46,8 @@ var (
 
 // Target is one PostgreSQL or CockroachDB server, working in one schema.
 type Target struct {
-	cfg     *pgconn.Config // the --db role's, search_path set: the admin connection
-	sessCfg *pgconn.Config // sessions connect with this: the case role's
+	cfg     *pgconn.Config // the --db role's, search_path adminSearchPath: the admin connection
+	sessCfg *pgconn.Config // sessions connect with this: the case role's, search_path the schema
 	role    caseRole
 	locked  bool // the advisory lock on schema is held (lockSchema)
 	// codeCheck spaces out the look for code that names txlab's schema.
@@ -55,6 +63,11 @@ type Target struct {
 
 	mu    sync.Mutex // guards admin, which is one connection
 	admin *pgconn.PgConn
+
+	// caseMu guards caseConn, the case role's connection for txlab's own
+	// statements on what cases made (see the package comment).
+	caseMu   sync.Mutex
+	caseConn *pgconn.PgConn
 
 	nextID int64 // CockroachDB session numbering, under mu
 	target.Owned
@@ -86,7 +99,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	cfg.RuntimeParams["search_path"] = quoteIdent(schema)
+	cfg.RuntimeParams["search_path"] = adminSearchPath
 	// On cancellation, first ask the server to cancel the statement (the
 	// session survives, with an error like any other); close the socket only
 	// if that does not work.
@@ -120,20 +133,30 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 			t.versionNum, _ = strconv.Atoi(n[0][0].S)
 		}
 	}
-	t.sessCfg = cfg
+	sess := cfg
 	if t.flavor == Postgres {
 		if err := t.lockSchema(ctx); err != nil {
 			t.Close()
 			return nil, err
 		}
-		if t.sessCfg, err = t.setupCaseRole(ctx); err != nil {
+		if sess, err = t.setupCaseRole(ctx); err != nil {
 			t.Close()
 			return nil, err
 		}
 	}
-	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL))}
+	t.sessCfg = sess.Copy()
+	t.sessCfg.RuntimeParams["search_path"] = quoteIdent(schema)
+	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL)),
+		Registry: quoteIdent(schema) + "." + quoteIdent(target.RegistryTable)}
 	return t, nil
 }
+
+// adminSearchPath is the administrative connection's search_path: the
+// system catalog and its own temporary schema, which no other role can
+// write. With txlab's schema on it, a case's txlab.cardinality(integer[])
+// beat pg_catalog.cardinality(anyarray) in the lock-wait query and ran as
+// the administrator at every poll.
+const adminSearchPath = "pg_catalog, pg_temp"
 
 // redact drops the password from a URL for messages.
 func redact(raw string) string {
@@ -202,7 +225,7 @@ func (t *Target) Waiting(ctx context.Context, ids []string) (map[string]bool, er
 			return nil, fmt.Errorf("bad session id %q", id)
 		}
 	}
-	rows, err := t.adminQuery(ctx, "SELECT pid FROM unnest('{"+strings.Join(ids, ",")+"}'::int[]) AS pid WHERE cardinality(pg_blocking_pids(pid)) > 0")
+	rows, err := t.adminQuery(ctx, "SELECT pid FROM pg_catalog.unnest('{"+strings.Join(ids, ",")+"}'::pg_catalog.int4[]) AS pid WHERE pg_catalog.cardinality(pg_catalog.pg_blocking_pids(pid)) > 0")
 	if err != nil {
 		return nil, fmt.Errorf("postgres: lock waits: %w", err)
 	}
@@ -247,7 +270,14 @@ func (t *Target) Close() error {
 	t.poolMu.Unlock()
 	// The case role goes before the admin connection, whose end releases
 	// the schema's lock: the next run finds neither.
-	err := errors.Join(t.dropCaseRole(ctx), t.unlockSchema(ctx))
+	err := t.dropCaseRole(ctx)
+	t.caseMu.Lock()
+	if t.caseConn != nil {
+		t.caseConn.Close(ctx)
+		t.caseConn = nil
+	}
+	t.caseMu.Unlock()
+	err = errors.Join(err, t.unlockSchema(ctx))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return errors.Join(err, t.admin.Close(ctx))
@@ -315,6 +345,27 @@ func (t *Target) adminQuery(ctx context.Context, q string) ([]target.Row, error)
 	res, err := run(ctx, t.admin, q)
 	if err != nil {
 		return nil, t.classify(ctx, t.admin, err)
+	}
+	return res.Rows, nil
+}
+
+// caseQuery runs one of txlab's own statements on what cases made (a
+// table's rows, TRUNCATE, DROP) as the case role, on a connection of its
+// own that no case runs on; like adminQuery it connects again after a
+// query that cost the connection.
+func (t *Target) caseQuery(ctx context.Context, q string) ([]target.Row, error) {
+	t.caseMu.Lock()
+	defer t.caseMu.Unlock()
+	if t.caseConn == nil || t.caseConn.IsClosed() {
+		c, err := pgconn.ConnectConfig(ctx, t.sessCfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: connecting as the case role: %w", t.flavor, err)
+		}
+		t.caseConn = c
+	}
+	res, err := run(ctx, t.caseConn, q)
+	if err != nil {
+		return nil, t.classify(ctx, t.caseConn, err)
 	}
 	return res.Rows, nil
 }
@@ -498,18 +549,31 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 	return out
 }
 
-// catalog implements target.Catalog over the admin connection.
+// catalog implements target.Catalog: catalog reads and the registry on
+// the admin connection, the rows, emptying and drops of what cases made
+// as the case role (caseQuery).
 type catalog struct{ t *Target }
 
 // relkinds lists what Reset must know about: tables (plain, partitioned,
 // foreign), views and materialized views.
 const relkinds = "('r','p','f','v','m')"
 
+// Tables also makes sure the registry is the administrator's own plain
+// table: the administrator writes it, so a table of that name a case
+// made first (where CREATE TABLE IF NOT EXISTS then does nothing) would
+// run the case's triggers with the administrator's rights.
 func (c catalog) Tables(ctx context.Context) ([]string, error) {
-	rows, err := c.t.adminQuery(ctx, "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+	rows, err := c.t.adminQuery(ctx, "SELECT c.relname, c.relkind = 'r' AND c.relowner = (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) "+
+		"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
 		"WHERE n.nspname = "+quoteString(c.t.schema)+" AND c.relkind IN "+relkinds)
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range rows {
+		if r[0].S == target.RegistryTable && r[1].S != "t" {
+			return nil, fmt.Errorf("%s.%s is not a table of the --db role: txlab keeps its record of its tables there and will not write one someone else made; drop it yourself (DROP TABLE %s.%s) and run again",
+				c.t.schema, target.RegistryTable, quoteIdent(c.t.schema), quoteIdent(target.RegistryTable))
+		}
 	}
 	return column(rows), nil
 }
@@ -530,19 +594,41 @@ func (c catalog) TruncateTables(ctx context.Context, names []string) error {
 	for i, n := range names {
 		q[i] = quoteIdent(c.t.schema) + "." + quoteIdent(n)
 	}
-	return c.ExecAdmin(ctx, "TRUNCATE TABLE "+strings.Join(q, ", ")+" RESTART IDENTITY")
+	_, err := c.t.caseQuery(ctx, "TRUNCATE TABLE "+strings.Join(q, ", ")+" RESTART IDENTITY")
+	return err
 }
 
+// DropTables drops as the case role what the case role owns. A table
+// another role owns (one an earlier txlab, which passed the case role's
+// tables to the --db role at Close, left behind) is dropped by the admin
+// connection: DROP runs none of the table's code.
 func (c catalog) DropTables(ctx context.Context, names []string) error {
-	rows, err := c.t.adminQuery(ctx, "SELECT c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+	rows, err := c.t.adminQuery(ctx, "SELECT c.relname, c.relkind, pg_catalog.pg_get_userbyid(c.relowner) = "+quoteString(c.t.sessCfg.User)+
+		" FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
 		"WHERE n.nspname = "+quoteString(c.t.schema)+" AND c.relkind IN "+relkinds)
 	if err != nil {
 		return err
 	}
 	kind := map[string]string{}
+	var legacy []string
 	for _, r := range rows {
 		kind[r[0].S] = r[1].S
+		if r[2].S != "t" && slices.Contains(names, r[0].S) {
+			legacy = append(legacy, r[0].S)
+		}
 	}
+	if err := c.dropAs(ctx, c.t.adminQuery, legacy, kind); err != nil {
+		return err
+	}
+	for _, n := range legacy {
+		delete(kind, n)
+	}
+	return c.dropAs(ctx, c.t.caseQuery, names, kind)
+}
+
+// dropAs drops the named relations of the given kinds (relkind by name;
+// a name without one is gone already) through query.
+func (c catalog) dropAs(ctx context.Context, query func(context.Context, string) ([]target.Row, error), names []string, kind map[string]string) error {
 	byStmt := map[string][]string{}
 	for _, n := range names {
 		stmt := "DROP TABLE IF EXISTS"
@@ -574,7 +660,7 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 			if len(byStmt[stmt]) == 0 {
 				continue
 			}
-			if _, err := c.t.adminQuery(ctx, stmt+" "+strings.Join(byStmt[stmt], ", ")); err != nil {
+			if _, err := query(ctx, stmt+" "+strings.Join(byStmt[stmt], ", ")); err != nil {
 				left, lastErr = append(left, stmt), err
 			}
 		}
@@ -680,8 +766,10 @@ func (c catalog) QueryColumn(ctx context.Context, q string) ([]string, error) {
 	return column(rows), err
 }
 
+// TableRows reads as the case role: a view's functions run as whoever
+// reads it (ts_stat, a function of the user's, pg_read_file).
 func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
-	return c.t.adminQuery(ctx, "SELECT * FROM "+quoteIdent(c.t.schema)+"."+quoteIdent(table))
+	return c.t.caseQuery(ctx, "SELECT * FROM "+quoteIdent(c.t.schema)+"."+quoteIdent(table))
 }
 
 func column(rows []target.Row) []string {
