@@ -56,9 +56,9 @@ type Target struct {
 	// owner is the case account's pool for txlab's own statements on
 	// what cases made (reads of the final state, TRUNCATE, DROP); no case
 	// runs on it.
-	owner *sql.DB
-	flavor   string
-	version  string
+	owner   *sql.DB
+	flavor  string
+	version string
 	// returning: MariaDB ≥ 10.5 has DELETE and INSERT … RETURNING.
 	returning bool
 	schema    string

@@ -15,7 +15,7 @@ import (
 // swallows its own failure, so that run as the case role the function
 // quietly does nothing, and run as the --db role it does everything.
 const evilBody = `BEGIN
-  BEGIN EXECUTE 'ALTER ROLE bob SUPERUSER'; EXCEPTION WHEN OTHERS THEN NULL; END;
+  BEGIN EXECUTE 'ALTER ROLE carol SUPERUSER'; EXCEPTION WHEN OTHERS THEN NULL; END;
   BEGIN INSERT INTO shop.orders VALUES (666); EXCEPTION WHEN OTHERS THEN NULL; END;
   BEGIN INSERT INTO shop.loot SELECT rolpassword FROM pg_catalog.pg_authid WHERE rolpassword IS NOT NULL; EXCEPTION WHEN OTHERS THEN NULL; END;
   RETURN 1;
@@ -34,7 +34,7 @@ func TestAdminRunsNothingACaseMade(t *testing.T) {
 		"CREATE SCHEMA IF NOT EXISTS shop", "CREATE TABLE IF NOT EXISTS shop.orders (id INT PRIMARY KEY)",
 		"DELETE FROM shop.orders", "INSERT INTO shop.orders VALUES (1), (2)",
 		"CREATE TABLE IF NOT EXISTS shop.loot (hash TEXT)", "DELETE FROM shop.loot",
-		"DROP ROLE IF EXISTS bob", "CREATE ROLE bob LOGIN PASSWORD 'bobs-secret'",
+		"DROP ROLE IF EXISTS carol", "CREATE ROLE carol LOGIN PASSWORD 'carols-secret'",
 	} {
 		rootQuery(t, root, q)
 	}
@@ -48,8 +48,8 @@ func TestAdminRunsNothingACaseMade(t *testing.T) {
 	})
 	check := func(when string) {
 		t.Helper()
-		if s := rootQuery(t, root, "SELECT rolsuper FROM pg_roles WHERE rolname = 'bob'")[0][0].S; s != "f" {
-			t.Fatalf("%s: bob became a superuser", when)
+		if s := rootQuery(t, root, "SELECT rolsuper FROM pg_roles WHERE rolname = 'carol'")[0][0].S; s != "f" {
+			t.Fatalf("%s: carol became a superuser", when)
 		}
 		if n := rootQuery(t, root, "SELECT count(*) FROM shop.orders")[0][0].S; n != "2" {
 			t.Fatalf("%s: shop.orders has %s rows, want its 2", when, n)
@@ -89,10 +89,10 @@ func TestAdminRunsNothingACaseMade(t *testing.T) {
 	// the checks below can fail.
 	rootQuery(t, root, "BEGIN")
 	rootQuery(t, root, "SELECT txlab_esc.evil()")
-	potent := rootQuery(t, root, "SELECT rolsuper FROM pg_roles WHERE rolname = 'bob'")[0][0].S
+	potent := rootQuery(t, root, "SELECT rolsuper FROM pg_roles WHERE rolname = 'carol'")[0][0].S
 	rootQuery(t, root, "ROLLBACK")
 	if potent != "t" {
-		t.Fatal("evil() run by the administrator did not make bob a superuser: the test proves nothing")
+		t.Fatal("evil() run by the administrator did not make carol a superuser: the test proves nothing")
 	}
 
 	st, err := tg.Dump(ctx)
