@@ -192,9 +192,9 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 	}
 	// The oracles' sessions end before the target.
 	closeOracles := func() {}
-	defer release(&err, t, func() {
+	defer release(&err, t, func() error {
 		closeOracles()
-		t.Close()
+		return t.Close()
 	})
 	info := t.Info()
 	bt.Info = info

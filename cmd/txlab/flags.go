@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -184,9 +185,18 @@ func usageErr(err error) error { return &exitError{code: 2, err: err} }
 // server, and the process ends with it all the same. A throwaway server
 // txlab started is stopped before the command ends, whatever happened:
 // when frozen, first (there is nothing to clean in it).
-func release(err *error, t target.Target, cleanup func()) {
+//
+// A cleanup that fails after a run that did not is the run's error, exit
+// 2: what txlab could not drop or close (a case role a user's object now
+// depends on, a server that crashed) is left on the server, and the user
+// must hear of it.
+func release(err *error, t target.Target, cleanup func() error) {
 	if !target.IsFrozen(*err) {
-		cleanup()
+		cerr := cleanup()
+		var ee *exitError
+		if cerr != nil && (*err == nil || errors.As(*err, &ee) && ee.code == 1) {
+			*err = &exitError{code: 2, err: fmt.Errorf("closing the target: %w", cerr)}
+		}
 		return
 	}
 	if srv := connect.Server(t); srv != nil {

@@ -140,11 +140,13 @@ saying what failed).`,
 			}
 			// The oracles' sessions end before the targets.
 			closeOracles := func() {}
-			defer release(&err, targets[0], func() {
+			defer release(&err, targets[0], func() error {
 				closeOracles()
+				var errs []error
 				for _, t := range targets {
-					t.Close()
+					errs = append(errs, t.Close())
 				}
+				return errors.Join(errs...)
 			})
 			t := targets[0]
 			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())

@@ -109,9 +109,9 @@ give the finding in every run.`,
 			}
 			// The oracles' sessions end before the target.
 			closeOracles := func() {}
-			defer release(&err, t, func() {
+			defer release(&err, t, func() error {
 				closeOracles()
-				t.Close()
+				return t.Close()
 			})
 			// --out is the reduced case's file; the candidates' findings
 			// are only matched, never saved.

@@ -55,9 +55,9 @@ line win. A URL or a path as --db is never taken from a file.`,
 			}
 			// The oracles' sessions end before the target.
 			closeOracles := func() {}
-			defer release(&err, t, func() {
+			defer release(&err, t, func() error {
 				closeOracles()
-				t.Close()
+				return t.Close()
 			})
 			cases, _, err := orc.build(cmd.Context(), g, t)
 			if err != nil {
