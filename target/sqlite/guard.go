@@ -15,7 +15,8 @@ import (
 // that refuses ATTACH, DETACH, setting pragmas and the functions that read
 // or write files or load code, and SQLITE_LIMIT_ATTACHED at 0, which also
 // stops VACUUM INTO (it attaches the file it writes). The administrative
-// connection, which never runs case SQL, is left as it is.
+// connection never runs case SQL, but it reads the case's views and
+// empties its tables, which runs their code: it is confined the same way.
 
 // settablePragmas may be set by a case: they change only the connection's
 // own behaviour. Everything else (writable_schema, journal_mode,

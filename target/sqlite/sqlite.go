@@ -88,6 +88,13 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
+	// The administrative connection reads and empties what cases made
+	// (a view's functions run when the final state is read, a DELETE
+	// fires a trigger): it is confined like a session.
+	if err := confine(admin, authorize); err != nil {
+		t.Close()
+		return nil, err
+	}
 	t.admin = admin
 	t.Owned = owned(admin, t.path)
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
