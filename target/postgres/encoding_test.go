@@ -16,7 +16,7 @@ import (
 
 // sjisTrick is one statement in UTF-8 and two more in SJIS: 丁 is E4 B8 81,
 // which SJIS reads as E4 B8 and 81 5C, swallowing the backslash, so the
-// E'' string ends there and CREATE ROLE runs. On a UTF-8 connection it is
+// E-string ends there and CREATE ROLE runs. On a UTF-8 connection it is
 // a SELECT of one string.
 const sjisTrick = `SELECT E'丁\' ; CREATE ROLE txlab_evil SUPERUSER; SELECT ''--'`
 
