@@ -23,7 +23,7 @@ func (c *checker) setMySQL() error {
 	case next.is("STATEMENT"):
 		return refuse("SET STATEMENT … FOR is refused: set the variable and run the statement separately")
 	case next.is("NAMES", "CHARSET"), next.is("CHARACTER") && c.at(2).is("SET"):
-		return refuseEncoding("SET " + next.up)
+		return refuseEncoding(next.up)
 	}
 	// Assignments, comma-separated at the top level.
 	depth, start := 0, true
@@ -71,7 +71,7 @@ func (c *checker) setMySQL() error {
 		}
 		// Before the look for '=': SET a = 1, NAMES gbk is MySQL too.
 		if encodingVariable(sqlast.MySQL, name) {
-			return refuseEncoding("SET " + name)
+			return refuseEncoding(name)
 		}
 		if !c.at(i+1).punct("=") && !c.at(i+1).punct(":=") {
 			return unknown("SET " + name + " " + c.at(i+1).text)
@@ -121,7 +121,7 @@ func (c *checker) setPostgres() error {
 	}
 	name := strings.Join(parts, ".")
 	if encodingVariable(sqlast.Postgres, name) {
-		return refuseEncoding("SET " + name) // SET NAMES 'SJIS' has no '='
+		return refuseEncoding(name) // SET NAMES 'SJIS' has no '='
 	}
 	if !c.at(i).punct("=") && !c.at(i).is("TO") {
 		return unknown("SET " + name + " " + c.at(i).text)
@@ -148,7 +148,16 @@ func encodingVariable(d sqlast.Dialect, name string) bool {
 	return false
 }
 
-func refuseEncoding(what string) *Refusal {
+// refuseEncoding refuses SET name; the statement forms (NAMES, CHARSET,
+// CHARACTER SET) are named as written, in upper case.
+func refuseEncoding(name string) *Refusal {
+	what := "SET " + name
+	switch strings.ToUpper(name) {
+	case "NAMES", "CHARSET":
+		what = "SET " + strings.ToUpper(name)
+	case "CHARACTER":
+		what = "SET CHARACTER SET"
+	}
 	return refuse("%s changes the encoding the server reads statements in, which txlab keeps at UTF-8: in another, the server can read other SQL than txlab checked", what)
 }
 
