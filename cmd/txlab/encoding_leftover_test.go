@@ -256,3 +256,23 @@ func TestSequenceDroppedWithCase(t *testing.T) {
 		t.Errorf("sequences left in schema txlab after the runs: %s", left)
 	}
 }
+
+// TestShellRefusesEncoding: the shell checks a typed statement as run
+// checks a case: one that is not UTF-8, or changes the encoding, or uses
+// XA, prints one "refused:" line and the session goes on.
+func TestShellRefusesEncoding(t *testing.T) {
+	script := "1> CREATE TABLE t (a TEXT);\n1> INSERT INTO t VALUES ('\xbf\\\\');\n1> SELECT 'caf\xe9';\n1> SELECT 42;\n"
+	var out, errb strings.Builder
+	if code := runIO(t.Context(), []string{"shell"}, strings.NewReader(script), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"refused: is not valid UTF-8 at byte 23: txlab talks to the server in UTF-8 only",
+		"refused: is not valid UTF-8 at byte 11:",
+		"1> SELECT 42;  ok",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+}
