@@ -170,7 +170,7 @@ func (c *checker) statement() error {
 		// made it and a restart, holding its locks: every later run waits on
 		// them with no cause named. XA COMMIT and XA ROLLBACK may end another
 		// application's, and XA RECOVER lists them.
-		return refuse("XA %s is refused: a prepared XA transaction outlives the session and the run, holding its locks, and XA ends or lists other applications' too", next.text)
+		return refuse("%s is refused: a prepared XA transaction outlives the session and the run, holding its locks, and XA ends or lists other applications' too", strings.TrimSpace("XA "+next.up))
 	case "BEGIN", "START", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE", "ABORT":
 		return c.control()
 	case "SET":

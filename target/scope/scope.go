@@ -8,6 +8,11 @@
 // and DELETE targets, INTO, DDL names, REFERENCES, subqueries and CTEs at
 // any depth — which must be unqualified or qualified by txlab's own schema.
 //
+// What would outlive the case or change how the server reads the next
+// statement is refused too: XA and prepared transactions, the connection's
+// encoding (SET NAMES, client_encoding, character_set_*), bytes that are
+// not UTF-8, and names longer than the server keeps.
+//
 // It is strict: what it cannot read or does not know is refused, because a
 // statement the check reads differently from the server is how a hostile
 // case gets past it. Rules.Trust (--trust-case) lets statement kinds it does

@@ -6,9 +6,9 @@ import (
 	"github.com/txlab/txlab/sqlast"
 )
 
-// setMySQL checks MySQL's SET: transaction characteristics, the character
-// set, user variables and the session variables a case needs; never a
-// global one, an account or a role.
+// setMySQL checks MySQL's SET: transaction characteristics, user
+// variables and the session variables a case needs; never a global one,
+// an account, a role or the connection's character set.
 func (c *checker) setMySQL() error {
 	next := c.at(1)
 	switch {
