@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/txlab/txlab/target"
 )
@@ -78,6 +79,33 @@ func Parse(name string, r io.Reader) (*Case, error) {
 	return parse(name, string(b))
 }
 
+// CheckUTF8 refuses text that is not valid UTF-8, naming the line and the
+// byte offset (in the file, from 0) of the first byte that is not. txlab
+// talks to every server in UTF-8 and checks a case's statements as UTF-8:
+// bytes of another encoding (SJIS, GBK, BIG5) are where a server reading
+// that encoding sees a quote end that the check sees escaped. Every way
+// case text comes in (case files, import, the shell's \save) goes through
+// here or through Parse.
+func CheckUTF8(name, text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	line, start := 1, 0
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			return &Error{Name: name, Line: line, Msg: fmt.Sprintf(
+				"byte %d (column %d) is not valid UTF-8 (0x%02x): txlab reads case files as UTF-8 only; convert the file (iconv -t UTF-8)",
+				i, i-start+1, text[i])}
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += n
+	}
+	return nil
+}
+
 // Limits on a case: running and judging a case costs time and memory that
 // grow faster than the case (the model's view of a statement spans every
 // version so far), and a case past them is no bug report anyone reads.
@@ -105,6 +133,9 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 }
 
 func parse(name, text string) (*Case, error) {
+	if err := CheckUTF8(name, text); err != nil {
+		return nil, err
+	}
 	p := &parser{name: name, c: &Case{Name: name}, hdrLine: map[string]int{}}
 	text = strings.TrimPrefix(text, bom)
 	lines := strings.Split(text, "\n")

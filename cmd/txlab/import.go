@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -87,13 +88,15 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 }
 
 // importFile converts the cases of one file and gives them their setup.
+// A file that is not UTF-8 is refused with its line and byte offset, as
+// txlab run refuses such a case file: its statements would reach the
+// server as UTF-8, and another encoding's bytes read differently there.
 func importFile(from, path, setup string, warn io.Writer) ([]*testcase.Case, error) {
-	f, err := os.Open(path)
+	b, err := readUTF8(path, "") // the caller names the file
 	if err != nil {
 		return nil, err
 	}
-	cases, err := convert.Parse(from, path, f)
-	f.Close()
+	cases, err := convert.Parse(from, path, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +138,22 @@ func addDumpSetup(c *testcase.Case, from, module, setup string, warn io.Writer) 
 }
 
 func readDump(path string) ([]string, error) {
-	f, err := os.Open(path)
+	b, err := readUTF8(path, path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return convert.DumpSetup(path, f)
+	return convert.DumpSetup(path, bytes.NewReader(b))
+}
+
+// readUTF8 reads a file to convert, refusing one that is not UTF-8; the
+// refusal names the file as name ("": only the line).
+func readUTF8(path, name string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := testcase.CheckUTF8(name, string(b)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

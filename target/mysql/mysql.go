@@ -155,12 +155,15 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	}
 	base := cfg.Clone()
 	// Text protocol only (no interpolation, no server-side prepare), raw
-	// date/time text, one statement at a time.
+	// date/time text, one statement at a time, in utf8mb4.
 	base.InterpolateParams = false
 	base.ParseTime = false
 	base.MultiStatements = false
 	if base.Timeout == 0 {
 		base.Timeout = 10 * time.Second
+	}
+	if err := pinCharset(base); err != nil {
+		return nil, err
 	}
 
 	boot, err := openDB(base)
@@ -226,6 +229,18 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 	var rot sql.NullString
 	if t.admin.QueryRowContext(ctx, "SELECT @@innodb_rollback_on_timeout").Scan(&rot) == nil {
 		t.rollbackOnTimeout = rot.String == "1" || strings.EqualFold(rot.String, "ON")
+	}
+	for _, db := range []*sql.DB{t.admin, t.sessions} {
+		if err := checkCharset(ctx, db); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("%s: %w", base.Addr, err)
+		}
+	}
+	if t.flavor != TiDB { // TiDB has no XA
+		if err := t.preparedXA(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
 	}
 	if t.flavor == TiDB {
 		if err := t.openTiDB(ctx); err != nil {

@@ -1,7 +1,9 @@
 // Package postgres is txlab's target adapter for PostgreSQL and CockroachDB,
-// through pgconn (pgx's low-level layer) and the simple query protocol, which
-// returns every value as the server's own text. txlab works in its own schema
-// (default "txlab"), set as each case session's search_path.
+// through pgconn (pgx's low-level layer), with every value in the server's
+// own text. A case's statements go through the extended protocol, one
+// statement a message (see Session.Exec); txlab's own through the simple
+// protocol. txlab works in its own schema (default "txlab"), set as each
+// case session's search_path, and every connection talks UTF-8.
 //
 // Two roles connect. The --db role's administrative connection creates and
 // drops the case role and txlab's schema, keeps txlab's registry and reads
@@ -100,6 +102,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 		cfg.ConnectTimeout = 10 * time.Second
 	}
 	cfg.RuntimeParams["search_path"] = adminSearchPath
+	pinEncoding(cfg)
 	// On cancellation, first ask the server to cancel the statement (the
 	// session survives, with an error like any other); close the socket only
 	// if that does not work.
@@ -135,6 +138,10 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	}
 	sess := cfg
 	if t.flavor == Postgres {
+		if err := t.prepared(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
 		if err := t.lockSchema(ctx); err != nil {
 			t.Close()
 			return nil, err
@@ -157,6 +164,42 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 // beat pg_catalog.cardinality(anyarray) in the lock-wait query and ran as
 // the administrator at every poll.
 const adminSearchPath = "pg_catalog, pg_temp"
+
+// clientEncoding is the one encoding txlab's connections talk. The scope
+// check reads a case's statements as UTF-8 and refuses any that changes
+// the encoding: in SJIS, BIG5, GBK or GB18030 a lead byte followed by 0x5c
+// is one character, so a string the check reads as holding an escaped
+// quote ends there for the server, and the rest runs as SQL.
+const clientEncoding = "UTF8"
+
+// pinEncoding makes every connection made with cfg (and its copies: the
+// case role's, Ping's) ask for UTF-8 and refuse to go on with anything
+// else. The startup packet's client_encoding outranks PGCLIENTENCODING
+// (which ParseConfig reads into it, and is overwritten here), the URL's
+// options=-c client_encoding=…, and ALTER ROLE or DATABASE … SET
+// client_encoding; the check after login catches whatever is left.
+func pinEncoding(cfg *pgconn.Config) {
+	cfg.RuntimeParams["client_encoding"] = clientEncoding
+	prev := cfg.ValidateConnect
+	cfg.ValidateConnect = func(ctx context.Context, c *pgconn.PgConn) error {
+		if prev != nil {
+			if err := prev(ctx, c); err != nil {
+				return err
+			}
+		}
+		return checkEncoding(c)
+	}
+}
+
+// checkEncoding fails when the server says the connection's encoding is
+// not UTF-8: it reports every change in a ParameterStatus message, which
+// pgconn keeps.
+func checkEncoding(c *pgconn.PgConn) error {
+	if enc := c.ParameterStatus("client_encoding"); !strings.EqualFold(enc, clientEncoding) {
+		return fmt.Errorf("the server set client_encoding %q, not %s: txlab talks UTF-8 only", enc, clientEncoding)
+	}
+	return nil
+}
 
 // redact drops the password from a URL for messages.
 func redact(raw string) string {
@@ -426,11 +469,24 @@ func (s *Session) setCockroachIsolation(ctx context.Context, name string) error 
 	return nil
 }
 
-// Exec implements target.Session.
+// Exec implements target.Session. The statement goes through the extended
+// protocol (Parse, Bind, Describe, Execute, Sync: one round trip, results
+// in text as the simple protocol sends them), where the server parses one
+// statement a message and refuses more ("cannot insert multiple commands
+// into a prepared statement"): what the scope check read as one statement
+// cannot run as several, whatever the server makes of its bytes. A
+// session the server reports in another encoding than UTF-8 (a change the
+// check should have refused) is closed before its next statement.
 func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 	s.running.Store(true)
 	defer s.running.Store(false)
-	res, err := run(ctx, s.conn, q)
+	res, err := runOne(ctx, s.conn, q)
+	if encErr := checkEncoding(s.conn); encErr != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.conn.Close(cctx)
+		return nil, fmt.Errorf("%s: session closed: %w", s.t.flavor, encErr)
+	}
 	if err != nil {
 		return nil, s.t.classify(ctx, s.conn, err)
 	}
@@ -475,7 +531,36 @@ func (s *Session) Close() error {
 // 5 s; a frozen server answers neither, so after cancelGrace the socket's
 // deadline ends the wait (and the connection): every deadline a caller
 // sets holds within cancelGrace.
-func run(ctx context.Context, c *pgconn.PgConn, q string) (_ *target.Result, err error) {
+func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error) {
+	return guarded(ctx, c, func() (*target.Result, error) {
+		mrr := c.Exec(ctx, q)
+		out := &target.Result{Affected: 0} // an empty statement
+		for mrr.NextResult() {
+			out = readResult(mrr.ResultReader())
+		}
+		if err := mrr.Close(); err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+}
+
+// runOne executes one statement with the extended protocol, unnamed and
+// without parameters, results in text: what run returns for the same
+// statement, and an error for a string that holds several.
+func runOne(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error) {
+	return guarded(ctx, c, func() (*target.Result, error) {
+		rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
+		out := readResult(rr)
+		if _, err := rr.Close(); err != nil { // readResult closed it: the same error again
+			return nil, err
+		}
+		return out, nil
+	})
+}
+
+// guarded runs exec, a statement on c, with ctx's end bounded as run says.
+func guarded(ctx context.Context, c *pgconn.PgConn, exec func() (*target.Result, error)) (_ *target.Result, err error) {
 	var mu sync.Mutex
 	returned, fired := false, false
 	stop := context.AfterFunc(ctx, func() {
@@ -498,15 +583,7 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (_ *target.Result, err
 			_ = c.Conn().SetDeadline(time.Time{})
 		}
 	}()
-	mrr := c.Exec(ctx, q)
-	out := &target.Result{Affected: 0} // an empty statement
-	for mrr.NextResult() {
-		out = readResult(mrr.ResultReader())
-	}
-	if err := mrr.Close(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return exec()
 }
 
 // cancelGrace is how long a server may take to act on a cancel request.

@@ -165,8 +165,14 @@ func (c *checker) statement() error {
 			return nil
 		}
 		return refuse("UNLOCK %s is server administration, which txlab refuses", next.text)
-	case "BEGIN", "START", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE", "ABORT", "XA":
-		return c.control(my)
+	case "XA":
+		// A prepared XA transaction outlives its session, the account that
+		// made it and a restart, holding its locks: every later run waits on
+		// them with no cause named. XA COMMIT and XA ROLLBACK may end another
+		// application's, and XA RECOVER lists them.
+		return refuse("%s is refused: a prepared XA transaction outlives the session and the run, holding its locks, and XA ends or lists other applications' too", strings.TrimSpace("XA "+next.up))
+	case "BEGIN", "START", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE", "ABORT":
+		return c.control()
 	case "SET":
 		switch {
 		case my:
@@ -213,6 +219,10 @@ func (c *checker) statement() error {
 	case "REINDEX":
 		if next.is("SCHEMA", "DATABASE", "SYSTEM") {
 			return refuse("REINDEX %s rebuilds objects outside txlab's tables, which txlab refuses", next.up)
+		}
+	case "PREPARE":
+		if pg && next.is("TRANSACTION") {
+			return refuse("PREPARE TRANSACTION leaves a prepared transaction on the server after the session and the run, holding its locks, which txlab refuses")
 		}
 	case "COMMENT":
 		if !next.is("ON") || !c.at(2).is("TABLE", "COLUMN", "VIEW", "INDEX", "SEQUENCE", "CONSTRAINT") {
@@ -337,11 +347,8 @@ func (c *checker) create() error {
 
 // control checks transaction control: words, names, strings and numbers
 // only (BEGIN NOT ATOMIC would start a compound statement).
-func (c *checker) control(my bool) error {
+func (c *checker) control() error {
 	first := c.toks[0]
-	if first.is("XA") && !my {
-		return unknown("XA")
-	}
 	if first.is("START") && !c.at(1).is("TRANSACTION") {
 		return refuse("START %s is server administration, which txlab refuses", c.at(1).text)
 	}
@@ -350,7 +357,7 @@ func (c *checker) control(my bool) error {
 		case t.is("ATOMIC"):
 			return refuse("BEGIN NOT ATOMIC starts a compound statement, which txlab refuses")
 		case t.is("PREPARED"):
-			return refuse("%s PREPARED ends a prepared transaction, perhaps another application's, which txlab refuses", first.up)
+			return refuse("%s PREPARED ends a prepared transaction, perhaps another application's, which txlab refuses (and PREPARE TRANSACTION, which makes one)", first.up)
 		case t.kind == tWord, t.kind == tQuoted, t.kind == tString, t.kind == tNumber, t.punct(","):
 		default:
 			return unknown(first.up + " with " + t.text)

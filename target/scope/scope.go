@@ -8,6 +8,11 @@
 // and DELETE targets, INTO, DDL names, REFERENCES, subqueries and CTEs at
 // any depth — which must be unqualified or qualified by txlab's own schema.
 //
+// What would outlive the case or change how the server reads the next
+// statement is refused too: XA and prepared transactions, the connection's
+// encoding (SET NAMES, client_encoding, character_set_*), bytes that are
+// not UTF-8, and names longer than the server keeps.
+//
 // It is strict: what it cannot read or does not know is refused, because a
 // statement the check reads differently from the server is how a hostile
 // case gets past it. Rules.Trust (--trust-case) lets statement kinds it does
@@ -18,6 +23,7 @@ package scope
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
@@ -66,6 +72,13 @@ func Check(sql string, r Rules) error {
 	if r.Dialect == sqlast.DialectNone {
 		return refuse("no SQL dialect to read the statement with")
 	}
+	// txlab's connections talk UTF-8 (and a case may not change that, see
+	// encodingVariable): bytes that are no UTF-8 are another encoding's,
+	// where a lead byte can swallow the quote or backslash after it, and
+	// the server would read other SQL than the check does.
+	if at := invalidUTF8(sql); at >= 0 {
+		return refuse("is not valid UTF-8 at byte %d: txlab talks to the server in UTF-8 only, and another encoding's bytes can read as other SQL there", at)
+	}
 	// Whether strings take backslash escapes is the session's choice
 	// (MySQL's NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL's
 	// standard_conforming_strings): a statement with a backslash in a
@@ -103,6 +116,9 @@ func (r Rules) check(toks []token) error {
 		}
 		if (t.kind == tWord || t.kind == tQuoted || t.dq) && strings.EqualFold(t.text, target.RegistryTable) {
 			return refuse("names %s, txlab's record of the tables it owns", target.RegistryTable)
+		}
+		if err := r.nameLength(t); err != nil {
+			return err
 		}
 	}
 	if toks[len(toks)-1].punct(";") {
@@ -149,6 +165,64 @@ func (r Rules) check(toks []token) error {
 		return c.finish()
 	}
 	return nil
+}
+
+// invalidUTF8 returns the byte offset of the first byte of s that is not
+// UTF-8, or -1.
+func invalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// Name limits: PostgreSQL truncates a longer name to NAMEDATALEN-1 bytes
+// with only a notice, so the table a case made is not the one txlab
+// recorded, and the next run refuses the schema as holding someone else's
+// table; MySQL and MariaDB refuse names over 64 characters (error 1059),
+// and txlab says so before the server does. SQLite has no limit.
+const (
+	pgMaxName    = 63 // bytes
+	mysqlMaxName = 64 // characters
+)
+
+// nameLength refuses an identifier (a word or a quoted name; strings
+// are left alone, even where one may name a table) longer than the
+// server keeps.
+func (r Rules) nameLength(t token) error {
+	if t.kind != tWord && t.kind != tQuoted {
+		return nil
+	}
+	switch r.Dialect {
+	case sqlast.Postgres:
+		if len(t.text) > pgMaxName {
+			return refuse("names %q, %d bytes long: PostgreSQL cuts names to %d bytes, and txlab would not know the object it made", short(t.text), len(t.text), pgMaxName)
+		}
+	case sqlast.MySQL:
+		if n := utf8.RuneCountInString(t.text); n > mysqlMaxName {
+			return refuse("names %q, %d characters long: the server takes names of %d characters at most", short(t.text), n, mysqlMaxName)
+		}
+	}
+	return nil
+}
+
+// short cuts a long name for a message.
+func short(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	cut := 32
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // part is one part of a dotted name.

@@ -1,10 +1,14 @@
 package scope
 
-import "strings"
+import (
+	"strings"
 
-// setMySQL checks MySQL's SET: transaction characteristics, the character
-// set, user variables and the session variables a case needs; never a
-// global one, an account or a role.
+	"github.com/txlab/txlab/sqlast"
+)
+
+// setMySQL checks MySQL's SET: transaction characteristics, user
+// variables and the session variables a case needs; never a global one,
+// an account, a role or the connection's character set.
 func (c *checker) setMySQL() error {
 	next := c.at(1)
 	switch {
@@ -19,7 +23,7 @@ func (c *checker) setMySQL() error {
 	case next.is("STATEMENT"):
 		return refuse("SET STATEMENT … FOR is refused: set the variable and run the statement separately")
 	case next.is("NAMES", "CHARSET"), next.is("CHARACTER") && c.at(2).is("SET"):
-		return nil
+		return refuseEncoding(next.up)
 	}
 	// Assignments, comma-separated at the top level.
 	depth, start := 0, true
@@ -55,12 +59,19 @@ func (c *checker) setMySQL() error {
 				}
 			}
 			name = strings.TrimPrefix(strings.TrimPrefix(name, "session."), "local.")
+			if name == "" || strings.HasSuffix(name, ".") {
+				return refuse("SET %s: cannot read the variable's name", t.text)
+			}
 		case t.kind == tVar:
 			continue // a user variable
 		case t.kind == tWord || t.kind == tQuoted:
 			name = strings.ToLower(t.text)
 		default:
 			return unknown("SET " + t.text)
+		}
+		// Before the look for '=': SET a = 1, NAMES gbk is MySQL too.
+		if encodingVariable(sqlast.MySQL, name) {
+			return refuseEncoding(name)
 		}
 		if !c.at(i+1).punct("=") && !c.at(i+1).punct(":=") {
 			return unknown("SET " + name + " " + c.at(i+1).text)
@@ -109,10 +120,45 @@ func (c *checker) setPostgres() error {
 		i++
 	}
 	name := strings.Join(parts, ".")
+	if encodingVariable(sqlast.Postgres, name) {
+		return refuseEncoding(name) // SET NAMES 'SJIS' has no '='
+	}
 	if !c.at(i).punct("=") && !c.at(i).is("TO") {
 		return unknown("SET " + name + " " + c.at(i).text)
 	}
 	return sessionVariable(name, pgSafe, pgDenied2)
+}
+
+// encodingVariable says whether the session setting name decides how the
+// server reads the bytes of the statements that follow, or how it writes
+// results. txlab's connections pin it to UTF-8: in SJIS, BIG5, GBK or
+// GB18030 a lead byte followed by 0x5c is one character, so a string the
+// check reads as holding an escaped quote ends there for the server, and
+// what the check took for the rest of the string runs as SQL. MySQL's
+// collation_* settings change the connection's character set too, and so
+// are refused with it; RESET is refused anyway (forbiddenFirst).
+func encodingVariable(d sqlast.Dialect, name string) bool {
+	switch d {
+	case sqlast.MySQL:
+		return name == "names" || name == "charset" || name == "character" ||
+			strings.HasPrefix(name, "character_set_") || strings.HasPrefix(name, "collation_")
+	case sqlast.Postgres:
+		return name == "client_encoding" || name == "names" || name == "server_encoding"
+	}
+	return false
+}
+
+// refuseEncoding refuses SET name; the statement forms (NAMES, CHARSET,
+// CHARACTER SET) are named as written, in upper case.
+func refuseEncoding(name string) *Refusal {
+	what := "SET " + name
+	switch strings.ToUpper(name) {
+	case "NAMES", "CHARSET":
+		what = "SET " + strings.ToUpper(name)
+	case "CHARACTER":
+		what = "SET CHARACTER SET"
+	}
+	return refuse("%s changes the encoding the server reads statements in, which txlab keeps at UTF-8: in another, the server can read other SQL than txlab checked", what)
 }
 
 // sessionVariable checks the name of a session variable a case sets.
@@ -131,8 +177,7 @@ func sessionVariable(name string, safe map[string]bool, denied []string) error {
 var mysqlSafe = set("sql_mode", "autocommit", "unique_checks", "foreign_key_checks", "time_zone",
 	"innodb_lock_wait_timeout", "lock_wait_timeout", "transaction_isolation", "tx_isolation",
 	"transaction_read_only", "tx_read_only", "innodb_snapshot_isolation", "max_execution_time",
-	"max_statement_time", "character_set_client", "character_set_connection", "character_set_results",
-	"collation_connection", "sql_safe_updates", "sql_select_limit", "group_concat_max_len",
+	"max_statement_time", "sql_safe_updates", "sql_select_limit", "group_concat_max_len",
 	"div_precision_increment", "cte_max_recursion_depth", "max_recursive_iterations", "big_tables",
 	"default_storage_engine", "default_tmp_storage_engine", "join_buffer_size", "sort_buffer_size",
 	"tmp_table_size", "max_heap_table_size", "innodb_strict_mode", "check_constraint_checks",
@@ -141,7 +186,7 @@ var mysqlSafe = set("sql_mode", "autocommit", "unique_checks", "foreign_key_chec
 	"innodb_table_locks", "low_priority_updates", "sql_big_selects", "max_join_size", "lc_time_names",
 	"sql_warnings", "sql_notes", "sql_quote_show_create", "explicit_defaults_for_timestamp",
 	"in_predicate_conversion_threshold", "histogram_size", "use_stat_tables", "end_markers_in_json",
-	"query_cache_type", "names", "wait_timeout", "net_read_timeout", "net_write_timeout",
+	"query_cache_type", "wait_timeout", "net_read_timeout", "net_write_timeout",
 	"tidb_pessimistic_txn_fair_locking", "tidb_enable_async_commit", "tidb_enable_1pc")
 
 var mysqlDenied = []string{"sql_log_bin", "sql_log_off", "gtid*", "pseudo_*", "debug*", "skip_replication",
@@ -157,7 +202,7 @@ var pgSafe = set("lock_timeout", "statement_timeout", "idle_in_transaction_sessi
 	"random_page_cost", "seq_page_cost", "cpu_tuple_cost", "cpu_index_tuple_cost", "cpu_operator_cost",
 	"effective_cache_size", "max_parallel_workers_per_gather", "parallel_setup_cost",
 	"parallel_tuple_cost", "plan_cache_mode", "constraint_exclusion", "from_collapse_limit",
-	"join_collapse_limit", "geqo", "application_name", "client_encoding", "bytea_output", "row_security",
+	"join_collapse_limit", "geqo", "application_name", "bytea_output", "row_security",
 	"temp_buffers", "lc_monetary", "lc_numeric", "lc_time", "xmlbinary", "xmloption", "array_nulls",
 	"transform_null_equals", "escape_string_warning", "debug_parallel_query", "force_parallel_mode")
 

@@ -48,8 +48,6 @@ SET sql_mode = 'STRICT_TRANS_TABLES', @x = 1, SESSION innodb_lock_wait_timeout =
 SET @@session.optimizer_switch = 'index_merge=off'
 ==== SET TRANSACTION
 SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
-==== SET NAMES
-SET NAMES utf8mb4
 ==== transaction control
 START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY
 ==== BEGIN WORK
@@ -58,14 +56,6 @@ BEGIN WORK
 COMMIT WORK AND NO CHAIN NO RELEASE
 ==== ROLLBACK TO SAVEPOINT
 ROLLBACK TO SAVEPOINT sp1
-==== XA
-XA START 'x1'
-==== XA END
-XA END 'x1'
-==== XA PREPARE
-XA PREPARE 'x1'
-==== XA COMMIT
-XA COMMIT 'x1'
 ==== CREATE TABLE with a foreign key
 CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE CASCADE) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4
 ==== CREATE TABLE LIKE own
@@ -242,8 +232,6 @@ SET foreign_key_checks=0
 ==== from bugs/mdev-25297-replbug.txn
 ALTER TABLE ti CHANGE COLUMN c c BINARY (1)
 ==== from bugs/mdev-25297-replbug.txn
-XA START 'a'
-==== from bugs/mdev-25297-replbug.txn
 CREATE TEMPORARY TABLE t(a INT)
 ==== from bugs/mdev-25297-replbug.txn
 SAVEPOINT a3
@@ -282,13 +270,7 @@ INSERT IGNORE INTO t VALUES (NULL, NULL), (NULL, 'aaa')
 ==== from bugs/mdev-28140-replbug.txn
 INSERT IGNORE INTO t VALUES (NULL, NULL), (NULL, 'abc')
 ==== from bugs/mdev-28944-replbug.txn
-XA START 'xid'
-==== from bugs/mdev-28944-replbug.txn
 ALTER TABLE t NOWAIT ADD KEY (a)
-==== from bugs/mdev-28944-replbug.txn
-XA END 'xid'
-==== from bugs/mdev-28944-replbug.txn
-XA ROLLBACK 'xid'
 ==== from bugs/mdev-28944-replbug.txn
 DROP TABLE t
 ==== from bugs/mdev-29083-replbug.txn
@@ -492,14 +474,6 @@ SELECT pkId, b, c FROM t where b = 854 or c = 333 order by b
 update t4 set c=c+1 where b=3
 ==== from bugs/mysql-90987-replbug.txn
 update t4 set c=c+1 where b=2
-==== from bugs/mysql-91646-replbug.txn
-xa start '1'
-==== from bugs/mysql-91646-replbug.txn
-xa end '1'
-==== from bugs/mysql-91646-replbug.txn
-xa prepare '1'
-==== from bugs/mysql-91646-replbug.txn
-xa commit '1'
 ==== from bugs/mysql-91837-replbug.txn
 SELECT SLEEP(2)
 ==== from bugs/mysql-91837-replbug.txn
@@ -514,14 +488,6 @@ SELECT name, comment, status, count FROM information_schema.innodb_metrics   WHE
 select count(*) from t
 ==== from bugs/mysql-92558-replbug.txn
 select trx_is_read_only from information_schema.innodb_trx
-==== from bugs/mysql-92993-replbug.txn
-xa start 'test1'
-==== from bugs/mysql-92993-replbug.txn
-XA END 'test1'
-==== from bugs/mysql-92993-replbug.txn
-XA PREPARE 'test1'
-==== from bugs/mysql-92993-replbug.txn
-xa rollback 'tx1'
 ==== from bugs/mysql-94338-replbug.txn
 ANALYZE TABLE t1, t2
 ==== from bugs/mysql-94338-replbug.txn
@@ -600,3 +566,17 @@ SELECT PREVIOUS VALUE FOR s1, LASTVAL(s1)
 SELECT 1 FROM DUAL WHERE EXISTS (SELECT 1 FROM performance_schema.data_lock_waits)
 ==== MySQL DO evaluates expressions
 DO SLEEP(0.1), GET_LOCK('x', 1)
+==== a table name of 64 characters
+CREATE TABLE tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt (a INT)
+==== 64 two-byte characters
+CREATE TABLE éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé (a INT)
+==== a string longer than a name
+INSERT INTO t VALUES ('ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt')
+==== a string in double quotes longer than a name
+INSERT INTO t VALUES ("ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt")
+==== UTF-8 in a string
+INSERT INTO t VALUES ('café 漢字 ソ表')
+==== CONVERT to another character set converts a value only
+SELECT CONVERT(_utf8mb4'x' USING gbk)
+==== a column's character set
+CREATE TABLE tg (a VARCHAR(10) CHARACTER SET gbk)

@@ -263,7 +263,7 @@ INSERT INTO t SELECT user FROM mysql.user
 OPTIMIZE TABLE t
 ==== an unknown session variable [unknown]
 SET some_new_variable = 1
-==== XA is fine, CALL is not
+==== CALL of a routine in mysql
 CALL mysql.rds_kill(1)
 ==== SHOW is fine, this is not
 SHOW TABLES; DROP TABLE t
@@ -331,3 +331,71 @@ CREATE TABLE t (a INT) ENGINE=ColumnStore
 DO LOAD_FILE('/etc/passwd')
 ==== MySQL DO reading another database
 DO (SELECT COUNT(*) FROM shop.orders)
+==== XA START: a prepared XA transaction outlives the run
+XA START 'x1'
+==== XA BEGIN
+XA BEGIN 'x1'
+==== XA END
+XA END 'x1'
+==== XA PREPARE
+XA PREPARE 'x1'
+==== XA COMMIT ends another application's prepared transaction
+XA COMMIT 'x1'
+==== XA COMMIT ONE PHASE
+XA COMMIT 'x1' ONE PHASE
+==== XA ROLLBACK
+xa rollback 'tx1'
+==== XA RECOVER lists other applications' xids
+XA RECOVER
+==== XA RECOVER FORMAT
+XA RECOVER FORMAT='SQL'
+==== XA with a full xid
+XA START X'31',X'32',3
+==== SET NAMES changes how the server reads the next statement's bytes
+SET NAMES gbk
+==== SET NAMES utf8mb4 too: txlab pins the encoding, a case never sets it
+SET NAMES utf8mb4
+==== SET NAMES with a collation
+SET NAMES sjis COLLATE sjis_japanese_ci
+==== SET NAMES DEFAULT
+SET NAMES DEFAULT
+==== SET CHARACTER SET
+SET CHARACTER SET big5
+==== SET CHARSET
+SET CHARSET cp932
+==== SET NAMES after an assignment
+SET autocommit = 1, NAMES gbk
+==== SET CHARACTER SET after an assignment
+SET autocommit = 1, CHARACTER SET gbk
+==== character_set_client
+SET character_set_client = gbk
+==== character_set_client in upper case, SESSION
+SET SESSION CHARACTER_SET_CLIENT = gbk
+==== @@character_set_client
+SET @@character_set_client = 'gbk'
+==== @@session.character_set_client
+SET @@session.character_set_client = gbk
+==== @@local.character_set_connection
+SET @@local.character_set_connection = gbk
+==== character_set_results
+SET character_set_results = NULL
+==== collation_connection changes character_set_connection
+SET collation_connection = gbk_chinese_ci
+==== quoted character_set_client
+SET `character_set_client` = gbk
+==== @@session. with a quoted name
+SET @@session.`character_set_client` = gbk
+==== a lone @@session.
+SET @@session. = 1
+==== a later assignment sets the encoding
+SET sql_mode = '', character_set_client = sjis
+==== GBK lead byte before a backslash: the server reads the string as ending there
+SELECT '�\' ; CREATE USER x'
+==== a statement that is not UTF-8
+SELECT 'caf�'
+==== a table name of 65 characters
+CREATE TABLE ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt (a INT)
+==== a quoted column name of 65 characters
+SELECT `ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt` FROM t
+==== a 65-character name of 2-byte characters
+CREATE TABLE ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé (a INT)

@@ -335,3 +335,15 @@ MERGE INTO txlab.t USING txlab.u ON t.id = u.id WHEN NOT MATCHED THEN INSERT VAL
 MERGE INTO t USING (SELECT id, max(v) AS v FROM u GROUP BY id) AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v
 ==== data-modifying CTE followed by a write
 WITH w AS (UPDATE t SET v = v + 1 WHERE id > 1 RETURNING id) DELETE FROM u WHERE id IN (SELECT id FROM w)
+==== a table name of 63 bytes
+CREATE TABLE ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt (a INT)
+==== a quoted name of 63 bytes
+SELECT * FROM "ttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt"
+==== a string longer than a name
+INSERT INTO t VALUES ('tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt')
+==== UTF-8 in a string
+INSERT INTO t VALUES ('café 漢字 ソ表')
+==== convert_to makes bytes in another encoding, as a value
+SELECT convert_to('x', 'SJIS')
+==== reading client_encoding
+SHOW client_encoding

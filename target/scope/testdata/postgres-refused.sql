@@ -303,3 +303,55 @@ REINDEX SCHEMA shop
 COMMENT ON SCHEMA shop IS 'x'
 ==== brin_summarize_new_values
 SELECT brin_summarize_new_values('shop.idx')
+==== SET client_encoding: in SJIS a lead byte swallows the backslash after it
+SET client_encoding = 'SJIS'
+==== SET client_encoding TO
+SET client_encoding TO 'GBK'
+==== SET client_encoding UTF8 too: a case never sets it
+SET client_encoding = 'UTF8'
+==== SET LOCAL client_encoding
+SET LOCAL client_encoding = 'BIG5'
+==== SET SESSION client_encoding
+SET SESSION client_encoding TO DEFAULT
+==== SET NAMES
+SET NAMES 'GB18030'
+==== SET NAMES in upper case, unquoted
+SET NAMES SJIS
+==== quoted client_encoding
+SET "client_encoding" = 'SJIS'
+==== set_config of client_encoding
+SELECT set_config('client_encoding', 'SJIS', false)
+==== pg_catalog.set_config
+SELECT pg_catalog.set_config('client_encoding', 'SJIS', false)
+==== pg_settings is an updatable view over set_config
+UPDATE pg_settings SET setting = 'SJIS' WHERE name = 'client_encoding'
+==== pg_catalog.pg_settings
+UPDATE pg_catalog.pg_settings SET setting = 'SJIS' WHERE name = 'client_encoding'
+==== RESET client_encoding
+RESET client_encoding
+==== PREPARE TRANSACTION leaves a transaction behind
+PREPARE TRANSACTION 'x1'
+==== COMMIT PREPARED may end another application's
+COMMIT PREPARED 'x1'
+==== ROLLBACK PREPARED
+ROLLBACK PREPARED 'x1'
+==== XA is no PostgreSQL statement, and never runs
+XA START 'x1'
+==== SJIS lead byte before a backslash, with escapes on
+SELECT E'�\' ; CREATE ROLE x SUPERUSER; SELECT '
+==== a statement that is not UTF-8
+SELECT 'caf�'
+==== a lone continuation byte
+SELECT '�'
+==== a table name of 64 bytes, cut to 63 by the server
+CREATE TABLE tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt (a INT)
+==== a quoted table name of 64 bytes
+CREATE TABLE "tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt" (a INT)
+==== a 64-byte name in a query
+SELECT * FROM txlab.tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt
+==== a 64-byte column name
+CREATE TABLE t (tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt INT)
+==== 32 two-byte characters: 64 bytes
+CREATE TABLE éééééééééééééééééééééééééééééééé (a INT)
+==== a 64-byte sequence name
+CREATE SEQUENCE tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt
