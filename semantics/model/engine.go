@@ -891,7 +891,14 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		t.Snapshot, t.SnapshotUntil = st.Start, st.End
 	}
 	e.h.now = st.End
-	if st.Blocked() && s.kind.locking() && st.Err == nil {
+	// A locking read over a join (or one the model reads whole) locks
+	// rows of every table in its FROM that it does not record row by row
+	// (PostgreSQL 15 docs, SELECT, The Locking Clause: without a table
+	// list, "all tables used in the statement" are locked): like a wait,
+	// it leaves which rows of those tables it holds open.
+	unrecorded := s.kind == KindSelectShare || s.kind == KindSelectUpdate
+	unrecorded = unrecorded && !(s.single && s.table != "")
+	if (st.Blocked() || unrecorded) && s.kind.locking() && st.Err == nil {
 		if t.waitedOn == nil {
 			t.waitedOn = map[string]bool{}
 		}

@@ -65,9 +65,11 @@ type Txn struct {
 	// fkDeferred are the checks its deferred foreign keys make at COMMIT
 	// (fk_pg.go).
 	fkDeferred []fkDeferred
-	// waitedOn are the tables a locking statement of it waited on: rows
-	// there that it did not change may stay locked (PostgreSQL locks the
-	// latest version before it re-checks the WHERE, EvalPlanQual).
+	// waitedOn are the tables a locking statement of it waited on, or
+	// locked rows of without the model recording which (a locking read
+	// over a join): rows there that it did not change may stay locked
+	// (PostgreSQL locks the latest version before it re-checks the
+	// WHERE, EvalPlanQual).
 	waitedOn map[string]bool
 }
 
