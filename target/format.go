@@ -90,7 +90,10 @@ func firstWord(sql string) string {
 }
 
 // ReadRows drains rows into a Result with every value formatted by
-// FormatValue. An empty result set gives non-nil, empty Rows.
+// FormatValue. An empty result set gives non-nil, empty Rows. It keeps
+// what CurrentLimits allow and counts the rest in Result.Truncated,
+// reading it to the end without converting it, so a huge result costs
+// time, not memory.
 func ReadRows(rows *sql.Rows) (*Result, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -103,18 +106,27 @@ func ReadRows(rows *sql.Rows) (*Result, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	keep := NewKeeper(CurrentLimits())
 	for rows.Next() {
+		if keep.Full() {
+			keep.Keep(0)
+			continue
+		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
 		row := make(Row, len(cols))
 		for i, v := range vals {
 			row[i] = FormatValue(v)
+			vals[i] = nil // the driver's copy of a value past the bound is not kept
 		}
-		res.Rows = append(res.Rows, row)
+		if keep.Keep(RowSize(row)) {
+			res.Rows = append(res.Rows, row)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	res.Truncated = keep.Dropped
 	return res, nil
 }

@@ -536,7 +536,8 @@ func (c catalog) TableRowsQuery(ctx context.Context, q string) ([]target.Row, er
 	if err != nil {
 		return nil, c.t.classify(ctx, err)
 	}
-	return res.Rows, nil
+	// A catalog query or a table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -316,7 +316,8 @@ func (t *Target) adminQuery(ctx context.Context, q string) ([]target.Row, error)
 	if err != nil {
 		return nil, t.classify(ctx, t.admin, err)
 	}
-	return res.Rows, nil
+	// A catalog query or a table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 // Session is one server connection (one backend).
@@ -472,7 +473,14 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 		}
 		out.Rows = []target.Row{}
 	}
+	// What target.CurrentLimits allow is kept; the rest is read to the
+	// end (the statement completes, as for any client) and counted.
+	keep := target.NewKeeper(target.CurrentLimits())
 	for rr.NextRow() {
+		if keep.Full() {
+			keep.Keep(0)
+			continue
+		}
 		vals := rr.Values()
 		row := make(target.Row, len(vals))
 		for j, v := range vals {
@@ -482,8 +490,11 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 				row[j] = target.Str(string(v))
 			}
 		}
-		out.Rows = append(out.Rows, row)
+		if keep.Keep(target.RowSize(row)) {
+			out.Rows = append(out.Rows, row)
+		}
 	}
+	out.Truncated = keep.Dropped
 	tag, err := rr.Close()
 	if err != nil || out.Rows != nil {
 		return out // the error is reported again by MultiResultReader.Close

@@ -582,7 +582,8 @@ func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, err
 	if err != nil {
 		return nil, classify(ctx, err)
 	}
-	return res.Rows, nil
+	// A table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
