@@ -89,6 +89,10 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
 	t.admin = admin
+	if err := setHeapLimit(ctx, admin); err != nil {
+		t.Close()
+		return nil, err
+	}
 	t.Owned = owned(admin, t.path)
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
@@ -455,6 +459,12 @@ func classOf(code int, msg string) (target.ErrorClass, bool) {
 		return target.ClassConstraint, false
 	case sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_RANGE:
 		return target.ClassData, false
+	case sqlite3.SQLITE_NOMEM:
+		// The heap limit (HeapLimit) stopped the statement. SQLite may
+		// have rolled the transaction back ("the statement or the
+		// transaction", sqlite.org/lang_transaction.html): a ROLLBACK
+		// makes sure.
+		return target.ClassOther, true
 	case sqlite3.SQLITE_ERROR:
 		m := strings.ToLower(msg)
 		switch {
