@@ -266,6 +266,10 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 		return
 	}
 	fmt.Fprintln(w, "final state:")
+	if res.Final == nil && res.Truncated != "" {
+		// Dump refused a state past the bounds: nothing of it is shown.
+		fmt.Fprintf(w, "  not kept: %s\n", res.Truncated)
+	}
 	executor.WriteState(w, cr.FinalState)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

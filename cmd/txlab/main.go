@@ -90,7 +90,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // A panic in the command is exit 2 with one line, like any other failure:
 // the commands' deferred cleanup (stopping a throwaway server, dropping
 // the case account) has run by then, as the panic unwound through it.
-func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	prof := &profiles{}
+	return execute(ctx, newRoot(prof), prof, args, stdin, stdout, stderr)
+}
+
+// execute runs root's command line and returns the exit code.
+func execute(ctx context.Context, root *cobra.Command, prof *profiles, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var crashed error
 	defer func() {
 		if crashed != nil {
@@ -99,8 +105,6 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}()
 	defer crash.Recover(&crashed)
-	prof := &profiles{}
-	root := newRoot(prof)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
