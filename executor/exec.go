@@ -297,6 +297,10 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 	// the sessions) ends by the case's bound too.
 	bctx, bcancel := context.WithDeadline(ctx, hangAt)
 	defer bcancel()
+	// The adapters read every statement's result within what is left of
+	// the case's budget (bound trims to it exactly).
+	budget := target.NewBudget(caseBudget())
+	bctx = target.WithBudget(bctx, budget)
 	var err error
 	if res.Setup, res.Reused, err = prepare(bctx, t, c.Setup); err != nil {
 		return res, err
@@ -308,7 +312,7 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 
 	// Statements run under their own context, cancelled before the sessions
 	// are closed, so that a hung statement cannot hold up the end of the run.
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(target.WithBudget(ctx, budget))
 	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: hangAt, res: res, kept: kept}
 	defer func() {
 		cancel()

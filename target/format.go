@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
@@ -95,6 +96,12 @@ func firstWord(sql string) string {
 // reading it to the end without converting it, so a huge result costs
 // time, not memory.
 func ReadRows(rows *sql.Rows) (*Result, error) {
+	return ReadRowsContext(context.Background(), rows)
+}
+
+// ReadRowsContext is ReadRows keeping to the Budget of ctx too (a case's
+// statements: see WithBudget).
+func ReadRowsContext(ctx context.Context, rows *sql.Rows) (*Result, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
@@ -106,7 +113,8 @@ func ReadRows(rows *sql.Rows) (*Result, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	keep := NewKeeper(CurrentLimits())
+	keep := KeeperFor(ctx)
+	defer keep.Done()
 	for rows.Next() {
 		if keep.Full() {
 			keep.Keep(0)

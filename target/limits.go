@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -71,14 +72,59 @@ func RowSize(r Row) int64 {
 	return n
 }
 
+// Budget is what one case may still keep of its results together
+// (Limits.Bytes per case): the executor puts one in the context of the
+// case's statements (WithBudget), and a reader that is given that context
+// keeps no more than is left, so a case's later large results cost no
+// memory once its earlier ones have spent it. Statements of concurrent
+// sessions draw on it together, so they may overdraw it by what they
+// read at the same time; the executor trims what they kept to the exact
+// bound.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget is a budget of bytes.
+func NewBudget(bytes int64) *Budget {
+	b := &Budget{}
+	b.left.Store(bytes)
+	return b
+}
+
+type budgetKey struct{}
+
+// WithBudget returns ctx with b for the readers of the statements run
+// under it.
+func WithBudget(ctx context.Context, b *Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
+}
+
+// KeeperFor starts a result read under ctx: CurrentLimits, and no more
+// bytes than ctx's Budget has left. Call Done when the result is read.
+func KeeperFor(ctx context.Context) *Keeper {
+	k := NewKeeper(CurrentLimits())
+	if b, ok := ctx.Value(budgetKey{}).(*Budget); ok && b != nil {
+		k.budget = b
+		k.lim.Bytes = max(0, min(k.lim.Bytes, b.left.Load()))
+	}
+	return k
+}
+
+// Done spends what the result kept from the budget it was read under.
+func (k *Keeper) Done() {
+	if k.budget != nil {
+		k.budget.left.Add(-k.bytes)
+		k.budget = nil
+	}
+}
+
 // Keeper decides, row by row, what of one result is kept under Limits:
 // the rows kept are always the result's first ones, and once one row is
 // dropped every later one is too (a result is either whole or a prefix
 // of itself).
 type Keeper struct {
-	lim   Limits
-	rows  int64
-	bytes int64
+	lim    Limits
+	budget *Budget // nil: none
+	rows   int64
+	bytes  int64
 	// Dropped counts the rows not kept.
 	Dropped int64
 }

@@ -331,7 +331,7 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		if err != nil {
 			return nil, s.fail(ctx, err)
 		}
-		res, err := target.ReadRows(rows)
+		res, err := target.ReadRowsContext(ctx, rows)
 		if err != nil {
 			return nil, s.fail(ctx, err)
 		}

@@ -451,7 +451,7 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (_ *target.Result, err
 	mrr := c.Exec(ctx, q)
 	out := &target.Result{Affected: 0} // an empty statement
 	for mrr.NextResult() {
-		out = readResult(mrr.ResultReader())
+		out = readResult(ctx, mrr.ResultReader())
 	}
 	if err := mrr.Close(); err != nil {
 		return nil, err
@@ -462,8 +462,9 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (_ *target.Result, err
 // cancelGrace is how long a server may take to act on a cancel request.
 const cancelGrace = time.Second
 
-// readResult drains one statement's result.
-func readResult(rr *pgconn.ResultReader) *target.Result {
+// readResult drains one statement's result, keeping what target.KeeperFor
+// allows under ctx.
+func readResult(ctx context.Context, rr *pgconn.ResultReader) *target.Result {
 	out := &target.Result{Affected: -1}
 	fds := rr.FieldDescriptions()
 	if len(fds) > 0 {
@@ -475,7 +476,8 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 	}
 	// What target.CurrentLimits allow is kept; the rest is read to the
 	// end (the statement completes, as for any client) and counted.
-	keep := target.NewKeeper(target.CurrentLimits())
+	keep := target.KeeperFor(ctx)
+	defer keep.Done()
 	for rr.NextRow() {
 		if keep.Full() {
 			keep.Keep(0)

@@ -383,7 +383,7 @@ func (s *Session) exec(ctx context.Context, q string) (*target.Result, error) {
 		if err != nil {
 			return nil, s.classify(ctx, err)
 		}
-		res, err := target.ReadRows(rows)
+		res, err := target.ReadRowsContext(ctx, rows)
 		if err != nil {
 			return nil, s.classify(ctx, err)
 		}
