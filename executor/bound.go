@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/target"
 )
 
@@ -25,7 +26,7 @@ func Watch[T any](ctx context.Context, t target.Target, deadline time.Time, ping
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan result, 1)
 	go func() {
-		v, err := fn(fctx)
+		v, err := crash.Call(func() (T, error) { return fn(fctx) })
 		done <- result{v, err}
 	}()
 	timer := time.NewTimer(time.Until(deadline))
@@ -37,7 +38,9 @@ func Watch[T any](ctx context.Context, t target.Target, deadline time.Time, ping
 	case <-timer.C:
 	}
 	alive := make(chan error, 1)
-	go func() { alive <- target.CheckAlive(context.WithoutCancel(ctx), t, ping) }()
+	go func() {
+		alive <- crash.Do(func() error { return target.CheckAlive(context.WithoutCancel(ctx), t, ping) })
+	}()
 	var zero T
 	select {
 	case r := <-done:

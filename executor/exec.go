@@ -19,6 +19,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/scope"
 	"github.com/txlab/txlab/testcase"
@@ -62,6 +63,10 @@ type Event struct {
 	Added bool `json:"added,omitempty"`
 	// Affected is the number of rows a DML statement changed (-1 unknown).
 	Affected int64 `json:"affected"`
+	// Truncated counts the rows the statement returned that txlab did not
+	// keep (target.Limits, per statement and per case): Rows is then the
+	// result's first rows, and no oracle judges the case on it.
+	Truncated int64 `json:"truncated,omitempty"`
 	// ByTimeout marks a blocked event detected by the fallback timeout rather
 	// than by asking the server.
 	ByTimeout bool `json:"by_timeout,omitempty"`
@@ -130,6 +135,49 @@ type Result struct {
 	// it, e.g. the statements IsoRel ran without instrumentation. The
 	// executor leaves it empty.
 	Notes []string
+	// Truncated says why the execution is not whole, "" when it is: a
+	// statement returned more rows than txlab keeps, or the final state was
+	// larger (target.Limits; Final is then nil). An oracle that compares
+	// results cannot judge such a case, and says it is not judged.
+	Truncated string `json:"-"`
+}
+
+// TruncatedReason is the short reason (oracle.Judgement.Undecided) every
+// oracle gives for a case it does not judge because a result, or the
+// final state, was larger than txlab keeps (Result.Truncated).
+const TruncatedReason = "result too large to keep"
+
+// caseBudget is the kept bytes of one case's results taken together:
+// each statement is bounded by the adapter (target.ReadRows), and past
+// this the executor drops the rows of later results too, so that a case
+// of many large SELECTs keeps no more than one.
+func caseBudget() int64 { return target.CurrentLimits().Bytes }
+
+// bound drops the rows of ev that the case's budget has no room for
+// (the budget's kept bytes are *kept) and, when ev is not whole, says so
+// in res.Truncated (the first such statement only).
+func bound(res *Result, ev *Event, kept *int64) {
+	if ev.Rows != nil {
+		budget := caseBudget()
+		for i, row := range ev.Rows {
+			size := target.RowSize(row)
+			if *kept+size > budget {
+				ev.Truncated += int64(len(ev.Rows) - i)
+				ev.Rows = ev.Rows[:i:i]
+				break
+			}
+			*kept += size
+		}
+	}
+	if ev.Truncated > 0 && res.Truncated == "" {
+		lim := target.CurrentLimits()
+		what := fmt.Sprintf("connection %d's statement %d", ev.Conn, ev.Step+1)
+		if ev.Conn == 0 {
+			what = fmt.Sprintf("setup statement %d", ev.Step+1)
+		}
+		res.Truncated = fmt.Sprintf("%s returned %d rows, of which txlab kept the first %d (at most %d rows and %s per statement, %s per case: --max-rows, --max-result-bytes)",
+			what, int64(len(ev.Rows))+ev.Truncated, len(ev.Rows), lim.Rows, target.FormatBytes(lim.Bytes), target.FormatBytes(caseBudget()))
+	}
 }
 
 // SetupError reports that a setup statement failed; the case could not run.
@@ -197,6 +245,10 @@ type runner struct {
 	events []Event
 	hangAt time.Time
 	groups int // Concurrent groups handed out
+	// res is the run's result, for bound; kept counts the bytes of rows
+	// the case's events keep.
+	res  *Result
+	kept int64
 }
 
 // Run resets txlab's tables, runs the case's setup in autocommit, then the
@@ -245,15 +297,23 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 	// the sessions) ends by the case's bound too.
 	bctx, bcancel := context.WithDeadline(ctx, hangAt)
 	defer bcancel()
+	// The adapters read every statement's result within what is left of
+	// the case's budget (bound trims to it exactly).
+	budget := target.NewBudget(caseBudget())
+	bctx = target.WithBudget(bctx, budget)
 	var err error
 	if res.Setup, res.Reused, err = prepare(bctx, t, c.Setup); err != nil {
 		return res, err
 	}
+	var kept int64
+	for i := range res.Setup {
+		bound(res, &res.Setup[i], &kept)
+	}
 
 	// Statements run under their own context, cancelled before the sessions
 	// are closed, so that a hung statement cannot hold up the end of the run.
-	rctx, cancel := context.WithCancel(ctx)
-	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: hangAt}
+	rctx, cancel := context.WithCancel(target.WithBudget(ctx, budget))
+	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{}, hangAt: hangAt, res: res, kept: kept}
 	defer func() {
 		cancel()
 		r.closeAll()
@@ -321,7 +381,13 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 	}
 	dctx, dcancel := context.WithTimeout(ctx, opt.HangTimeout)
 	defer dcancel()
-	if res.Final, err = t.Dump(dctx); err != nil {
+	if res.Final, err = t.Dump(dctx); target.IsTruncated(err) {
+		// Not a failure: the case ran, and is not judged.
+		if res.Truncated == "" {
+			res.Truncated = err.Error()
+		}
+		res.Final = nil
+	} else if err != nil {
 		return res, fmt.Errorf("dump final state: %w", err)
 	}
 	res.Elapsed = time.Since(start)
@@ -411,7 +477,8 @@ func (r *runner) start(ctx context.Context, cn *conn, step int, sql string, kind
 	f := &inflight{step: step, sql: sql, kind: kind, started: time.Now(), done: make(chan completion, 1)}
 	sess := cn.sess
 	go func() {
-		res, err := sess.Exec(ctx, sql)
+		// A panic in an adapter fails the case, with the run's cleanup.
+		res, err := crash.Call(func() (*target.Result, error) { return sess.Exec(ctx, sql) })
 		f.done <- completion{res, err, time.Now()}
 	}()
 	return f
@@ -642,6 +709,7 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	cn.inflight = nil
 	ev := Event{Conn: cn.num, SQL: f.sql, Step: f.step, Kind: f.kind, Resumed: f.blocked, Affected: -1}
 	fill(&ev, c.res, c.err)
+	bound(r.res, &ev, &r.kept)
 	r.events = append(r.events, ev)
 
 	k := f.kind.Control
@@ -887,6 +955,7 @@ func fill(ev *Event, res *target.Result, err error) {
 		ev.Columns = res.Columns
 		ev.Rows = res.Rows
 		ev.Affected = res.Affected
+		ev.Truncated = res.Truncated
 	}
 }
 

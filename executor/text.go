@@ -75,22 +75,32 @@ func Outcome(ev Event) string {
 	}
 	b.WriteString("ok")
 	switch {
+	case ev.Rows != nil && ev.Truncated > 0:
+		n := int64(len(ev.Rows)) + ev.Truncated
+		fmt.Fprintf(&b, ", %d row%s (txlab kept the first %d)", n, english.S(int(n)), len(ev.Rows))
+		writeRows(&b, ev.Rows)
 	case ev.Rows != nil:
 		fmt.Fprintf(&b, ", %d row%s", len(ev.Rows), english.S(len(ev.Rows)))
-		if len(ev.Rows) > 0 {
-			b.WriteString(":")
-			for i, row := range ev.Rows {
-				if i == maxShownRows {
-					b.WriteString(" ...")
-					break
-				}
-				b.WriteString(" " + FormatRow(row))
-			}
-		}
+		writeRows(&b, ev.Rows)
 	case ev.Affected > 0:
 		fmt.Fprintf(&b, ", %d row%s affected", ev.Affected, english.S(int(ev.Affected)))
 	}
 	return b.String()
+}
+
+// writeRows writes the first maxShownRows rows of a result.
+func writeRows(b *strings.Builder, rows []target.Row) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString(":")
+	for i, row := range rows {
+		if i == maxShownRows {
+			b.WriteString(" ...")
+			break
+		}
+		b.WriteString(" " + FormatRow(row))
+	}
 }
 
 // WriteState prints a final state, one table after the other.

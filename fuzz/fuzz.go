@@ -22,6 +22,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -126,6 +127,7 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	beat := time.NewTicker(time.Second)
 	beatDone, beatStopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer crash.Exit()
 		defer close(beatStopped)
 		for {
 			select {
@@ -148,7 +150,8 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := l.work(runCtx, w, t, l.oracles(w)); err != nil {
+			// A worker's panic ends the campaign as its error would.
+			if err := crash.Do(func() error { return l.work(runCtx, w, t, l.oracles(w)) }); err != nil {
 				if len(targets) > 1 {
 					err = fmt.Errorf("worker %d: %w", w+1, err)
 				}
@@ -481,7 +484,7 @@ func (l *loop) guarded(ctx context.Context, t target.Target, round func(context.
 	defer cancel()
 	done := make(chan result, 1)
 	go func() {
-		res, err := round(rctx)
+		res, err := crash.Call(func() (*oracle.RoundResult, error) { return round(rctx) })
 		done <- result{res, err}
 	}()
 	hang := l.opt.Exec.HangTimeout

@@ -142,6 +142,17 @@ type Outcome struct {
 	JudgeTimeout string
 }
 
+// TooLarge reports whether an oracle did not judge the case because a
+// result was larger than txlab keeps (executor.TruncatedReason).
+func (o *Outcome) TooLarge() bool {
+	for _, why := range o.Undecided {
+		if why == executor.TruncatedReason {
+			return true
+		}
+	}
+	return false
+}
+
 // OwnRun is an oracle's own execution of a case.
 type OwnRun struct {
 	Oracle string
@@ -180,6 +191,20 @@ func CheckCase(ctx context.Context, t target.Target, c *testcase.Case, oracles [
 	jctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	for _, o := range oracles {
+		if given != nil && given.Truncated != "" {
+			// Part of a result is no evidence: not judged, never a
+			// verdict on the rows txlab happened to keep. An oracle's
+			// own runs (IsoRel's instrumented one, WSS's serial ones)
+			// return the same rows, so none is made; when only those
+			// are too large, the oracle says so itself.
+			out.Judged = append(out.Judged, o.Name())
+			if out.Undecided == nil {
+				out.Undecided = map[string]string{}
+			}
+			out.Undecided[o.Name()] = executor.TruncatedReason
+			out.Notes = append(out.Notes, o.Name()+": not judged: "+given.Truncated)
+			continue
+		}
 		j, err := executor.Watch(jctx, t, deadline, target.PingTimeout(hang), func(ctx context.Context) (*Judgement, error) {
 			return o.Check(ctx, t, c, given, opt)
 		})

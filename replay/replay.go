@@ -58,6 +58,9 @@ type CaseResult struct {
 	Findings        []verdict.Finding `json:"findings"`
 	Notes           []string          `json:"notes,omitempty"`
 	Hang            bool              `json:"hang"`
+	// Truncated says why the execution is not whole (a result or the
+	// final state larger than txlab keeps; executor.Result.Truncated).
+	Truncated string `json:"truncated,omitempty"`
 	// JudgeTimeout names the oracle whose judging the case's bound
 	// ended; the case is not judged.
 	JudgeTimeout string  `json:"judge_timeout,omitempty"`
@@ -68,7 +71,8 @@ type CaseResult struct {
 	// shows them with -v.
 	Own []OwnJSON `json:"own,omitempty"`
 
-	own []oracle.OwnRun
+	own      []oracle.OwnRun
+	tooLarge bool
 }
 
 // OwnJSON is one oracle's own execution in --json output.
@@ -106,6 +110,12 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		JudgeTimeout: o.JudgeTimeout,
 		ElapsedMS:    float64(time.Since(start).Microseconds()) / 1000,
 		own:          o.Own,
+		tooLarge:     o.TooLarge(),
+		Truncated:    res.Truncated,
+	}
+	if res.Truncated != "" && !out.tooLarge {
+		// No oracle to say it (--oracle none): said all the same.
+		out.Notes = append(out.Notes, "not whole: "+res.Truncated)
 	}
 	for _, r := range o.Own {
 		out.Own = append(out.Own, OwnJSON{Oracle: r.Oracle, Events: nonNil(r.Result.Events)})
@@ -133,6 +143,9 @@ type Stats struct {
 	// Hangs counts the cases that did not finish within the hang
 	// timeout, Unjudged those whose judging it ended.
 	Hangs, Unjudged int
+	// TooLarge counts the cases an oracle did not judge because a result
+	// or the final state was larger than txlab keeps (target.Limits).
+	TooLarge int
 }
 
 // RunFiles reads and replays every case file in turn and writes the
@@ -177,6 +190,9 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 		}
 		if cr.JudgeTimeout != "" {
 			st.Unjudged++
+		}
+		if cr.tooLarge {
+			st.TooLarge++
 		}
 		if opt.JSON {
 			if err := enc.Encode(cr); err != nil {
@@ -250,6 +266,10 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 		return
 	}
 	fmt.Fprintln(w, "final state:")
+	if res.Final == nil && res.Truncated != "" {
+		// Dump refused a state past the bounds: nothing of it is shown.
+		fmt.Fprintf(w, "  not kept: %s\n", res.Truncated)
+	}
 	executor.WriteState(w, cr.FinalState)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

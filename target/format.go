@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
@@ -90,8 +91,17 @@ func firstWord(sql string) string {
 }
 
 // ReadRows drains rows into a Result with every value formatted by
-// FormatValue. An empty result set gives non-nil, empty Rows.
+// FormatValue. An empty result set gives non-nil, empty Rows. It keeps
+// what CurrentLimits allow and counts the rest in Result.Truncated,
+// reading it to the end without converting it, so a huge result costs
+// time, not memory.
 func ReadRows(rows *sql.Rows) (*Result, error) {
+	return ReadRowsContext(context.Background(), rows)
+}
+
+// ReadRowsContext is ReadRows keeping to the Budget of ctx too (a case's
+// statements: see WithBudget).
+func ReadRowsContext(ctx context.Context, rows *sql.Rows) (*Result, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
@@ -103,18 +113,28 @@ func ReadRows(rows *sql.Rows) (*Result, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	keep := KeeperFor(ctx)
+	defer keep.Done()
 	for rows.Next() {
+		if keep.Full() {
+			keep.Keep(0)
+			continue
+		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
 		row := make(Row, len(cols))
 		for i, v := range vals {
 			row[i] = FormatValue(v)
+			vals[i] = nil // the driver's copy of a value past the bound is not kept
 		}
-		res.Rows = append(res.Rows, row)
+		if keep.Keep(RowSize(row)) {
+			res.Rows = append(res.Rows, row)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	res.Truncated = keep.Dropped
 	return res, nil
 }

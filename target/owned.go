@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -311,16 +312,31 @@ func (o Owned) Empty(ctx context.Context) ([]string, error) {
 }
 
 // Dump returns every registered table with its rows in canonical order.
+// The state is bounded by CurrentLimits across its tables (each table's
+// read by the catalog's, as one result): past them Dump returns a
+// *TruncatedError and no state, for an oracle must not compare part of one.
 func (o Owned) Dump(ctx context.Context) (State, error) {
 	owned, err := o.Tables(ctx)
 	if err != nil {
 		return nil, err
 	}
+	lim := CurrentLimits()
+	keep := NewKeeper(lim)
 	st := make(State, len(owned))
 	for _, t := range owned {
 		rows, err := o.Cat.TableRows(ctx, t)
+		if te := (*TruncatedError)(nil); errors.As(err, &te) {
+			kept, _ := keep.Kept()
+			return nil, &TruncatedError{What: "the final state (table " + t + ")", Kept: kept + te.Kept, Dropped: te.Dropped, Limits: lim}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("dump table %s: %w", t, err)
+		}
+		for i, r := range rows {
+			if !keep.Keep(RowSize(r)) {
+				kept, _ := keep.Kept()
+				return nil, &TruncatedError{What: "the final state (table " + t + ")", Kept: kept, Dropped: int64(len(rows) - i), Limits: lim}
+			}
 		}
 		if rows == nil {
 			rows = []Row{}

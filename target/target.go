@@ -188,6 +188,10 @@ type Result struct {
 	Columns  []string
 	Rows     []Row
 	Affected int64 // rows affected by DML, -1 when unknown
+	// Truncated counts the rows the statement returned past what txlab
+	// keeps (Limits): read and counted, not kept; Rows is then the
+	// result's first rows. 0 when Rows is the whole result.
+	Truncated int64
 }
 
 // ErrorClass is the DBMS-independent class of a statement error.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/oracle/mt"
 )
 
@@ -32,6 +33,7 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
 			}
 			done := make(chan result, 1)
 			go func() {
+				defer crash.Exit()
 				code, text, js := mt.CheckFile(args[0], model)
 				done <- result{code, text, js}
 			}()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,8 @@ type globalFlags struct {
 	hangTimeout    time.Duration
 	connectTimeout time.Duration
 	trustCase      bool
+	maxRows        int64
+	maxResultBytes byteSize
 }
 
 func (g *globalFlags) register(root *cobra.Command) {
@@ -39,6 +43,9 @@ func (g *globalFlags) register(root *cobra.Command) {
 	f.DurationVar(&g.connectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "give up connecting to a server (--db URL) that has not answered after this long\n(e.g. --connect-timeout 30s)")
 	f.BoolVar(&g.trustCase, "trust-case", false, "run a case's statements of kinds txlab's scope check does not know (your own case file);\nnames outside txlab's database, server administration, files and dynamic SQL stay refused (e.g. --trust-case)")
 	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
+	g.maxResultBytes = byteSize(target.DefaultLimits.Bytes)
+	f.Int64Var(&g.maxRows, "max-rows", target.DefaultLimits.Rows, "the most rows txlab keeps of one statement's result and of the final state; the rest is read and\ncounted, and the case is not judged (exit 2 for run) (e.g. --max-rows 1000000)")
+	f.Var(&g.maxResultBytes, "max-result-bytes", "the most bytes txlab keeps of one statement's result, of one case's results together and of\nthe final state; the rest is read and counted, and the case is not judged (e.g. --max-result-bytes 256MiB)")
 }
 
 func (g *globalFlags) log(cmd *cobra.Command) io.Writer {
@@ -86,6 +93,43 @@ func (g *globalFlags) validate() error {
 			return usageErr(fmt.Errorf("--set %q: want name=value (e.g. --set innodb_snapshot_isolation=ON)", kv))
 		}
 	}
+	if g.maxRows <= 0 {
+		return usageErr(fmt.Errorf("--max-rows %d: want a positive number of rows (e.g. --max-rows 100000)", g.maxRows))
+	}
+	// Before any target opens: every result read from now on keeps to them.
+	target.SetLimits(target.Limits{Rows: g.maxRows, Bytes: int64(g.maxResultBytes)})
+	return nil
+}
+
+// byteSize is a flag value of bytes: a number with an optional unit
+// (B, KB/KiB, MB/MiB, GB/GiB, all powers of 1024; case and a space
+// between do not matter), printed back the way FormatBytes writes it.
+type byteSize int64
+
+func (b *byteSize) String() string { return target.FormatBytes(int64(*b)) }
+
+func (b *byteSize) Type() string { return "bytes" }
+
+func (b *byteSize) Set(s string) error {
+	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	mult := int64(1)
+	switch strings.TrimSuffix(strings.TrimSuffix(t[len(num):], "B"), "I") {
+	case "":
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	default:
+		return fmt.Errorf("%q: want bytes, e.g. 64MiB, 512KiB or 1048576", s)
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("%q: want a positive size, e.g. 64MiB, 512KiB or 1048576", s)
+	}
+	*b = byteSize(n * mult)
 	return nil
 }
 

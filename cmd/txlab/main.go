@@ -10,10 +10,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/internal/crash"
 )
 
 // exitError carries an exit code: 1 when bugs were found, 2 for usage or
@@ -28,10 +32,53 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	setMemoryLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// defaultMemoryLimit is the Go runtime's soft memory limit unless
+// GOMEMLIMIT sets one: what txlab keeps is bounded (target.Limits) far
+// below it, and past it the collector runs harder rather than let the
+// heap grow to twice what is live (GOGC) until the kernel's OOM killer
+// ends the process, and the server txlab started, without a word.
+const defaultMemoryLimit = 1 << 30
+
+// setMemoryLimit applies defaultMemoryLimit, or three quarters of the
+// machine's (or the cgroup's) memory where that is less.
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return // the runtime has read it
+	}
+	limit := int64(defaultMemoryLimit)
+	if avail := availableMemory(); avail > 0 && avail/4*3 < limit {
+		limit = avail / 4 * 3
+	}
+	debug.SetMemoryLimit(limit)
+}
+
+// availableMemory is the cgroup's memory limit, else the machine's
+// memory, 0 when neither can be read.
+func availableMemory() int64 {
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
 
 // run executes the command line and returns the process exit code.
@@ -40,9 +87,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runIO is run with stdin given (txlab shell reads its script from it).
+// A panic in the command is exit 2 with one line, like any other failure:
+// the commands' deferred cleanup (stopping a throwaway server, dropping
+// the case account) has run by then, as the panic unwound through it.
 func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	prof := &profiles{}
-	root := newRoot(prof)
+	return execute(ctx, newRoot(prof), prof, args, stdin, stdout, stderr)
+}
+
+// execute runs root's command line and returns the exit code.
+func execute(ctx context.Context, root *cobra.Command, prof *profiles, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var crashed error
+	defer func() {
+		if crashed != nil {
+			fmt.Fprintln(stderr, "txlab:", oneLine(crashed))
+			code = 2
+		}
+	}()
+	defer crash.Recover(&crashed)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/replay"
+	"github.com/txlab/txlab/target"
 )
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -74,6 +75,11 @@ line win. A URL or a path as --db is never taken from a file.`,
 			case st.Failed > 0:
 				// Each failed case already has its line on stderr.
 				return &exitError{code: 2}
+			case st.TooLarge > 0:
+				// The output shows what was kept; no oracle judged part of a result.
+				lim := target.CurrentLimits()
+				return &exitError{code: 2, err: fmt.Errorf("%s not judged: a result or the final state was larger than txlab keeps (--max-rows %d, --max-result-bytes %s)",
+					english.Plural(st.TooLarge, "case"), lim.Rows, target.FormatBytes(lim.Bytes))}
 			case st.Hangs > 0 || st.Unjudged > 0:
 				// The output shows what ran; the case's outcome is unknown.
 				var what []string

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/internal/crash"
 )
 
 // parallelMin is the fewest transactions worth splitting across cores: below
@@ -32,6 +33,8 @@ func each(n int, f func(c int)) {
 	for c := range n {
 		wg.Add(1)
 		go func() {
+			// No error to hand a panic to: the process ends with one line.
+			defer crash.Exit()
 			defer wg.Done()
 			f(c)
 		}()

@@ -49,7 +49,11 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	}
 	dev := conf.Deviation
 	if dev == nil {
-		if conf.Halted != "" {
+		switch {
+		case conf.Reason == model.ReasonTruncated:
+			j.Notes = append(j.Notes, "troc: not judged: "+conf.Halted)
+			j.Undecided = conf.Reason
+		case conf.Halted != "":
 			j.Notes = append(j.Notes, "troc: judged up to a statement it cannot decide: "+conf.Halted)
 			j.Undecided = conf.Reason
 		}

@@ -65,7 +65,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 		return nil, err
 	}
 	var notes []string
-	if out.Skipped != "" {
+	switch {
+	case strings.HasPrefix(out.Skipped, SkippedTruncated):
+		notes = append(notes, "wss: not judged: "+out.Skipped)
+	case out.Skipped != "":
 		// Said, not silent: the case waited out the hang bound and WSS
 		// could not compare it.
 		notes = append(notes, fmt.Sprintf("wss: not judged: %s within the hang bound (--hang-timeout %v)", out.Skipped, opt.Hang()))

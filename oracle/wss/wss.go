@@ -15,6 +15,7 @@ package wss
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -151,19 +152,31 @@ func Check(ctx context.Context, t target.Target, c *testcase.Case, opt Options) 
 
 // CheckExecution is Check on a concurrent run res of c already made (the
 // campaign's shared plain execution): it makes only the serial runs.
-func CheckExecution(ctx context.Context, t target.Target, c *testcase.Case, res *executor.Result, opt Options) (*Outcome, error) {
+func CheckExecution(ctx context.Context, t target.Target, c *testcase.Case, res *executor.Result, opt Options) (_ *Outcome, err error) {
 	if opt.MaxOrders == 0 {
 		opt.MaxOrders = DefaultMaxOrders
 	}
 	o := &Outcome{Case: c, Info: t.Info(), Runs: 1}
 	o.Actual = res
-	var err error
 	o.Level = effectiveLevel(t, res)
 	o.Promise = semantics.Lookup(o.Info.DBMS, o.Level, opt.Settings)
 	if res.Hang {
 		o.Skipped = "the concurrent run hung"
 		return o, nil
 	}
+	if res.Truncated != "" {
+		o.Skipped = SkippedTruncated + " (the concurrent run: " + res.Truncated + ")"
+		return o, nil
+	}
+	defer func() {
+		// A serial run's result txlab could not keep whole: comparing
+		// part of it would find differences that are not there.
+		var tr *truncatedRun
+		if errors.As(err, &tr) {
+			o.Skipped = SkippedTruncated + " (" + tr.name + ": " + tr.why + ")"
+			err = nil
+		}
+	}()
 	o.Txns = Transactions(c)
 	annotate(c, o.Txns, res.Events)
 	o.Order = FCRFS(o.Txns)
@@ -315,6 +328,9 @@ func (k *checker) exec(name, key string, order []*Txn, dc *testcase.Case, steps 
 			return nil, fmt.Errorf("wss: %s: %w", name, err)
 		}
 		k.opt.Memo.put(k.t, dc, k.opt.Exec, res)
+	}
+	if res.Truncated != "" {
+		return nil, &truncatedRun{name: name, why: res.Truncated}
 	}
 	r := &Run{Name: name, Order: ids(order), Case: dc, Result: res, steps: steps}
 	r.out = outcomes(res, steps)
@@ -698,3 +714,12 @@ func orderText(order []int) string {
 	}
 	return strings.Join(parts, " → ")
 }
+
+// SkippedTruncated is Outcome.Skipped's reason, before its details, when
+// a run WSS compares has a result past txlab's bounds (target.Limits).
+const SkippedTruncated = executor.TruncatedReason
+
+// truncatedRun ends the check when a serial run's result is not whole.
+type truncatedRun struct{ name, why string }
+
+func (e *truncatedRun) Error() string { return "wss: " + e.name + ": " + e.why }

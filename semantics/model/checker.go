@@ -133,6 +133,11 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	case res == nil || res.Hang:
 		conf.Halted, conf.Reason = "the case did not finish", "hang"
 		return conf, nil
+	case res.Truncated != "":
+		// The model compares every row a statement returned, and the
+		// final state: part of them would make deviations that are not.
+		conf.Halted, conf.Reason = res.Truncated, ReasonTruncated
+		return conf, nil
 	case !ok:
 		conf.Halted, conf.Reason = "connections run at different isolation levels", "connections at different levels"
 		return conf, nil
@@ -176,6 +181,10 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	sc.last, sc.conf = res, conf
 	return conf, nil
 }
+
+// ReasonTruncated is Conformance.Reason for an execution with a result
+// txlab did not keep whole (target.Limits).
+const ReasonTruncated = executor.TruncatedReason
 
 // maxReplays bounds the replays of one case, over its orders and
 // choices: past it, the case is left undecided.

@@ -597,6 +597,11 @@ func (e *Engine) execClass(ctx context.Context, sql string) (*target.Result, *ta
 		}
 		return nil, nil, fmt.Errorf("model evaluator: %w", err)
 	}
+	if res.Truncated > 0 {
+		// The evaluator's copy holds more rows than txlab keeps of a
+		// result: what it returned is part of the answer.
+		e.halt(ReasonTruncated, "the model's evaluator returned more rows than txlab keeps (%d dropped)", res.Truncated)
+	}
 	return res, nil, nil
 }
 

@@ -366,7 +366,7 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		if err != nil {
 			return nil, s.fail(ctx, err)
 		}
-		res, err := target.ReadRows(rows)
+		res, err := target.ReadRowsContext(ctx, rows)
 		if err != nil {
 			return nil, s.fail(ctx, err)
 		}
@@ -579,7 +579,8 @@ func (c catalog) query(ctx context.Context, db *sql.DB, q string) ([]target.Row,
 	if err != nil {
 		return nil, c.t.classify(ctx, err)
 	}
-	return res.Rows, nil
+	// A catalog query or a table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

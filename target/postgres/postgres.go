@@ -389,7 +389,8 @@ func (t *Target) adminQuery(ctx context.Context, q string) ([]target.Row, error)
 	if err != nil {
 		return nil, t.classify(ctx, t.admin, err)
 	}
-	return res.Rows, nil
+	// A catalog query or a table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 // caseQuery runs one of txlab's own statements on what cases made (a
@@ -410,7 +411,8 @@ func (t *Target) caseQuery(ctx context.Context, q string) ([]target.Row, error) 
 	if err != nil {
 		return nil, t.classify(ctx, t.caseConn, err)
 	}
-	return res.Rows, nil
+	// A table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 // Session is one server connection (one backend).
@@ -536,7 +538,7 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error
 		mrr := c.Exec(ctx, q)
 		out := &target.Result{Affected: 0} // an empty statement
 		for mrr.NextResult() {
-			out = readResult(mrr.ResultReader())
+			out = readResult(ctx, mrr.ResultReader())
 		}
 		if err := mrr.Close(); err != nil {
 			return nil, err
@@ -551,7 +553,7 @@ func run(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error
 func runOne(ctx context.Context, c *pgconn.PgConn, q string) (*target.Result, error) {
 	return guarded(ctx, c, func() (*target.Result, error) {
 		rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
-		out := readResult(rr)
+		out := readResult(ctx, rr)
 		if _, err := rr.Close(); err != nil { // readResult closed it: the same error again
 			return nil, err
 		}
@@ -589,8 +591,9 @@ func guarded(ctx context.Context, c *pgconn.PgConn, exec func() (*target.Result,
 // cancelGrace is how long a server may take to act on a cancel request.
 const cancelGrace = time.Second
 
-// readResult drains one statement's result.
-func readResult(rr *pgconn.ResultReader) *target.Result {
+// readResult drains one statement's result, keeping what target.KeeperFor
+// allows under ctx.
+func readResult(ctx context.Context, rr *pgconn.ResultReader) *target.Result {
 	out := &target.Result{Affected: -1}
 	fds := rr.FieldDescriptions()
 	if len(fds) > 0 {
@@ -600,7 +603,15 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 		}
 		out.Rows = []target.Row{}
 	}
+	// What target.CurrentLimits allow is kept; the rest is read to the
+	// end (the statement completes, as for any client) and counted.
+	keep := target.KeeperFor(ctx)
+	defer keep.Done()
 	for rr.NextRow() {
+		if keep.Full() {
+			keep.Keep(0)
+			continue
+		}
 		vals := rr.Values()
 		row := make(target.Row, len(vals))
 		for j, v := range vals {
@@ -610,8 +621,11 @@ func readResult(rr *pgconn.ResultReader) *target.Result {
 				row[j] = target.Str(string(v))
 			}
 		}
-		out.Rows = append(out.Rows, row)
+		if keep.Keep(target.RowSize(row)) {
+			out.Rows = append(out.Rows, row)
+		}
 	}
+	out.Truncated = keep.Dropped
 	tag, err := rr.Close()
 	if err != nil || out.Rows != nil {
 		return out // the error is reported again by MultiResultReader.Close

@@ -96,6 +96,10 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		return nil, err
 	}
 	t.admin = admin
+	if err := setHeapLimit(ctx, admin); err != nil {
+		t.Close()
+		return nil, err
+	}
 	t.Owned = owned(admin, t.path)
 	if err := admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&t.version); err != nil {
 		t.Close()
@@ -386,7 +390,7 @@ func (s *Session) exec(ctx context.Context, q string) (*target.Result, error) {
 		if err != nil {
 			return nil, s.classify(ctx, err)
 		}
-		res, err := target.ReadRows(rows)
+		res, err := target.ReadRowsContext(ctx, rows)
 		if err != nil {
 			return nil, s.classify(ctx, err)
 		}
@@ -462,6 +466,12 @@ func classOf(code int, msg string) (target.ErrorClass, bool) {
 		return target.ClassConstraint, false
 	case sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_RANGE:
 		return target.ClassData, false
+	case sqlite3.SQLITE_NOMEM:
+		// The heap limit (HeapLimit) stopped the statement. SQLite may
+		// have rolled the transaction back ("the statement or the
+		// transaction", sqlite.org/lang_transaction.html): a ROLLBACK
+		// makes sure.
+		return target.ClassOther, true
 	case sqlite3.SQLITE_ERROR:
 		m := strings.ToLower(msg)
 		switch {
@@ -589,7 +599,8 @@ func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, err
 	if err != nil {
 		return nil, classify(ctx, err)
 	}
-	return res.Rows, nil
+	// A table of the final state is used whole, or not at all.
+	return res.Rows, res.Whole()
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -2,9 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/localdb"
 
@@ -291,5 +294,38 @@ func TestEmpty(t *testing.T) {
 			t.Errorf("%s: p has %s rows after a refused Empty, want 1", setup[1:len(setup)-1], got)
 		}
 		s.Close()
+	}
+}
+
+func TestBounded(t *testing.T) {
+	targettest.Bounded(t, open(t), func(n int) string { return fmt.Sprintf("printf('%%.%dc', 'v')", n) })
+}
+
+// TestHeapLimit: a statement whose own values outgrow SQLite's heap limit
+// (a recursive CTE doubling a string: 1 GiB after 30 rows) fails with an
+// error of class other, in well under a second, instead of taking the
+// process's memory; the session goes on.
+func TestHeapLimit(t *testing.T) {
+	if memStatus != nil {
+		t.Fatal(memStatus)
+	}
+	tg := open(t)
+	s := targettest.Session(t, tg)
+	for _, q := range []string{
+		"WITH RECURSIVE c(n, s) AS (SELECT 1, 'x' UNION ALL SELECT n + 1, s || s FROM c WHERE n < 40) SELECT n, length(s) FROM c",
+		"SELECT length(printf('%.*c', 900000000, 'x'))",
+	} {
+		start := time.Now()
+		_, err := s.Exec(targettest.Ctx(t), q)
+		te := target.AsError(err)
+		if te == nil || te.Class != target.ClassOther || !strings.Contains(te.Message, "out of memory") {
+			t.Errorf("%s: err %v; want class other, out of memory", q, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: failed after %v", q, d)
+		}
+	}
+	if res := targettest.MustExec(t, s, "SELECT 1"); len(res.Rows) != 1 {
+		t.Errorf("after the failure, SELECT 1 = %v", res.Rows)
 	}
 }

@@ -426,3 +426,75 @@ func ForeignKeys(t *testing.T, tg target.Target) {
 		}
 	}
 }
+
+// Bounded checks that an adapter keeps what target.Limits allow of a
+// result and counts the rest (target.Result.Truncated), for the row bound
+// and the byte bound, and that Dump refuses, with a *target.TruncatedError,
+// a final state past them. repeat(n) is the dialect's expression for a
+// string of n letters (REPEAT('v', n); SQLite: printf('%.nc', 'v')).
+func Bounded(t *testing.T, tg target.Target, repeat func(n int) string) {
+	old := target.CurrentLimits()
+	t.Cleanup(func() { target.SetLimits(old) })
+	const series = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) "
+	// A row of one 100-letter value costs 100 + 24 + 24 bytes (RowSize).
+	for _, tc := range []struct {
+		name      string
+		lim       target.Limits
+		sql       string
+		kept      int
+		truncated int64
+	}{
+		{"whole", target.Limits{Rows: 1000, Bytes: 1 << 20}, series + "SELECT x FROM c", 1000, 0},
+		{"rows", target.Limits{Rows: 10, Bytes: 1 << 20}, series + "SELECT x FROM c", 10, 990},
+		{"bytes", target.Limits{Rows: 1000, Bytes: 10 * 148}, series + "SELECT " + repeat(100) + " FROM c", 10, 990},
+		{"empty", target.Limits{Rows: 1, Bytes: 1}, series + "SELECT x FROM c WHERE x < 0", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target.SetLimits(tc.lim)
+			s := Session(t, tg)
+			res := MustExec(t, s, tc.sql)
+			if len(res.Rows) != tc.kept || res.Truncated != tc.truncated {
+				t.Fatalf("kept %d rows, truncated %d; want %d and %d", len(res.Rows), res.Truncated, tc.kept, tc.truncated)
+			}
+			for i, r := range res.Rows {
+				if tc.name == "rows" && r[0].S != fmt.Sprint(i+1) {
+					t.Fatalf("row %d is %v: the rows kept are not the result's first", i, r)
+				}
+			}
+			// The session is usable: the rest was read to the end.
+			if res := MustExec(t, s, "SELECT 1"); int64(len(res.Rows))+res.Truncated != 1 {
+				t.Errorf("after a truncated result, SELECT 1 = %v (%d dropped)", res.Rows, res.Truncated)
+			}
+		})
+	}
+
+	target.SetLimits(target.Limits{Rows: 1000, Bytes: 1 << 20})
+	var values []string
+	for i := range 30 {
+		values = append(values, fmt.Sprintf("(%d)", i))
+	}
+	Fresh(t, tg, "CREATE TABLE big (v INT)", "CREATE TABLE small (v INT)",
+		"INSERT INTO big VALUES "+strings.Join(values, ", "), "INSERT INTO small VALUES (1), (2)")
+	ctx := Ctx(t)
+	for _, tc := range []struct {
+		name string
+		lim  target.Limits
+		ok   bool
+	}{
+		{"whole", target.Limits{Rows: 32, Bytes: 1 << 20}, true},
+		{"one-table-past-rows", target.Limits{Rows: 20, Bytes: 1 << 20}, false},
+		{"tables-together-past-rows", target.Limits{Rows: 31, Bytes: 1 << 20}, false},
+		{"past-bytes", target.Limits{Rows: 1000, Bytes: 200}, false},
+	} {
+		t.Run("dump-"+tc.name, func(t *testing.T) {
+			target.SetLimits(tc.lim)
+			st, err := tg.Dump(ctx)
+			switch {
+			case tc.ok && (err != nil || len(st["big"]) != 30 || len(st["small"]) != 2):
+				t.Errorf("Dump = %v, %v; want both tables whole", st, err)
+			case !tc.ok && (!target.IsTruncated(err) || st != nil):
+				t.Errorf("Dump = %v, %v; want a *target.TruncatedError and no state", st, err)
+			}
+		})
+	}
+}

@@ -245,6 +245,12 @@ func classOf(te *target.Error) (target.ErrorClass, bool) {
 // exec runs one statement; err is set for any error, with its class.
 func (w *worker) exec(ctx context.Context, q string) (*target.Result, target.ErrorClass, bool, error) {
 	res, te, lost := w.c.Exec(ctx, q)
+	if lost == nil && te == nil && res != nil && res.Truncated > 0 {
+		// Its reads name one key each: a result past txlab's bounds means
+		// the tables are not the workload's, and a history from part of
+		// it would be judged wrong. The run stops instead.
+		return nil, target.ClassOther, true, fmt.Errorf("mt: %s returned more rows than txlab keeps (%d dropped, --max-rows / --max-result-bytes)", q, res.Truncated)
+	}
 	if lost == nil && te == nil {
 		return res, "", false, nil
 	}
