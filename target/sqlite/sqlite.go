@@ -88,15 +88,15 @@ func Open(ctx context.Context, path string) (*Target, error) {
 		t.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", t.path, err)
 	}
-	// The administrative connection reads and empties what cases made
-	// (a view's functions run when the final state is read, a DELETE
-	// fires a trigger): it is confined like a session.
-	if err := confine(admin, authorize); err != nil {
+	t.admin = admin
+	if err := setHeapLimit(ctx, admin); err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.admin = admin
-	if err := setHeapLimit(ctx, admin); err != nil {
+	// The administrative connection reads and empties what cases made
+	// (a view's functions run when the final state is read, a DELETE
+	// fires a trigger): once set up, it is confined like a session.
+	if err := confine(admin, authorize); err != nil {
 		t.Close()
 		return nil, err
 	}
