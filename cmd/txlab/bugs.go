@@ -14,6 +14,7 @@ import (
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
 
@@ -93,13 +94,24 @@ start is said and the others still run. Progress goes to stderr.
 Exit status: 0 when every bug ran (or failed to run where its status header records
 error) (and, with --check, every status is the recorded
 one); 1 with --check when a status changed; 2 on a usage or infrastructure error (a
-target that could not start or stopped answering) or a bug that could not run.`,
+target that could not start or stopped answering) or a bug that could not run.
+
+A finding bundle's directory as BUG stands for the corpus bug its finding is (the
+one whose rule decided it), run on the target, with the settings, level and oracle
+the bundle records, as txlab run replays it (a URL or a path is not taken from a
+file: give --db).`,
 		Example: `  txlab bugs test --db mariadb
   txlab bugs test --db mariadb --isolation all --check   # the bug × level table, compared with the corpus
   txlab bugs test --db sqlite,postgres,mariadb --isolation all   # one column per target
   txlab bugs test --db mariadb --dbms mysql              # MySQL's bugs on MariaDB
-  txlab bugs test --db mariadb --json MDEV-30835`,
+  txlab bugs test --db mariadb --json MDEV-30835
+  txlab bugs test txlab-reports/0003-troc-incorrect-blocking-bug   # the bundle's bug, where it was found`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Before opt is copied: a bundle sets its recorded --isolation.
+			args, err := bundleBugs(cmd, args)
+			if err != nil {
+				return usageErr(err)
+			}
 			return runBugsTest(cmd, g, &orc, opt, args)
 		},
 	}
@@ -179,6 +191,50 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 		bt.Err = err
 	}
 	return printBugTests(cmd, g, runs, multi, opt.check, nil)
+}
+
+// bundleBugs replaces the finding bundles among bugs test's arguments with
+// the corpus bugs their findings are (the entry whose rule decided the
+// verdict, or the one a suppression matched) and takes the target,
+// settings, level and oracle the bundles record, as txlab run does: txlab
+// bugs test BUNDLE_DIR asks whether that bug still reproduces where it was
+// found. A bundle whose finding is no corpus bug is an error, not a run of
+// every bug.
+func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
+	var out, dirs []string
+	for _, a := range args {
+		if !isBundle(a) {
+			out = append(out, a)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(a, "report.json"))
+		if err != nil {
+			return nil, fmt.Errorf("%s is not a finding bundle: %w", a, err)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(a, "report.json"), err)
+		}
+		e, ok := bugs.ByRule(rep.Finding.Rule)
+		if !ok && rep.Finding.KnownAs != "" {
+			if es, _ := bugs.Find(rep.Finding.KnownAs); len(es) > 0 {
+				e, ok = es[0], true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: its finding (rule %s) is no bug of the corpus (txlab bugs list): txlab run %s replays it", a, rep.Finding.Rule, a)
+		}
+		if !slices.Contains(out, e.Bug) {
+			out = append(out, e.Bug)
+		}
+		dirs = append(dirs, a)
+	}
+	if len(dirs) > 0 {
+		if err := applyReplay(cmd, dirs); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // testTarget runs the corpus on one target into bt; an error says the run

@@ -172,7 +172,14 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 			if t := recordedTarget(from); t != "" {
 				on = " (" + t + ")"
 			}
-			return fmt.Errorf("%s was found on --db %s%s, a server or program txlab does not take from a file: give --db %s to replay it there", from, value, on, report.ShellJoin([]string{value}))
+			what := "binaries to run"
+			switch {
+			case strings.Contains(value, "://"):
+				what = "a server to connect to"
+			case strings.HasPrefix(value, "sqlite:"):
+				what = "a database file"
+			}
+			return fmt.Errorf("%s was found on --db %s%s; txlab takes no %s from a file: give --db %s to replay it there", from, value, on, what, report.ShellJoin([]string{value}))
 		}
 		if err := fs.Set(name, value); err != nil {
 			return fmt.Errorf("replay header: --%s %s: %w", name, value, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -144,7 +145,8 @@ func readReport(t *testing.T, dir string) report.Report {
 	return r
 }
 
-// TestReduceBundleWhereFound: txlab reduce BUNDLE_DIR of a MariaDB finding,
+// TestReduceBundleWhereFound: txlab bugs test BUNDLE_DIR and txlab reduce
+// BUNDLE_DIR of a MariaDB finding,
 // with no flag, reduces on MariaDB at the recorded level (it used to run on
 // SQLite and fail on the level), and the reduced bundle still replays
 // there with txlab run BUNDLE_DIR.
@@ -159,7 +161,13 @@ func TestReduceBundleWhereFound(t *testing.T) {
 		t.Fatalf("bundles %v", dirs)
 	}
 	sig := readReport(t, dirs[0]).Signature
-	code, _, stderr := txlab(t, "reduce", "--runs", "1", dirs[0])
+	// bugs test BUNDLE_DIR runs the corpus bug the finding is, where and
+	// as it was found: MDEV-30835 at read committed, with troc.
+	code, stdout, stderr := txlab(t, "bugs", "test", dirs[0])
+	if code != 0 || !regexp.MustCompile(`(?m)^MDEV-30835 +RC +reproduces +bug `).MatchString(stdout) || strings.Count(stdout, "\n") != 2 {
+		t.Errorf("bugs test BUNDLE: exit %d, want MDEV-30835 at RC only, reproduced:\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = txlab(t, "reduce", "--runs", "1", dirs[0])
 	if code != 0 || !strings.Contains(stderr, "replaying with the case's --db mariadb --isolation read-committed --oracle troc") || !strings.Contains(stderr, "on mariadb ") {
 		t.Fatalf("reduce BUNDLE: exit %d: %s", code, stderr)
 	}
@@ -233,5 +241,28 @@ func TestShellSplit(t *testing.T) {
 	}
 	if _, err := shellSplit("--db 'x"); err == nil {
 		t.Error("an unterminated quote was accepted")
+	}
+}
+
+// TestBugsTestBundleRefused: bugs test BUNDLE_DIR takes no path from the
+// bundle (one line giving the --db, before any server), and a bundle whose
+// finding is no corpus bug is said, not answered by running the corpus.
+func TestBugsTestBundleRefused(t *testing.T) {
+	bundle := func(rule, replay string) string {
+		dir := filepath.Join(t.TempDir(), "0001-troc-incorrect-blocking-bug")
+		os.Mkdir(dir, 0o755)
+		js, _ := json.Marshal(map[string]any{"finding": map[string]string{"oracle": "troc", "rule": rule}, "replay": replay + " " + dir})
+		os.WriteFile(filepath.Join(dir, "report.json"), js, 0o644)
+		return dir
+	}
+	dir := bundle("mdev-30835-update-skips-uncommitted-insert", "txlab run --db mariadb@/tmp/evil --isolation read-committed --oracle troc")
+	code, stdout, stderr := txlab(t, "bugs", "test", dir)
+	if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "give --db mariadb@/tmp/evil to replay it") {
+		t.Errorf("bugs test of an own-build bundle: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	dir = bundle("no-such-rule", "txlab run --db mariadb --oracle troc")
+	code, stdout, stderr = txlab(t, "bugs", "test", dir)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "its finding (rule no-such-rule) is no bug of the corpus") {
+		t.Errorf("bugs test of a bundle of no corpus bug: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
