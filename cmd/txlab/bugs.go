@@ -26,6 +26,25 @@ func newBugsCmd(g *globalFlags) *cobra.Command {
 known-bug headers (bug, link, affects, fixed, levels, oracle, symptom). The files are
 built into txlab: txlab bugs show BUG prints one (--out DIR writes it), and
 txlab run --db DBMS DIR/FILE.txn replays it (in a clone: bugs/FILE.txn).`,
+		// Runnable, so that a mistyped subcommand is an error (exit 2)
+		// rather than the help and exit 0, which a script takes for success.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			want := strings.Join(names, ", ")
+			if n := len(names); n > 1 {
+				want = strings.Join(names[:n-1], ", ") + " or " + names[n-1]
+			}
+			return usageErr(fmt.Errorf("unknown command %q for txlab bugs: want %s (see 'txlab bugs --help')", args[0], want))
+		},
 	}
 	var dbms string
 	list := &cobra.Command{
