@@ -156,6 +156,8 @@ type bugTarget struct {
 	// Err says why the target's run did not finish (it did not start, its
 	// server stopped answering); Results hold what ran before.
 	Err error
+	// Missing are the BUG ids given that are not in this target's corpus.
+	Missing []string
 }
 
 // label names the target in the table's header: the spec, or for a URL
@@ -187,10 +189,11 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 		if _, err := parseLevelNames(opt.isolation); err != nil {
 			return usageErr(err)
 		}
-		for _, id := range args {
-			if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
-				return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
-			}
+	}
+	// An id no DBMS has is said before a server starts for nothing.
+	for _, id := range args {
+		if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
+			return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
 		}
 	}
 	prog := newBugProgress(cmd.ErrOrStderr(), !g.verbose, len(specs))
@@ -294,6 +297,9 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 			if len(chosen) == n && !multi {
 				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
 			}
+			if len(chosen) == n {
+				bt.Missing = append(bt.Missing, id)
+			}
 		}
 		entries = chosen
 	}
@@ -394,6 +400,9 @@ func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi,
 	if len(failed) > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("%d of %d targets did not finish: %s", len(failed), len(runs), strings.Join(failed, "; "))}
 	}
+	if err := unrun(runs); err != nil {
+		return err
+	}
 	changed := 0
 	for _, bt := range runs {
 		for _, r := range bt.Results {
@@ -419,6 +428,36 @@ func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi,
 		return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s", changed, strings.Join(where, ", "))}
 	}
 	return nil
+}
+
+// unrun says which BUG ids given ran on none of the targets (a MariaDB bug
+// given to --db postgres@10,postgres@18), which the table alone would show
+// by leaving them out.
+func unrun(runs []*bugTarget) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	var none []string
+	for _, id := range runs[0].Missing {
+		if !slices.ContainsFunc(runs[1:], func(bt *bugTarget) bool { return !slices.Contains(bt.Missing, id) }) {
+			none = append(none, id)
+		}
+	}
+	if len(none) == 0 {
+		return nil
+	}
+	var of []string
+	for _, id := range none {
+		es, _ := bugs.Find(id)
+		var dbmss []string
+		for _, e := range es {
+			if !slices.Contains(dbmss, e.DBMS) {
+				dbmss = append(dbmss, e.DBMS)
+			}
+		}
+		of = append(of, fmt.Sprintf("%s (a %s bug)", id, strings.Join(dbmss, "/")))
+	}
+	return usageErr(fmt.Errorf("not in any target's corpus, so not run: %s; --dbms DBMS runs a DBMS's bugs on another", strings.Join(of, ", ")))
 }
 
 // recordStatuses writes each result's statuses into the status header of
