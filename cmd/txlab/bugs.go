@@ -173,6 +173,9 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 	if err := orc.validateForCases(); err != nil {
 		return usageErr(err)
 	}
+	if err := checkOut(orc.out); err != nil {
+		return usageErr(err)
+	}
 	specs := splitDB(g.db)
 	if len(specs) == 0 {
 		return usageErr(fmt.Errorf("--db %q names no target", g.db))
