@@ -179,7 +179,11 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 			case strings.HasPrefix(value, "sqlite:"):
 				what = "a database file"
 			}
-			return fmt.Errorf("%s was found on --db %s%s; txlab takes no %s from a file: give --db %s to replay it there", from, value, on, what, report.ShellJoin([]string{value}))
+			give := report.ShellJoin([]string{value})
+			if strings.Contains(value, ":xxxxx@") {
+				give += " with its password" // shownSpec left it out
+			}
+			return fmt.Errorf("%s was found on --db %s%s; txlab takes no %s from a file: give --db %s to replay it there", from, value, on, what, give)
 		}
 		if err := fs.Set(name, value); err != nil {
 			return fmt.Errorf("replay header: --%s %s: %w", name, value, err)
