@@ -193,10 +193,22 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 			return usageErr(err)
 		}
 	}
-	// An id no DBMS has is said before a server starts for nothing.
+	// An id no DBMS has is said before a server starts for nothing, and so
+	// is one the one target's DBMS lacks when its spec names the DBMS.
 	for _, id := range args {
 		if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
 			return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
+		}
+	}
+	if d := specDBMS(specs[0]); !multi && d != "" && opt.dbms == "" {
+		own, err := bugs.ForTarget(d)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		for _, id := range args {
+			if !slices.ContainsFunc(own, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
+				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, d, d))
+			}
 		}
 	}
 	prog := newBugProgress(cmd.ErrOrStderr(), !g.verbose, len(specs))
@@ -431,6 +443,24 @@ func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi,
 		return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s", changed, strings.Join(where, ", "))}
 	}
 	return nil
+}
+
+// specDBMS is the DBMS a --db spec names by itself (sqlite, a throwaway
+// mariadb, postgres or tidb server, of any release or build), "" for a URL,
+// whose server says what it is only once connected.
+func specDBMS(spec string) string {
+	name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(spec)), "@")
+	switch {
+	case strings.Contains(name, "://"):
+		return ""
+	case name == "sqlite" || strings.HasPrefix(name, "sqlite:"):
+		return "sqlite"
+	case name == "postgresql":
+		return "postgres"
+	case name == "mariadb" || name == "postgres" || name == "tidb":
+		return name
+	}
+	return ""
 }
 
 // unrun says which BUG ids given ran on none of the targets (a MariaDB bug
