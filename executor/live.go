@@ -28,6 +28,19 @@ type Live struct {
 	seen   int  // events already handed out
 	schema bool // a statement may have created or changed a table
 	closed bool
+	// changes are the level changes (SetIsolation) in the order made: a
+	// case gives each connection one level, so Case saves the steps a
+	// connection ran after a change on a connection of their own.
+	changes []levelChange
+	// initial are the connections' own levels the session began with.
+	initial map[int]target.Level
+}
+
+// levelChange is connection conn's level set to level before step from
+// (the number of steps submitted then).
+type levelChange struct {
+	conn, from int
+	level      target.Level
 }
 
 // StartLive empties txlab's tables, as Run does before a case, and returns
@@ -42,7 +55,7 @@ func StartLive(ctx context.Context, t target.Target, c *testcase.Case, opt Optio
 	r := &runner{t: t, c: c, opt: opt, conns: map[int]*conn{},
 		// A person takes their time: no hang timeout.
 		hangAt: time.Now().Add(100 * 365 * 24 * time.Hour)}
-	return &Live{r: r, ctx: rctx, cancel: cancel}, nil
+	return &Live{r: r, ctx: rctx, cancel: cancel, initial: maps.Clone(c.ConnIsolation)}, nil
 }
 
 // Exec submits sql on connection n (opening it first) and returns the
@@ -119,6 +132,11 @@ func (l *Live) SetIsolation(n int, level target.Level) error {
 		if cn.inflight != nil {
 			return fmt.Errorf("connection %d is blocked", n)
 		}
+		if cn.inTxn {
+			// The statements after the change start a transaction of their
+			// own, which Case can give a connection of its own.
+			return fmt.Errorf("connection %d is in a transaction: change its level after its COMMIT or ROLLBACK", n)
+		}
 		if err := cn.sess.SetIsolation(l.ctx, level); err != nil {
 			return err
 		}
@@ -127,6 +145,7 @@ func (l *Live) SetIsolation(n int, level target.Level) error {
 		l.r.c.ConnIsolation = map[int]target.Level{}
 	}
 	l.r.c.ConnIsolation[n] = level
+	l.changes = append(l.changes, levelChange{conn: n, from: len(l.r.c.Steps), level: level})
 	return nil
 }
 
@@ -169,7 +188,6 @@ func (l *Live) CaseWithout(drop map[int]bool) *testcase.Case {
 	defer l.mu.Unlock()
 	src := l.r.c
 	c := &testcase.Case{Isolation: src.Isolation, DBMS: src.DBMS, Comments: slices.Clone(src.Comments)}
-	c.ConnIsolation = maps.Clone(src.ConnIsolation)
 	setup := 0
 	for i, st := range src.Steps {
 		if drop[i] {
@@ -185,13 +203,75 @@ func (l *Live) CaseWithout(drop map[int]bool) *testcase.Case {
 			c.Setup = append(c.Setup, st.SQL)
 		}
 	}
+	var from []int // the index in src.Steps of each of c.Steps
 	for i, st := range src.Steps[setup:] {
 		if !drop[setup+i] {
 			st.Line = 0
 			c.Steps = append(c.Steps, st)
+			from = append(from, setup+i)
 		}
 	}
+	l.saveLevels(c, from)
 	return c
+}
+
+// saveLevels gives case c's connections the levels their steps ran at
+// (from[i] is the index of step i among the steps submitted). A
+// connection's steps before any change run at the session's level; a
+// change before its first step kept becomes its isolation.N header; after
+// one, the steps that follow it go to a connection number no step uses,
+// with that level as its header, and a comment says so: the case format
+// gives each connection one level, and its header would otherwise claim
+// the new level for the transactions that ran at the old one too.
+func (l *Live) saveLevels(c *testcase.Case, from []int) {
+	// change returns the index in l.changes of the latest change of
+	// connection n made before step i was submitted, -1 for none.
+	change := func(n, i int) int {
+		at := -1
+		for k, ch := range l.changes {
+			if ch.conn == n && ch.from <= i {
+				at = k
+			}
+		}
+		return at
+	}
+	next := 1
+	for _, st := range l.r.c.Steps {
+		next = max(next, st.Conn+1)
+	}
+	for _, ch := range l.changes {
+		next = max(next, ch.conn+1)
+	}
+	type segment struct{ conn, change int }
+	number := map[segment]int{}
+	taken := map[int]bool{}
+	for i := range c.Steps {
+		n := c.Steps[i].Conn
+		seg := segment{n, change(n, from[i])}
+		m, ok := number[seg]
+		if !ok {
+			m = n
+			if taken[n] {
+				m = next
+				next++
+				ch := l.changes[seg.change]
+				c.Comments = append(c.Comments, fmt.Sprintf("Connection %d is the session's connection %d after \\isolation %d %s: a case gives each connection one level.", m, n, n, ch.level))
+			}
+			taken[n] = true
+			number[seg] = m
+			level := l.initial[n]
+			if seg.change >= 0 {
+				level = l.changes[seg.change].level
+			}
+			if level != "" {
+				if c.ConnIsolation == nil {
+					c.ConnIsolation = map[int]target.Level{}
+				}
+				c.ConnIsolation[m] = level
+			}
+		}
+		c.Steps[i].Conn = m
+	}
 }
 
 // setupKind says whether a statement may stand in a case's setup: one that

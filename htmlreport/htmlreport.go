@@ -376,3 +376,27 @@ func (b *Bundle) Timeline() template.HTML {
 	}
 	return template.HTML(timeline(b.Sched.Events, b.Focus-1, b.FocusConn))
 }
+
+// WriteBundle renders one bundle directory's report.html (txlab report
+// BUNDLE_DIR: a bundle copied out of its campaign's directory, or one just
+// reduced) and returns its path. Its count is the one the campaign's
+// summary beside it records, else 1.
+func WriteBundle(dir string) (string, error) {
+	b, err := readBundle(dir)
+	if err != nil {
+		return "", err
+	}
+	b.Count = 1
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(dir)), report.SummaryFile)); err == nil {
+		var sum []report.SignatureCount
+		if json.Unmarshal(data, &sum) == nil {
+			for _, s := range sum {
+				if s.Dir != "" && filepath.Base(s.Dir) == filepath.Base(filepath.Clean(dir)) {
+					b.Count = max(s.Count, 1)
+				}
+			}
+		}
+	}
+	path := filepath.Join(dir, report.PageFile)
+	return path, writePage(path, b)
+}

@@ -103,6 +103,14 @@ func tidbBuilt() (string, error) {
 	return bin, nil
 }
 
+// TiDBInstalled returns txlab's build of tidb-server when it is built
+// (what txlab install --list shows beside the PostgreSQL releases), or
+// false.
+func TiDBInstalled() (string, bool) {
+	bin, err := tidbBuilt()
+	return bin, err == nil
+}
+
 // tidbAvailable is Available(TiDB): the build exists, or Go is there to
 // make it on first use.
 func tidbAvailable() error {

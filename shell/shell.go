@@ -37,7 +37,8 @@ const Help = `Statements:
 Commands:
   \help               this text
   \conns              the connections: level, transaction, blocked statement, queue
-  \isolation N LEVEL  connection N's level (rc, rr, ser, …) for its next transaction
+  \isolation N LEVEL  connection N's level (rc, rr, ser, …) for its next transaction (\save
+                      writes what follows a change on a connection of its own)
   \state              dump txlab's tables (committed data)
   \save FILE          write the session so far as a case file (txlab run FILE replays it)
   \quit               end the session (open transactions roll back); so does Ctrl-D`
@@ -90,6 +91,15 @@ func (s *Shell) Prompt() string {
 		return "   ...> "
 	}
 	return fmt.Sprintf("txlab %d> ", s.last)
+}
+
+// Interrupt drops the statement being typed (Ctrl-C at a continuation
+// prompt), so that the next line starts a new one rather than being glued
+// to the text the person gave up on. It reports whether there was any.
+func (s *Shell) Interrupt() bool {
+	had := s.buf.Len() > 0
+	s.buf.Reset()
+	return had
 }
 
 var stepPrefix = regexp.MustCompile(`^\s*(\d+)\s*>\s?`)
@@ -265,6 +275,11 @@ func (s *Shell) command(ctx context.Context, line string) error {
 		c := s.live.CaseWithout(drop)
 		for _, i := range slices.Sorted(maps.Keys(invalid)) {
 			s.printf("left out %s (the DBMS rejected it as invalid)\n", invalid[i])
+		}
+		// What the case had to change to replay the session (a connection
+		// whose level changed mid-session) is said as well as written.
+		for _, note := range c.Comments[min(1, len(c.Comments)):] {
+			s.printf("note: %s\n", note)
 		}
 		text := c.String()
 		if _, err := testcase.ParseString(f[1], text); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
 
@@ -25,6 +26,25 @@ func newBugsCmd(g *globalFlags) *cobra.Command {
 known-bug headers (bug, link, affects, fixed, levels, oracle, symptom). The files are
 built into txlab: txlab bugs show BUG prints one (--out DIR writes it), and
 txlab run --db DBMS DIR/FILE.txn replays it (in a clone: bugs/FILE.txn).`,
+		// Runnable, so that a mistyped subcommand is an error (exit 2)
+		// rather than the help and exit 0, which a script takes for success.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			want := strings.Join(names, ", ")
+			if n := len(names); n > 1 {
+				want = strings.Join(names[:n-1], ", ") + " or " + names[n-1]
+			}
+			return usageErr(fmt.Errorf("unknown command %q for txlab bugs: want %s (see 'txlab bugs --help')", args[0], want))
+		},
 	}
 	var dbms string
 	list := &cobra.Command{
@@ -93,13 +113,24 @@ start is said and the others still run. Progress goes to stderr.
 Exit status: 0 when every bug ran (or failed to run where its status header records
 error) (and, with --check, every status is the recorded
 one); 1 with --check when a status changed; 2 on a usage or infrastructure error (a
-target that could not start or stopped answering) or a bug that could not run.`,
+target that could not start or stopped answering) or a bug that could not run.
+
+A finding bundle's directory as BUG stands for the corpus bug its finding is (the
+one whose rule decided it), run on the target, with the settings, level and oracle
+the bundle records, as txlab run replays it (a URL or a path is not taken from a
+file: give --db).`,
 		Example: `  txlab bugs test --db mariadb
   txlab bugs test --db mariadb --isolation all --check   # the bug × level table, compared with the corpus
   txlab bugs test --db sqlite,postgres,mariadb --isolation all   # one column per target
   txlab bugs test --db mariadb --dbms mysql              # MySQL's bugs on MariaDB
-  txlab bugs test --db mariadb --json MDEV-30835`,
+  txlab bugs test --db mariadb --json MDEV-30835
+  txlab bugs test txlab-reports/0003-troc-incorrect-blocking-bug   # the bundle's bug, where it was found`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Before opt is copied: a bundle sets its recorded --isolation.
+			args, err := bundleBugs(cmd, args)
+			if err != nil {
+				return usageErr(err)
+			}
 			return runBugsTest(cmd, g, &orc, opt, args)
 		},
 	}
@@ -125,6 +156,8 @@ type bugTarget struct {
 	// Err says why the target's run did not finish (it did not start, its
 	// server stopped answering); Results hold what ran before.
 	Err error
+	// Missing are the BUG ids given that are not in this target's corpus.
+	Missing []string
 }
 
 // label names the target in the table's header: the spec, or for a URL
@@ -138,6 +171,9 @@ func (bt *bugTarget) label() string {
 
 func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, args []string) error {
 	if err := orc.validateForCases(); err != nil {
+		return usageErr(err)
+	}
+	if err := checkOut(orc.out); err != nil {
 		return usageErr(err)
 	}
 	specs := splitDB(g.db)
@@ -156,9 +192,22 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 		if _, err := parseLevelNames(opt.isolation); err != nil {
 			return usageErr(err)
 		}
+	}
+	// An id no DBMS has is said before a server starts for nothing, and so
+	// is one the one target's DBMS lacks when its spec names the DBMS.
+	for _, id := range args {
+		if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
+			return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
+		}
+	}
+	if d := specDBMS(specs[0]); !multi && d != "" && opt.dbms == "" {
+		own, err := bugs.ForTarget(d)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
 		for _, id := range args {
-			if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
-				return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
+			if !slices.ContainsFunc(own, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
+				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, d, d))
 			}
 		}
 	}
@@ -179,6 +228,50 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 		bt.Err = err
 	}
 	return printBugTests(cmd, g, runs, multi, opt.check, nil)
+}
+
+// bundleBugs replaces the finding bundles among bugs test's arguments with
+// the corpus bugs their findings are (the entry whose rule decided the
+// verdict, or the one a suppression matched) and takes the target,
+// settings, level and oracle the bundles record, as txlab run does: txlab
+// bugs test BUNDLE_DIR asks whether that bug still reproduces where it was
+// found. A bundle whose finding is no corpus bug is an error, not a run of
+// every bug.
+func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
+	var out, dirs []string
+	for _, a := range args {
+		if !isBundle(a) {
+			out = append(out, a)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(a, "report.json"))
+		if err != nil {
+			return nil, fmt.Errorf("%s is not a finding bundle: %w", a, err)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(a, "report.json"), err)
+		}
+		e, ok := bugs.ByRule(rep.Finding.Rule)
+		if !ok && rep.Finding.KnownAs != "" {
+			if es, _ := bugs.Find(rep.Finding.KnownAs); len(es) > 0 {
+				e, ok = es[0], true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: its finding (rule %s) is no bug of the corpus (txlab bugs list): txlab run %s replays it", a, rep.Finding.Rule, a)
+		}
+		if !slices.Contains(out, e.Bug) {
+			out = append(out, e.Bug)
+		}
+		dirs = append(dirs, a)
+	}
+	if len(dirs) > 0 {
+		if err := applyReplay(cmd, dirs); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // testTarget runs the corpus on one target into bt; an error says the run
@@ -218,6 +311,9 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 			}
 			if len(chosen) == n && !multi {
 				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
+			}
+			if len(chosen) == n {
+				bt.Missing = append(bt.Missing, id)
 			}
 		}
 		entries = chosen
@@ -319,6 +415,9 @@ func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi,
 	if len(failed) > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("%d of %d targets did not finish: %s", len(failed), len(runs), strings.Join(failed, "; "))}
 	}
+	if err := unrun(runs); err != nil {
+		return err
+	}
 	changed := 0
 	for _, bt := range runs {
 		for _, r := range bt.Results {
@@ -344,6 +443,54 @@ func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi,
 		return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s", changed, strings.Join(where, ", "))}
 	}
 	return nil
+}
+
+// specDBMS is the DBMS a --db spec names by itself (sqlite, a throwaway
+// mariadb, postgres or tidb server, of any release or build), "" for a URL,
+// whose server says what it is only once connected.
+func specDBMS(spec string) string {
+	name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(spec)), "@")
+	switch {
+	case strings.Contains(name, "://"):
+		return ""
+	case name == "sqlite" || strings.HasPrefix(name, "sqlite:"):
+		return "sqlite"
+	case name == "postgresql":
+		return "postgres"
+	case name == "mariadb" || name == "postgres" || name == "tidb":
+		return name
+	}
+	return ""
+}
+
+// unrun says which BUG ids given ran on none of the targets (a MariaDB bug
+// given to --db postgres@10,postgres@18), which the table alone would show
+// by leaving them out.
+func unrun(runs []*bugTarget) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	var none []string
+	for _, id := range runs[0].Missing {
+		if !slices.ContainsFunc(runs[1:], func(bt *bugTarget) bool { return !slices.Contains(bt.Missing, id) }) {
+			none = append(none, id)
+		}
+	}
+	if len(none) == 0 {
+		return nil
+	}
+	var of []string
+	for _, id := range none {
+		es, _ := bugs.Find(id)
+		var dbmss []string
+		for _, e := range es {
+			if !slices.Contains(dbmss, e.DBMS) {
+				dbmss = append(dbmss, e.DBMS)
+			}
+		}
+		of = append(of, fmt.Sprintf("%s (a %s bug)", id, strings.Join(dbmss, "/")))
+	}
+	return usageErr(fmt.Errorf("not in any target's corpus, so not run: %s; --dbms DBMS runs a DBMS's bugs on another", strings.Join(of, ", ")))
 }
 
 // recordStatuses writes each result's statuses into the status header of

@@ -235,3 +235,22 @@ func TestBugsTestTargetFails(t *testing.T) {
 		t.Errorf("an unknown bug: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestBugsTestIDs: an id the corpus does not have is said before any
+// server starts, and one that is in no target's corpus (a MariaDB bug on
+// SQLite and SQLite) is said rather than left out of the table.
+func TestBugsTestIDs(t *testing.T) {
+	code, stdout, stderr := txlab(t, "bugs", "test", "--db", "mariadb", "NO-SUCH-BUG")
+	if code != 2 || stdout != "" || strings.Contains(stderr, "opening") || !strings.Contains(stderr, "no bug NO-SUCH-BUG in the corpus") {
+		t.Errorf("an unknown id: exit %d, stdout %q, stderr %q: want exit 2 before any server", code, stdout, stderr)
+	}
+	// A MariaDB bug on a PostgreSQL target is said before the server starts.
+	code, stdout, stderr = txlab(t, "bugs", "test", "--db", "postgres@/no/such/build", "MDEV-26643")
+	if code != 2 || stdout != "" || strings.Contains(stderr, "opening") || !strings.Contains(stderr, "no bug MDEV-26643 for postgres in the corpus") {
+		t.Errorf("a MariaDB bug on PostgreSQL: exit %d, stdout %q, stderr %q: want exit 2 before any server", code, stdout, stderr)
+	}
+	code, stdout, stderr = txlab(t, "bugs", "test", "--db", "sqlite,sqlite", "--out", t.TempDir(), "MDEV-26643", "DOC-SQLITE-BUSY-UPGRADE")
+	if code != 2 || !strings.Contains(stderr, "not in any target's corpus, so not run: MDEV-26643 (a mariadb bug)") || !strings.Contains(stdout, "DOC-SQLITE-BUSY-UPGRADE") {
+		t.Errorf("a MariaDB bug on SQLite twice: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

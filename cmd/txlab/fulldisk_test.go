@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/internal/fulldisk"
 	"github.com/txlab/txlab/localdb"
@@ -80,6 +81,16 @@ func TestFuzzFullDisk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := fulldisk.Dir(t, 64<<10)
 			fulldisk.Fill(t, dir)
+			if os.Geteuid() != 0 {
+				// Not as root, Fill makes dir read-only, which a
+				// campaign refuses at its start (TestOutCheckedAtStart):
+				// only a full tmpfs lets it start and fail on a write.
+				code, _, stderr := txlab(t, "fuzz", "--cases", "1", "--out", dir)
+				if code != 2 || !strings.Contains(stderr, "--out "+dir+": cannot write there") {
+					t.Errorf("a read-only --out: exit %d, %q", code, stderr)
+				}
+				return
+			}
 			args := append([]string{"fuzz", "--db", "postgres", "--oracle", "mt", "--isolation", "rc", "--model", "serializable",
 				"--cases", "2", "--txns", "1000", "--out", dir}, tt.extra...)
 			code, stdout, stderr := txlab(t, args...)
@@ -108,4 +119,33 @@ func TestShellSaveFullDisk(t *testing.T) {
 
 	code, _, stderr := txlab(t, "import", "--from", "troc", "--out", dir, "../../convert/testdata/troc/mariadb26642.txt")
 	failedWrite(t, dir, code, stderr, "mariadb26642")
+}
+
+// TestOutCheckedAtStart: a campaign whose --out cannot take a file (a
+// read-only disk, a path under a file) ends at once with one line, before a
+// case runs, instead of after its whole --duration.
+func TestOutCheckedAtStart(t *testing.T) {
+	dir := fulldisk.ReadOnly(t)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, out := range []string{dir, filepath.Join(dir, "new", "deeper"), filepath.Join(file, "sub")} {
+		for _, args := range [][]string{{"fuzz", "--duration", "10m"}, {"bugs", "test", "DOC-SQLITE-BUSY-UPGRADE"}} {
+			began := time.Now()
+			code, stdout, stderr := txlab(t, append(args, "--out", out)...)
+			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out+": cannot write there") {
+				t.Errorf("%v --out %s: exit %d, stdout %q, stderr %q: want exit 2 and one line", args, out, code, stdout, stderr)
+			}
+			if d := time.Since(began); d > 5*time.Second {
+				t.Errorf("%v --out %s: ended after %v, want at once", args, out, d)
+			}
+		}
+	}
+	// A directory still to be made is not made by the check.
+	fresh := filepath.Join(t.TempDir(), "findings")
+	if err := checkOut(fresh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("checkOut made %s (%v)", fresh, err)
+	}
 }

@@ -102,6 +102,9 @@ saying what failed).`,
 			if err := orc.validate(); err != nil {
 				return usageErr(err)
 			}
+			if err := checkOut(orc.out); err != nil {
+				return usageErr(err)
+			}
 			if _, err := parseFeatures(featSpec, nil); err != nil {
 				return usageErr(err)
 			}

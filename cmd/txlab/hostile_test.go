@@ -51,6 +51,7 @@ func TestHostileCasesRefused(t *testing.T) {
 		{"two-statements", "1> SELECT 1; DROP TABLE t;\n", "a step holds exactly one statement", true},
 		{"in-setup", "ATTACH '" + victim + "' AS v;\n1> SELECT 1;\n", "setup statement 2 refused: ATTACH", true},
 		{"unknown-kind", "1> REINDEX t;\n", "step 1 refused: REINDEX is not a statement kind", false},
+		{"typo", "1> SELEC 1;\n", "step 1 refused: SELEC starts no SQL statement: a syntax error (did you mean SELECT?)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".txn")

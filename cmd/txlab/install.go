@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,6 +55,9 @@ cores; needs Go and the module proxy).`,
 				for _, r := range rels {
 					out = append(out, installed{Spec: "postgres@" + r.Package, Version: r.Version, Dir: r.Dir})
 				}
+				if bin, ok := localdb.TiDBInstalled(); ok {
+					out = append(out, installed{Spec: "tidb", Version: localdb.TiDBVersion, Dir: filepath.Dir(bin)})
+				}
 			} else if len(args) == 0 {
 				return usageErr(fmt.Errorf("install what? e.g. txlab install postgres@18 (or --list)"))
 			}
@@ -90,7 +94,7 @@ cores; needs Go and the module proxy).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&list, "list", false, "list the PostgreSQL releases installed in the cache")
+	cmd.Flags().BoolVar(&list, "list", false, "list what is installed in the cache: PostgreSQL releases and txlab's build of TiDB")
 	return cmd
 }
 

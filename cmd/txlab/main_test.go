@@ -121,6 +121,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"fuzz", "--oracle", "mt", "--model", "causal"}, "unknown model"},
 		{[]string{"fuzz", "--oracle", "mt", "--distribution", "pareto"}, "unknown key distribution"},
 		{[]string{"fuzz", "--oracle", "mt", "--sessions", "-1"}, "sessions -1"},
+		{[]string{"run", "--db", "postgress", "../../examples/sqlite-write-busy.txn"}, `no such target; did you mean "postgres"?`},
+		{[]string{"bugs", "frob"}, `unknown command "frob" for txlab bugs: want list, show or test`},
 	}
 	for _, tt := range tests {
 		code, _, stderr := txlab(t, tt.args...)

@@ -46,12 +46,20 @@ else the case's first bug finding (first finding) on the target. For a bundle th
 reduced case replaces case.txn and the case as found is kept as case.orig.txn; for a
 case file the reduced case goes to stdout or --out. Progress goes to stderr.
 Exit status: 0 reduced, 2 usage or infrastructure error, or a case that does not
-give the finding in every run.`,
-		Example: `  txlab reduce --db mariadb txlab-reports/0003-troc-incorrect-blocking-bug
+give the finding in every run.
+
+A bundle (and a case file with a replay header) is reduced on the target, with the
+settings, level and oracle it records, as txlab run replays it; a URL or a path
+as --db is never taken from a file: then reduce says which --db to give and exits 2.`,
+		Example: `  txlab reduce txlab-reports/0003-troc-incorrect-blocking-bug   # on the target it was found on
   txlab reduce --db mariadb --isolation rc --out small.txn case.txn
   txlab reduce --db mariadb --finding 'wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]' case.txn`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			// A bundle reduces where it was found, as txlab run replays it.
+			if err := applyReplay(cmd, args); err != nil {
+				return usageErr(err)
+			}
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err

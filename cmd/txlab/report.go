@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -25,10 +28,13 @@ end of a run.
 
 With --out, the bundle directories of several campaigns (the shards of fuzz --shard,
 or runs on several machines) are merged into DIR first: one bundle per signature,
-every signature's findings summed. DIR must be new or empty.`,
+every signature's findings summed. DIR must be new or empty.
+
+A finding bundle's own directory as DIR gets its report.html alone.`,
 		Example: `  txlab report txlab-reports
   txlab report /tmp/findings && xdg-open /tmp/findings/index.html
-  txlab report --out merged shard-1 shard-2 shard-3`,
+  txlab report --out merged shard-1 shard-2 shard-3
+  txlab report txlab-reports/0003-troc-incorrect-blocking-bug   # one bundle's page`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -45,7 +51,14 @@ every signature's findings summed. DIR must be new or empty.`,
 			} else if len(args) > 1 {
 				return usageErr(fmt.Errorf("several directories (%d) need --out DIR to merge them into", len(args)))
 			}
-			path, err := htmlreport.Write(dir)
+			if err := reportDir(dir); err != nil {
+				return usageErr(err)
+			}
+			write := htmlreport.Write
+			if out == "" && isBundle(dir) {
+				write = htmlreport.WriteBundle
+			}
+			path, err := write(dir)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -55,4 +68,19 @@ every signature's findings summed. DIR must be new or empty.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "merge the directories into this new directory and report over it (e.g. --out merged)")
 	return cmd
+}
+
+// reportDir says, in a sentence, why dir is no directory to report over,
+// rather than the raw error of opening it.
+func reportDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: a campaign that found nothing writes no directory (fuzz and run write bundles to --out, default %s)", dir, report.DefaultDir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
+	case !st.IsDir():
+		return fmt.Errorf("%s is a file: txlab report takes a directory of finding bundles (or one bundle's directory)", dir)
+	}
+	return nil
 }

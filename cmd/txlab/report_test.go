@@ -36,3 +36,32 @@ func TestReportMerge(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReportOneBundle: txlab report BUNDLE_DIR writes that bundle's page
+// (it used to look for bundles inside it); a directory that is not there
+// is said in a sentence, not as the raw error of opening it.
+func TestReportOneBundle(t *testing.T) {
+	src, _ := filepath.Glob("../../htmlreport/testdata/bundles/*-wss-*")
+	if len(src) == 0 {
+		t.Fatal("no wss bundle in htmlreport/testdata")
+	}
+	dir := filepath.Join(t.TempDir(), filepath.Base(src[0]))
+	if err := os.CopyFS(dir, os.DirFS(src[0])); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := txlab(t, "report", dir)
+	if code != 0 || strings.TrimSpace(stdout) != filepath.Join(dir, "report.html") {
+		t.Fatalf("report BUNDLE: exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "wss") {
+		t.Errorf("report.html: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err == nil {
+		t.Error("report BUNDLE wrote an index inside the bundle")
+	}
+	missing := filepath.Join(t.TempDir(), "nothing-here")
+	code, _, stderr = txlab(t, "report", missing)
+	if code != 2 || strings.Contains(stderr, "open ") || !strings.Contains(stderr, missing+" does not exist: a campaign that found nothing writes no directory") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("report of a missing directory: exit %d, %q", code, stderr)
+	}
+}

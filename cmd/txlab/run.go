@@ -31,7 +31,8 @@ or a server that stopped answering.
 A finding's bundle replays as it was found: txlab run BUNDLE_DIR runs its
 case.txn, whose replay header names the target, its settings, the level, the
 oracle and its judging flags (--model, --strict); flags given on the command
-line win. A URL or a path as --db is never taken from a file.`,
+line win. A URL or a path as --db is never taken from a file: then run says
+which --db to give and exits 2 (it never replays on another DBMS).`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
@@ -39,10 +40,10 @@ line win. A URL or a path as --db is never taken from a file.`,
   txlab run txlab-reports/0003-troc-incorrect-blocking-bug   # a bundle, with its target and flags`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			args = bundleCases(args)
 			if err := applyReplay(cmd, args); err != nil {
 				return usageErr(err)
 			}
+			args = bundleCases(args)
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err

@@ -92,7 +92,10 @@ func loop(ctx context.Context, sh *shell.Shell, rl *readline.Instance, in io.Rea
 			rl.SetPrompt(sh.Prompt())
 			line, err := rl.Readline()
 			if errors.Is(err, readline.ErrInterrupt) {
-				continue // Ctrl-C drops the line being typed
+				// Ctrl-C drops the line being typed, and at a
+				// continuation prompt the statement it continues.
+				sh.Interrupt()
+				continue
 			}
 			if err != nil {
 				return nil // Ctrl-D

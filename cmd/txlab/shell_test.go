@@ -102,6 +102,39 @@ func TestShellCommands(t *testing.T) {
 	}
 }
 
+// TestShellSaveLevelChange: \isolation on a connection that has run
+// statements is saved so that the case replays each transaction at the
+// level it ran at: the statements after the change go to a connection of
+// their own (a case gives each connection one level; an isolation.1 header
+// would claim the new level for connection 1's earlier statements too). A
+// change before a connection's first statement is its isolation.N header,
+// and one inside a transaction is refused.
+func TestShellSaveLevelChange(t *testing.T) {
+	saved := filepath.Join(t.TempDir(), "s.txn")
+	script := "CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT 1;\n\\isolation 1 ser\n1> COMMIT;\n\\isolation 1 ser\n\\isolation 2 ser\n" +
+		"1> SELECT 2;\n2> SELECT 3;\n\\save " + saved + "\n"
+	var out, errb bytes.Buffer
+	if code := runIO(context.Background(), []string{"shell"}, strings.NewReader(script), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "error: connection 1 is in a transaction: change its level after its COMMIT or ROLLBACK") ||
+		!strings.Contains(out.String(), "note: Connection 3 is the session's connection 1 after \\isolation 1 serializable") {
+		t.Errorf("shell output:\n%s", out.String())
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-- isolation.2: serializable\n-- isolation.3: serializable\n"
+	steps := "1> BEGIN;\n1> SELECT 1;\n1> COMMIT;\n3> SELECT 2;\n2> SELECT 3;\n"
+	if !strings.HasPrefix(string(data), want) || !strings.HasSuffix(string(data), steps) || strings.Contains(string(data), "isolation.1") {
+		t.Errorf("saved case:\n%s\nwant it to start with\n%sand end with\n%s", data, want, steps)
+	}
+	if code, stdout, stderr := txlab(t, "run", "--oracle", "none", saved); code != 0 {
+		t.Errorf("run of the saved case: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestShellSaveMistyped: \save leaves out statements the DBMS rejected as
 // invalid (a mistyped one, a stray "2>" on a continuation line), says so,
 // and the file it writes is one txlab run accepts and replays.
@@ -190,8 +223,25 @@ func TestShellTerminal(t *testing.T) {
 	if strings.Index(s, "BLOCKED") > strings.Index(s, "RESUMED") {
 		t.Errorf("RESUMED before BLOCKED:\n%s", s)
 	}
-	tmux("send-keys", "-t", session, "C-d")
+	// Ctrl-C at a continuation prompt drops the unfinished statement: the
+	// next line is a statement of its own, not its continuation.
+	tmux("send-keys", "-t", session, "-l", "1> SELECT 'abandoned'")
+	tmux("send-keys", "-t", session, "Enter")
+	waitFor("...>")
+	tmux("send-keys", "-t", session, "C-c")
 	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasSuffix(strings.TrimRight(screen(), "\n "), "txlab 1>") {
+		if time.Now().After(deadline) {
+			t.Fatalf("Ctrl-C at the continuation prompt did not give the statement prompt back:\n%s", screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	typeLine("SELECT 5;")
+	if s := waitFor("1> SELECT 5;  ok, 1 row: (5)"); strings.Contains(s, "abandoned';") || strings.Contains(s, "SELECT 'abandoned' SELECT 5") {
+		t.Errorf("the abandoned statement ran:\n%s", s)
+	}
+	tmux("send-keys", "-t", session, "C-d")
+	deadline = time.Now().Add(10 * time.Second)
 	for exec.Command("tmux", "-L", session, "has-session", "-t", session).Run() == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("Ctrl-D did not end the shell:\n%s", screen())

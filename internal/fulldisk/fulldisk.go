@@ -45,6 +45,37 @@ func Dir(t testing.TB, size int) string {
 	return dir
 }
 
+// ReadOnly returns a directory where creating a file fails: a read-only
+// tmpfs as root (whom permissions do not stop), with Dir's rules when it
+// cannot be mounted; otherwise a directory without write permission.
+func ReadOnly(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "read-only")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		return dir
+	}
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mounting a read-only tmpfs: %v: %s", err, out)
+		}
+		t.Skipf("cannot mount a read-only tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
 // Fill leaves no room in dir (a Dir): on the tmpfs a filler file takes every
 // free block; elsewhere dir and the directories under it become read-only
 // (and writable again when the test ends, so that it can be removed).

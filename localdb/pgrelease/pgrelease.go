@@ -321,7 +321,7 @@ func fetchAndUnpack(ctx context.Context, opt Options, r Release, dist distInfo) 
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("pgrelease: %s: %s", dist.Tarball, resp.Status)
 	}
-	n, err := io.Copy(io.MultiWriter(tmpTar, check), io.LimitReader(resp.Body, 1<<30))
+	n, err := io.Copy(io.MultiWriter(tmpTar, check, newProgress(opt.Log, resp.ContentLength)), io.LimitReader(resp.Body, 1<<30))
 	if err != nil {
 		return fmt.Errorf("pgrelease: download %s: %w", dist.Tarball, err)
 	}
@@ -359,6 +359,39 @@ func fetchAndUnpack(ctx context.Context, opt Options, r Release, dist distInfo) 
 	}
 	fmt.Fprintf(opt.Log, "pgrelease: PostgreSQL %s installed in %s\n", r.Version, r.Dir)
 	return nil
+}
+
+// progress writes a line to its log each time a download passes another
+// tenth of its size (another 10 MB when the server gives none): a release
+// is some 40 MB, and without it a slow line looked like a hang.
+type progress struct {
+	log        io.Writer
+	total, n   int64
+	next, step int64
+}
+
+// newProgress follows a download of total bytes (-1: not known).
+func newProgress(log io.Writer, total int64) *progress {
+	step := int64(10 << 20)
+	if total > 0 {
+		step = max(total/10, 1)
+	}
+	return &progress{log: log, total: total, step: step, next: step}
+}
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.n += int64(len(b))
+	// The end is said by the line after the download (its size and time).
+	if p.n < p.next || p.total > 0 && p.n >= p.total {
+		return len(b), nil
+	}
+	if p.total > 0 {
+		fmt.Fprintf(p.log, "pgrelease: downloaded %.1f of %.1f MB (%d%%)\n", float64(p.n)/1e6, float64(p.total)/1e6, p.n*100/p.total)
+	} else {
+		fmt.Fprintf(p.log, "pgrelease: downloaded %.1f MB\n", float64(p.n)/1e6)
+	}
+	p.next = (p.n/p.step + 1) * p.step
+	return len(b), nil
 }
 
 // checker hashes a download and compares it with the registry's digest.

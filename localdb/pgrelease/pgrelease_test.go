@@ -272,3 +272,25 @@ func FuzzParsePackageVersion(f *testing.F) {
 		}
 	})
 }
+
+// TestDownloadProgress: a download says how far it is at each tenth of its
+// size (each 10 MB when the size is not known), not only when it is done.
+func TestDownloadProgress(t *testing.T) {
+	var log bytes.Buffer
+	p := newProgress(&log, 1000)
+	for range 10 {
+		p.Write(make([]byte, 100))
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 9 || lines[0] != "pgrelease: downloaded 0.0 of 0.0 MB (10%)" || !strings.HasSuffix(lines[8], "(90%)") {
+		t.Errorf("progress of 10 × 100 of 1000 bytes:\n%s", log.String())
+	}
+	log.Reset()
+	p = newProgress(&log, -1)
+	p.Write(make([]byte, 25<<20))
+	p.Write(make([]byte, 1<<20))
+	p.Write(make([]byte, 5<<20))
+	if got := strings.TrimSpace(log.String()); got != "pgrelease: downloaded 26.2 MB\npgrelease: downloaded 32.5 MB" {
+		t.Errorf("progress of 25 MiB of unknown size: %q", got)
+	}
+}

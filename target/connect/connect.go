@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,9 +119,12 @@ func parseSpec(raw string) (spec, error) {
 			return parseRelease(raw, k, at)
 		}
 	}
+	if !strings.Contains(s, "://") {
+		return spec{}, unknownSpec(raw, s)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" && u.Query().Get("socket") == "" && u.Query().Get("host") == "" {
-		return spec{}, fmt.Errorf("--db %q: want %s", raw, Usage)
+		return spec{}, fmt.Errorf("--db %q: want a URL with a host, such as %s://USER:PASSWORD@HOST:PORT/DB (txlab --help lists the targets)", raw, schemeOf(s))
 	}
 	switch u.Scheme {
 	case "mysql", "mariadb", "tidb":
@@ -135,7 +139,76 @@ func parseSpec(raw string) (spec, error) {
 		}
 		return spec{kind: kindCockroachURL, arg: u.String()}, nil
 	}
-	return spec{}, fmt.Errorf("--db %q: unknown scheme %q; want %s", raw, u.Scheme, Usage)
+	return spec{}, fmt.Errorf("--db %q: unknown scheme %q; want mysql://, mariadb://, tidb://, postgres://, postgresql:// or cockroach://", raw, u.Scheme)
+}
+
+// specNames are what a --db value that is no URL may start with.
+var specNames = []string{"sqlite", "mariadb", "postgres", "postgresql", "tidb"}
+
+// urlSchemes are the schemes of the servers txlab connects to by URL.
+var urlSchemes = []string{"mysql", "mariadb", "tidb", "postgres", "postgresql", "cockroach", "cockroachdb"}
+
+// unknownSpec is the error for a --db value s (raw as given) that names no
+// target: one short line, with the name it most likely misspells, or the
+// URL form when it names a server txlab reaches only by URL (mysql). The
+// whole list is txlab --help's: a line of 600 characters hid the typo.
+func unknownSpec(raw, s string) error {
+	name, rest, hasAt := strings.Cut(s, "@")
+	lname := strings.ToLower(name)
+	if slices.Contains(urlSchemes, lname) {
+		return fmt.Errorf("--db %q: txlab reaches %s by a URL: want %s://USER:PASSWORD@HOST:PORT/DB", raw, name, lname)
+	}
+	if best := nearestName(lname, specNames); best != "" {
+		if hasAt {
+			best += "@" + rest
+		}
+		return fmt.Errorf("--db %q: no such target; did you mean %q? (txlab --help lists the targets)", raw, best)
+	}
+	return fmt.Errorf("--db %q: no such target; want sqlite, mariadb, postgres, postgres@VERSION, tidb, KIND@/path/to/bin or a URL (txlab --help lists them)", raw)
+}
+
+// schemeOf is the scheme of a URL-shaped spec, "mysql" when it has none.
+func schemeOf(s string) string {
+	if scheme, _, ok := strings.Cut(s, "://"); ok && scheme != "" {
+		return strings.ToLower(scheme)
+	}
+	return "mysql"
+}
+
+// nearestName returns the name in names that s most likely misspells: the
+// one at the smallest edit distance, if that is at most a third of its
+// length (postgress, mariadb10, sqlte), or "" when none is that near.
+func nearestName(s string, names []string) string {
+	best, bestD := "", -1
+	for _, n := range names {
+		d := editDistance(s, n)
+		if d*3 <= len(n) && (bestD < 0 || d < bestD) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes: the
+// names compared are ASCII.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // parseRelease reads what follows KIND@: a path to binaries (it starts with

@@ -52,9 +52,14 @@ func TestParseSpec(t *testing.T) {
 		{"cockroach://root@h/defaultdb?sslmode=disable", spec{kind: kindCockroachURL, arg: "postgresql://root@h:26257/defaultdb?sslmode=disable"}, ""},
 		{"cockroach://root@h:26000/defaultdb", spec{kind: kindCockroachURL, arg: "postgresql://root@h:26000/defaultdb"}, ""},
 		{"oracle://scott@h/orcl", spec{}, "unknown scheme"},
-		{"mysql", spec{}, "want"},
-		{"mysql@8.0", spec{}, "want"},
-		{"mysql:///nohost", spec{}, "want"},
+		{"mysql", spec{}, "want mysql://USER:PASSWORD@HOST:PORT/DB"},
+		{"mysql@8.0", spec{}, "by a URL"},
+		{"mysql:///nohost", spec{}, "want a URL with a host"},
+		{"postgress", spec{}, `did you mean "postgres"?`},
+		{"postgress@18", spec{}, `did you mean "postgres@18"?`},
+		{"MariaDB10", spec{}, `did you mean "mariadb"?`},
+		{"sqlte", spec{}, `did you mean "sqlite"?`},
+		{"oracle", spec{}, "no such target; want sqlite, mariadb"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -69,6 +74,17 @@ func TestParseSpec(t *testing.T) {
 				t.Errorf("parseSpec(%q) = %+v, %v; want %+v", tc.spec, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnknownSpecShort: a --db that names no target is said in one short
+// line (the list of every target, 600 characters, hid the typo).
+func TestUnknownSpecShort(t *testing.T) {
+	for _, raw := range []string{"postgress", "oracle", "mysql", "mysql:///x", "ftp://x/y", "x@y"} {
+		_, err := parseSpec(raw)
+		if err == nil || len(err.Error()) > 160 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("parseSpec(%q) = %v: want an error of one line under 160 characters", raw, err)
+		}
 	}
 }
 

@@ -232,7 +232,7 @@ func (c *checker) statement() error {
 	if desc, ok := forbiddenFirst[t.up]; ok {
 		return refuse("%s %s, which txlab refuses", t.up, desc)
 	}
-	return unknown(t.up)
+	return unknownFirst(t.up)
 }
 
 // adminObjects are the objects of CREATE, ALTER and DROP that are server

@@ -99,3 +99,29 @@ func TestBenign(t *testing.T) {
 		})
 	}
 }
+
+// TestTypoIsSyntaxError: a statement whose first word starts no SQL
+// statement is refused as the syntax error it is, with the word it likely
+// misspells; a real statement kind the check does not know keeps its
+// message. Both stay refused, and --trust-case runs either (the server
+// then says what it thinks).
+func TestTypoIsSyntaxError(t *testing.T) {
+	for _, d := range dialects {
+		for sql, want := range map[string]string{
+			"SELEC 1;":           "SELEC starts no SQL statement: a syntax error (did you mean SELECT?)",
+			"UPDAET t SET a = 1": "UPDAET starts no SQL statement: a syntax error (did you mean UPDATE?)",
+			"FROBNICATE t":       "FROBNICATE starts no SQL statement: a syntax error",
+			"HELP contents":      "HELP is not a statement kind txlab knows to stay inside its database (--trust-case runs it)",
+		} {
+			err := Check(sql, d.rules)
+			if err == nil || err.Error() != want {
+				t.Errorf("%s: Check(%q) = %v, want %q", d.name, sql, err, want)
+			}
+			trusted := d.rules
+			trusted.Trust = true
+			if err := Check(sql, trusted); err != nil {
+				t.Errorf("%s: Check(%q) with --trust-case = %v", d.name, sql, err)
+			}
+		}
+	}
+}
