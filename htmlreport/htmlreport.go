@@ -54,12 +54,12 @@ type Bundle struct {
 	// and those of report.json's also, with their counts where
 	// summary.json has them ("troc 3, wss 1").
 	Oracles string
-	Case  string
-	Orig  string // case.orig.txn, when the case was reduced
-	Text  string // report.txt
-	Steps int    // statements of case.txn, and of case.orig.txn
-	OrigN int
-	Sched *report.Schedule
+	Case    string
+	Orig    string // case.orig.txn, when the case was reduced
+	Text    string // report.txt
+	Steps   int    // statements of case.txn, and of case.orig.txn
+	OrigN   int
+	Sched   *report.Schedule
 	// SchedOf names the case Sched is an execution of.
 	SchedOf string
 	// GraphFile is graph.svg (Graphviz's drawing) when the bundle has
@@ -79,12 +79,12 @@ type Bundle struct {
 	Focus, FocusConn int
 	// Known is the corpus bug whose rule the finding names, with its
 	// tracker link: a known defect reads as the bug report it is.
-	Known  *knownBug
+	Known *knownBug
 	// byOracle is summary.json's count of the bundle's findings by
 	// oracle, when more than one found its cause.
 	byOracle map[string]int
 	Styles   template.CSS
-	CSP    string
+	CSP      string
 }
 
 // blocking sets a statement's expected wait beside its actual one.
@@ -113,8 +113,8 @@ type index struct {
 	// ones, unless --keep-allowed), UnbundledSigs their signatures: a
 	// count, not a table of documented behaviour.
 	Unbundled, UnbundledSigs int
-	Oracles   []string
-	Verdicts  []string
+	Oracles                  []string
+	Verdicts                 []string
 	// Targets are the servers the findings were made on; Totals the
 	// findings by oracle and verdict (summary.json's counts, else one per
 	// bundle), TotalVerdicts the verdicts in the order the table shows.

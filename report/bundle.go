@@ -227,7 +227,7 @@ type Writer struct {
 	seen map[string]*SignatureCount // by cause key (causeKey)
 	keys []string                   // cause keys in first-seen order
 	sigs map[string]bool            // the signatures recorded (Seen)
-	n    int      // number of the last directory written
+	n    int                        // number of the last directory written
 	// scanned is set once the numbers already used in Dir are known.
 	scanned bool
 }

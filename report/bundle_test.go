@@ -43,7 +43,7 @@ func TestWriterDedup(t *testing.T) {
 	}{
 		{bundle(t, "tx-wss", verdict.Bug, "UPDATE", "INSERT"), false},
 		{bundle(t, "tx-wss", verdict.Bug, "INSERT", "UPDATE", "UPDATE"), true}, // same kinds, other order
-		{bundle(t, "stmt-wss", verdict.Bug, "INSERT", "UPDATE"), true}, // same rule, statements and level: one cause
+		{bundle(t, "stmt-wss", verdict.Bug, "INSERT", "UPDATE"), true},         // same rule, statements and level: one cause
 		{bundle(t, "tx-wss", verdict.Allowed, "INSERT", "UPDATE"), false},
 		{bundle(t, "tx-wss", verdict.Bug, "DELETE"), false},
 		{ruled(t, "tx-wss", verdict.Bug, "other-rule", "INSERT", "UPDATE"), false}, // another rule: not hidden
