@@ -321,12 +321,23 @@ func (w *Writer) freeDir(root string, f verdict.Finding) (string, error) {
 	}
 }
 
+// HangOracle and HangKind name the finding of a case that did not finish
+// within its bound (package fuzz saves one per hung case).
+const (
+	HangOracle = "executor"
+	HangKind   = "hang"
+)
+
 // ReplayFlags are the txlab run flags that reproduce finding f: the
-// writer's (target, judging) with f's level and oracle.
+// writer's (target, judging) with f's level and oracle. A hang is no
+// oracle's: the plain run shows it, so it names none.
 func ReplayFlags(common []string, f verdict.Finding) []string {
 	flags := slices.Clone(common)
-	if f.Isolation != "" {
+	if f.Isolation != "" && f.Isolation != "mixed" {
 		flags = append(flags, "--isolation", f.Isolation)
+	}
+	if f.Oracle == HangOracle && f.Kind == HangKind {
+		return flags
 	}
 	return append(flags, "--oracle", f.Oracle)
 }
