@@ -161,3 +161,38 @@ func TestWriterUniqueAndNoFiles(t *testing.T) {
 		t.Errorf("a NoFiles writer made %s (%v)", dry.Dir, err)
 	}
 }
+
+// TestMergeOneCause: two parts of a campaign (shards) that each found one
+// bug, first by different oracles, merge into one bundle and one row.
+func TestMergeOneCause(t *testing.T) {
+	const rule = "mdev-30835-update-skips-uncommitted-insert"
+	part := func(oracles ...string) string {
+		t.Helper()
+		dir := t.TempDir()
+		w := &report.Writer{Dir: dir}
+		for _, o := range oracles {
+			if _, _, err := w.Write(byOracle(t, o, o+"-kind", rule, "UPDATE")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.SaveSummary(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a, b := part("troc", "wss"), part("wss")
+	dst := filepath.Join(t.TempDir(), "m")
+	merged, _, err := report.MergeInto(dst, []string{a, b})
+	if err == nil {
+		_, err = os.Stat(dst)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(merged) != 1 || merged[0].Count != 3 {
+		t.Errorf("merged %+v; want one row of 3", merged)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(dst, "0*")); len(dirs) != 1 {
+		t.Errorf("merged bundles %v; want 1", dirs)
+	}
+}
