@@ -145,10 +145,21 @@ func Find(id string) ([]Entry, error) {
 
 // ByRule returns the known bug whose corpus cases name rule in their rule
 // header (documented behaviours excluded): a finding with that rule is
-// that bug.
+// that bug. Where several bugs' cases name the rule (TIDB-30361 and
+// TIDB-57170 both show tidb-57170-unistore-reverse-scan), it is the bug
+// the rule is named after.
 func ByRule(rule string) (Entry, bool) {
 	e, ok := byRule()[rule]
 	return e, ok
+}
+
+// CauseOf is the id of the known bug rule belongs to (ByRule), "" for
+// none: what report.Writer.KnownBug joins findings by.
+func CauseOf(rule string) string {
+	if e, ok := ByRule(rule); ok {
+		return e.Bug
+	}
+	return ""
 }
 
 var byRule = sync.OnceValue(func() map[string]Entry {
@@ -163,7 +174,9 @@ var byRule = sync.OnceValue(func() map[string]Entry {
 		}
 		for _, r := range strings.Split(e.Rule, ",") {
 			if r = strings.TrimSpace(r); r != "" {
-				if _, dup := out[r]; !dup {
+				// The first entry naming the rule, unless a later
+				// one is the bug the rule is named after.
+				if prev, dup := out[r]; !dup || !namedAfter(r, prev.Bug) && namedAfter(r, e.Bug) {
 					out[r] = e
 				}
 			}
@@ -171,6 +184,11 @@ var byRule = sync.OnceValue(func() map[string]Entry {
 	}
 	return out
 })
+
+// namedAfter reports whether rule is named after bug id (Slug).
+func namedAfter(rule, id string) bool {
+	return strings.HasPrefix(rule, Slug(id)+"-")
+}
 
 // Slug is the prefix of the rules txlab names after bug id: lower case,
 // spaces and # as "-" ("MySQL #104833" → "mysql-104833").

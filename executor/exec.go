@@ -46,7 +46,8 @@ type Event struct {
 	Rows    []target.Row  `json:"rows"`
 	Error   *target.Error `json:"error,omitempty"`
 	// Step is the index of the statement in the case's steps; -1 for a
-	// ROLLBACK the executor sent by itself after the DBMS aborted a transaction.
+	// ROLLBACK the executor sent by itself after the DBMS aborted a
+	// transaction or left one open after its COMMIT failed.
 	Step int `json:"step"`
 	// Kind is the step's kind as the case carried it (testcase.Kind);
 	// read it with Kind.For(SQL). Zero for statements the executor sent
@@ -713,21 +714,40 @@ func (r *runner) record(ctx context.Context, cn *conn, c completion) error {
 	r.events = append(r.events, ev)
 
 	k := f.kind.Control
+	wasInTxn := cn.inTxn
 	if k == testcase.Commit || k == testcase.Rollback {
 		cn.inTxn = false
 	}
-	if te := target.AsError(c.err); te != nil && te.RolledBack && cn.inTxn {
+	te := target.AsError(c.err)
+	switch {
+	case te != nil && te.RolledBack && cn.inTxn:
 		// The DBMS aborted the transaction: make sure it is rolled back and
 		// skip its remaining statements up to its COMMIT or ROLLBACK.
-		rctx, cancel := context.WithDeadline(ctx, r.hangAt)
-		_, rbErr := cn.sess.Exec(rctx, "ROLLBACK")
-		cancel()
-		rb := Event{Conn: cn.num, SQL: "ROLLBACK", Step: -1, Implicit: true, Affected: -1}
-		fill(&rb, nil, rbErr)
-		r.events = append(r.events, rb)
+		r.rollback(ctx, cn)
 		cn.aborted = true
+	case te != nil && !te.RolledBack && k == testcase.Commit && wasInTxn:
+		// A failed COMMIT ends its transaction uncommitted: that is what
+		// the schedule, the model and every oracle take it to mean. Where
+		// the DBMS has not ended it (SQLite keeps the transaction open
+		// when COMMIT fails a deferred foreign key, "SQLite Foreign Key
+		// Support" 4.2, so that the application may fix the rows and
+		// commit again), txlab rolls it back, as an application giving
+		// up would; else its locks stay until the session closes, and
+		// every other connection's write waits out the hang bound.
+		r.rollback(ctx, cn)
 	}
 	return nil
+}
+
+// rollback sends the ROLLBACK that ends cn's transaction after the DBMS
+// aborted it or a COMMIT failed, and records it as an implicit event.
+func (r *runner) rollback(ctx context.Context, cn *conn) {
+	rctx, cancel := context.WithDeadline(ctx, r.hangAt)
+	_, rbErr := cn.sess.Exec(rctx, "ROLLBACK")
+	cancel()
+	rb := Event{Conn: cn.num, SQL: "ROLLBACK", Step: -1, Implicit: true, Affected: -1}
+	fill(&rb, nil, rbErr)
+	r.events = append(r.events, rb)
 }
 
 // recordFinished records the blocked statements of connections other than

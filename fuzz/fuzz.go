@@ -338,12 +338,29 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 			}
 			return err
 		}
+		hangDir := ""
+		if out.Result != nil && out.Result.Hang && l.opt.Writer != nil {
+			// Saved once the case counts: a hang is a case to replay.
+			f, _, err := l.opt.Writer.Write(hangBundle(t, tc, out.Result, l.opt.Exec.Hang()))
+			if err != nil {
+				return fmt.Errorf("%s (seed %d): saving the hang: %w", tc.Name, spec.Seed, err)
+			}
+			hangDir = f.Dir
+		}
 		l.mu.Lock()
 		var failed error
 		if setupErr != nil {
 			failed = setupErr
 		}
 		l.s.addCase(tc, out, failed)
+		if out.Result != nil && out.Result.Hang {
+			if hangDir != "" {
+				l.s.HangBundles = append(l.s.HangBundles, hangDir)
+			}
+			if l.opt.Log != nil {
+				fmt.Fprintf(l.opt.Log, "%s: HANG: did not finish within --hang-timeout %v%s\n", tc.Name, l.opt.Exec.Hang(), arrow(hangDir))
+			}
+		}
 		if setupErr != nil && l.opt.Log != nil {
 			fmt.Fprintf(l.opt.Log, "%s: %v\n", tc.Name, setupErr)
 		}
@@ -379,6 +396,14 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 	l.s.Rounds++
 	l.mu.Unlock()
 	return nil
+}
+
+// arrow is " → dir", or "" for no directory.
+func arrow(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return " → " + dir
 }
 
 // toReduce picks the bug findings of out whose bundles no reduction has

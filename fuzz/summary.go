@@ -48,13 +48,16 @@ type Summary struct {
 	SetupExamples []string `json:"setup_failure_examples,omitempty"`
 	// ToReduce counts the bug bundles handed to reduction
 	// (Options.Reduce), Reduced those it reduced.
-	ToReduce        int               `json:"to_reduce,omitempty"`
-	Reduced         int               `json:"reduced,omitempty"`
-	Transactions    int               `json:"transactions"`
-	Statements      int               `json:"statements"`
-	Blocked         int               `json:"blocked"`
-	Skipped         int               `json:"skipped"`
-	Hangs           int               `json:"hangs"`
+	ToReduce     int `json:"to_reduce,omitempty"`
+	Reduced      int `json:"reduced,omitempty"`
+	Transactions int `json:"transactions"`
+	Statements   int `json:"statements"`
+	Blocked      int `json:"blocked"`
+	Skipped      int `json:"skipped"`
+	Hangs        int `json:"hangs"`
+	// HangBundles are the bundles of the cases that hung (kind hang,
+	// verdict suspect: not an oracle's finding), one per case.
+	HangBundles     []string          `json:"hang_bundles,omitempty"`
 	JudgeTimeouts   int               `json:"judge_timeouts,omitempty"` // ran, but the case's bound ended their judging
 	ErrorsByClass   map[string]int    `json:"errors_by_class"`
 	InvalidCount    int               `json:"invalid_statements"`
@@ -184,6 +187,7 @@ func Merge(elapsed time.Duration, parts ...*Summary) *Summary {
 		s.Blocked += p.Blocked
 		s.Skipped += p.Skipped
 		s.Hangs += p.Hangs
+		s.HangBundles = append(s.HangBundles, p.HangBundles...)
 		s.JudgeTimeouts += p.JudgeTimeouts
 		s.InvalidCount += p.InvalidCount
 		s.InvalidExamples = appendExamples(s.InvalidExamples, p.InvalidExamples)
@@ -595,7 +599,15 @@ func (s *Summary) WriteText(w io.Writer) {
 			fmt.Fprintln(w, ")")
 		}
 		if s.Hangs > 0 {
-			fmt.Fprintf(w, "  hangs         %d cases did not finish in time\n", s.Hangs)
+			fmt.Fprintf(w, "  hangs         %s did not finish within --hang-timeout (not judged);", english.Plural(s.Hangs, "case"))
+			switch n := len(s.HangBundles); {
+			case n == 0:
+				fmt.Fprintln(w, " no bundle (no --out writer)")
+			case n <= 3:
+				fmt.Fprintf(w, " txlab run replays each: %s\n", strings.Join(s.HangBundles, ", "))
+			default:
+				fmt.Fprintf(w, " txlab run replays each: %s and %d more (-v names them)\n", strings.Join(s.HangBundles[:3], ", "), n-3)
+			}
 		}
 		if s.JudgeTimeouts > 0 {
 			fmt.Fprintf(w, "  judge timeout %d cases not judged within --hang-timeout\n", s.JudgeTimeouts)

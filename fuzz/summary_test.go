@@ -55,6 +55,18 @@ func TestDominantKnownBug(t *testing.T) {
 	}
 }
 
+// TestDominantKnownBugNamesTheRulesBug: a rule two corpus bugs' cases
+// name (TIDB-30361's and TIDB-57170's both show
+// tidb-57170-unistore-reverse-scan) is the bug it is named after: the
+// hint names TIDB-57170, as issue 42 found it did not.
+func TestDominantKnownBugNamesTheRulesBug(t *testing.T) {
+	f := verdict.Finding{Oracle: "troc", Verdict: verdict.Bug, Rule: "tidb-57170-unistore-reverse-scan"}
+	s := &Summary{Findings: []verdict.Finding{f, f, f, {Oracle: "wss", Verdict: verdict.Bug, Rule: "wss-fcrfs"}}}
+	if id, n, total := s.DominantKnownBug(); id != "TIDB-57170" || n != 3 || total != 4 {
+		t.Errorf("DominantKnownBug = %q %d of %d, want TIDB-57170 3 of 4", id, n, total)
+	}
+}
+
 // TestProgressLineFits: the live line stays short enough for an 80-column
 // terminal beside the spinner, the count and the elapsed time (about 25
 // columns), however large the counts grow.

@@ -47,15 +47,19 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 type Bundle struct {
 	Name   string // directory name
 	Report report.Report
-	// Count is how many findings had the bundle's signature (summary.json;
+	// Count is how many findings had the bundle's cause (summary.json;
 	// 1 when the directory has none).
 	Count int
-	Case  string
-	Orig  string // case.orig.txn, when the case was reduced
-	Text  string // report.txt
-	Steps int    // statements of case.txn, and of case.orig.txn
-	OrigN int
-	Sched *report.Schedule
+	// Oracles are the oracles whose findings the bundle holds: its own
+	// and those of report.json's also, with their counts where
+	// summary.json has them ("troc 3, wss 1").
+	Oracles string
+	Case    string
+	Orig    string // case.orig.txn, when the case was reduced
+	Text    string // report.txt
+	Steps   int    // statements of case.txn, and of case.orig.txn
+	OrigN   int
+	Sched   *report.Schedule
 	// SchedOf names the case Sched is an execution of.
 	SchedOf string
 	// GraphFile is graph.svg (Graphviz's drawing) when the bundle has
@@ -75,9 +79,12 @@ type Bundle struct {
 	Focus, FocusConn int
 	// Known is the corpus bug whose rule the finding names, with its
 	// tracker link: a known defect reads as the bug report it is.
-	Known  *knownBug
-	Styles template.CSS
-	CSP    string
+	Known *knownBug
+	// byOracle is summary.json's count of the bundle's findings by
+	// oracle, when more than one found its cause.
+	byOracle map[string]int
+	Styles   template.CSS
+	CSP      string
 }
 
 // blocking sets a statement's expected wait beside its actual one.
@@ -102,11 +109,12 @@ type index struct {
 	Generated string
 	Bundles   []*Bundle
 	Known     []report.SignatureCount
-	// Unbundled are findings counted without a bundle (allowed ones,
-	// unless --keep-allowed).
-	Unbundled []report.SignatureCount
-	Oracles   []string
-	Verdicts  []string
+	// Unbundled counts the findings counted without a bundle (allowed
+	// ones, unless --keep-allowed), UnbundledSigs their signatures: a
+	// count, not a table of documented behaviour.
+	Unbundled, UnbundledSigs int
+	Oracles                  []string
+	Verdicts                 []string
 	// Targets are the servers the findings were made on; Totals the
 	// findings by oracle and verdict (summary.json's counts, else one per
 	// bundle), TotalVerdicts the verdicts in the order the table shows.
@@ -127,6 +135,7 @@ func Write(dir string) (string, error) {
 		return "", err
 	}
 	counts := map[string]int{}
+	byOracle := map[string]map[string]int{}
 	var known []report.SignatureCount
 	if data, err := os.ReadFile(filepath.Join(dir, report.SummaryFile)); err == nil {
 		var sum []report.SignatureCount
@@ -139,6 +148,7 @@ func Write(dir string) (string, error) {
 				continue
 			}
 			counts[filepath.Base(s.Dir)] = s.Count
+			byOracle[filepath.Base(s.Dir)] = s.ByOracle
 		}
 	}
 	idx := &index{Dir: dir, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Styles: styles,
@@ -147,7 +157,8 @@ func Write(dir string) (string, error) {
 		if k.Verdict == verdict.Known {
 			idx.Known = append(idx.Known, k)
 		} else {
-			idx.Unbundled = append(idx.Unbundled, k)
+			idx.Unbundled += k.Count
+			idx.UnbundledSigs++
 		}
 	}
 	seen := map[string]bool{}
@@ -163,6 +174,7 @@ func Write(dir string) (string, error) {
 			return "", err
 		}
 		b.Count = max(counts[e.Name()], 1)
+		b.Oracles = oraclesOf(b, byOracle[e.Name()])
 		if err := writePage(filepath.Join(dir, e.Name(), report.PageFile), b); err != nil {
 			return "", err
 		}
@@ -200,7 +212,13 @@ func (idx *index) totals(known []report.SignatureCount) {
 		idx.Totals[oracle][v] += n
 	}
 	for _, b := range idx.Bundles {
-		add(b.Report.Finding.Oracle, string(b.Report.Finding.Verdict), b.Count)
+		if by := b.byOracle; len(by) > 1 {
+			for o, n := range by {
+				add(o, string(b.Report.Finding.Verdict), n)
+			}
+		} else {
+			add(b.Report.Finding.Oracle, string(b.Report.Finding.Verdict), b.Count)
+		}
 		if t := b.Report.Target; t != "" && !slices.Contains(idx.Targets, t) {
 			idx.Targets = append(idx.Targets, t)
 		}
@@ -220,6 +238,25 @@ func (idx *index) totals(known []report.SignatureCount) {
 	if len(idx.Totals) > 0 {
 		idx.Oracles = slices.Sorted(maps.Keys(idx.Totals))
 	}
+}
+
+// oraclesOf is the Oracles of bundle b, whose findings summary.json
+// counts by oracle as by (nil: one oracle, or no summary).
+func oraclesOf(b *Bundle, by map[string]int) string {
+	names := []string{b.Report.Finding.Oracle}
+	for _, a := range b.Report.Also {
+		if !slices.Contains(names, a.Finding.Oracle) {
+			names = append(names, a.Finding.Oracle)
+		}
+	}
+	b.byOracle = by
+	if len(by) < 2 {
+		return strings.Join(names, ", ")
+	}
+	for i, o := range names {
+		names[i] = fmt.Sprintf("%s %d", o, by[o])
+	}
+	return strings.Join(names, ", ")
 }
 
 func writePage(path string, b *Bundle) error {

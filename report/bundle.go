@@ -52,6 +52,11 @@ type Bundle struct {
 	// the case as submitted), written as schedule.json for the HTML
 	// report's timeline; nil = none.
 	Schedule *executor.Result
+	// Unique says the finding is a cause of its own whatever came before
+	// it: its bundle is written even when another finding had the same
+	// signature (a hang, whose cause txlab cannot name: every one is a
+	// case a person replays).
+	Unique bool
 }
 
 // Files of a bundle directory and of the directory holding the bundles.
@@ -94,6 +99,16 @@ type Report struct {
 	// the target, its settings, the level, the oracle and its judging
 	// flags, on the bundle directory.
 	Replay string `json:"replay,omitempty"`
+	// Also are the findings of other oracles with the same cause, whose
+	// evidence the bundle holds beside its own (Writer.Write).
+	Also []Also `json:"also,omitempty"`
+}
+
+// Also is another oracle's finding of a bundle's cause: its finding and
+// the bundle's files that hold its evidence (ORACLE-report.txt, …).
+type Also struct {
+	Finding verdict.Finding `json:"finding"`
+	Files   []string        `json:"files"`
 }
 
 // DB is the exact target a finding was made on: the --db spec as the command
@@ -159,7 +174,8 @@ func NamedAfterIssue(rule string) bool { return issueRule.MatchString(rule) }
 // reserved are the file names the writer itself produces.
 var reserved = map[string]bool{"case.txn": true, "report.txt": true, "report.json": true, ScheduleFile: true, PageFile: true}
 
-// SignatureCount is one line of the summary.
+// SignatureCount is one line of the summary: one cause (Writer.Write),
+// named by the signature of its first finding.
 type SignatureCount struct {
 	Signature string          `json:"signature"`
 	Verdict   verdict.Verdict `json:"verdict"`
@@ -170,6 +186,13 @@ type SignatureCount struct {
 	Dir string `json:"dir"`
 	// KnownAs is the suppression entry that matched (verdict known).
 	KnownAs string `json:"known_as,omitempty"`
+	// Cause is what the findings counted here have in common beyond
+	// their signature: the known bug their rule belongs to, or the rule;
+	// "" when only the signature joins them.
+	Cause string `json:"cause,omitempty"`
+	// ByOracle counts the findings by oracle, when more than one oracle
+	// found the cause.
+	ByOracle map[string]int `json:"by_oracle,omitempty"`
 }
 
 // Writer writes one directory per new finding signature under Dir and counts
@@ -192,11 +215,19 @@ type Writer struct {
 	// reproduce this writer's findings (--db, --set, --model, --strict);
 	// each bundle adds its level and oracle (ReplayFlags).
 	Replay []string
+	// KnownBug names the known bug a rule belongs to (bugs.CauseOf), ""
+	// for none: findings whose rules name one bug are one cause, whichever
+	// oracle found them. Nil: a rule named after an issue is its own cause.
+	KnownBug func(rule string) string
+	// NoFiles counts, signs and suppresses the findings and writes no
+	// bundle (a replay of a bundle, which would only copy it).
+	NoFiles bool
 
 	mu   sync.Mutex
-	seen map[string]*SignatureCount
-	keys []string // signatures in first-seen order
-	n    int      // number of the last directory written
+	seen map[string]*SignatureCount // by cause key (causeKey)
+	keys []string                   // cause keys in first-seen order
+	sigs map[string]bool            // the signatures recorded (Seen)
+	n    int                        // number of the last directory written
 	// scanned is set once the numbers already used in Dir are known.
 	scanned bool
 }
@@ -214,21 +245,28 @@ func (w *Writer) Write(b Bundle) (f verdict.Finding, dup bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.seen == nil {
-		w.seen = map[string]*SignatureCount{}
+		w.seen, w.sigs = map[string]*SignatureCount{}, map[string]bool{}
 	}
 	sig := b.Signature()
 	b.Finding.Signature = sig
+	w.sigs[sig] = true
 	if by := w.Suppress.Match(sig, b.Finding.Rule); by != "" {
 		b.Finding.Verdict, b.Finding.KnownAs = verdict.Known, by
 	}
-	if sc, ok := w.seen[sig]; ok {
+	cause, key := w.causeKey(&b)
+	if sc, ok := w.seen[key]; ok {
 		sc.Count++
 		b.Finding.Dir = sc.Dir
+		if err := w.addEvidence(sc, &b); err != nil {
+			return b.Finding, true, err
+		}
 		return b.Finding, true, nil
 	}
-	if b.Finding.Verdict == verdict.Known && !w.KeepKnown || b.Finding.Verdict == verdict.Allowed && !w.KeepAllowed {
-		w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs}
-		w.keys = append(w.keys, sig)
+	sc := &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, KnownAs: b.Finding.KnownAs,
+		Cause: cause, ByOracle: map[string]int{b.Finding.Oracle: 1}}
+	if w.NoFiles || b.Finding.Verdict == verdict.Known && !w.KeepKnown || b.Finding.Verdict == verdict.Allowed && !w.KeepAllowed {
+		w.seen[key] = sc
+		w.keys = append(w.keys, key)
 		return b.Finding, false, nil
 	}
 	root := w.Dir
@@ -247,8 +285,9 @@ func (w *Writer) Write(b Bundle) (f verdict.Finding, dup bool, err error) {
 		os.RemoveAll(dir)
 		return b.Finding, false, err
 	}
-	w.seen[sig] = &SignatureCount{Signature: sig, Verdict: b.Finding.Verdict, Rule: b.Finding.Rule, Count: 1, Dir: dir, KnownAs: b.Finding.KnownAs}
-	w.keys = append(w.keys, sig)
+	sc.Dir = dir
+	w.seen[key] = sc
+	w.keys = append(w.keys, key)
 	return b.Finding, false, nil
 }
 
@@ -282,12 +321,23 @@ func (w *Writer) freeDir(root string, f verdict.Finding) (string, error) {
 	}
 }
 
+// HangOracle and HangKind name the finding of a case that did not finish
+// within its bound (package fuzz saves one per hung case).
+const (
+	HangOracle = "executor"
+	HangKind   = "hang"
+)
+
 // ReplayFlags are the txlab run flags that reproduce finding f: the
-// writer's (target, judging) with f's level and oracle.
+// writer's (target, judging) with f's level and oracle. A hang is no
+// oracle's: the plain run shows it, so it names none.
 func ReplayFlags(common []string, f verdict.Finding) []string {
 	flags := slices.Clone(common)
-	if f.Isolation != "" {
+	if f.Isolation != "" && f.Isolation != "mixed" {
 		flags = append(flags, "--isolation", f.Isolation)
+	}
+	if f.Oracle == HangOracle && f.Kind == HangKind {
+		return flags
 	}
 	return append(flags, "--oracle", f.Oracle)
 }
@@ -374,7 +424,7 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []stri
 	return nil
 }
 
-// Known reports whether a finding with b's signature was written already.
+// Known reports whether a finding with b's signature was recorded already.
 func (w *Writer) Known(b *Bundle) bool {
 	return w.Seen(b.Signature())
 }
@@ -389,8 +439,7 @@ func (w *Writer) Seen(sig string) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.seen[sig]
-	return ok
+	return w.sigs[sig]
 }
 
 // Save writes the bundles of the findings an oracle returned, in order,
@@ -432,7 +481,13 @@ func (w *Writer) Summary() []SignatureCount {
 	defer w.mu.Unlock()
 	out := make([]SignatureCount, 0, len(w.keys))
 	for _, k := range w.keys {
-		out = append(out, *w.seen[k])
+		sc := *w.seen[k]
+		if len(sc.ByOracle) < 2 {
+			sc.ByOracle = nil // one oracle: its signature says which
+		} else {
+			sc.ByOracle = maps.Clone(sc.ByOracle)
+		}
+		out = append(out, sc)
 	}
 	return out
 }
@@ -452,6 +507,7 @@ func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
 		fmt.Fprintln(out, "no findings")
 		return
 	}
+	unbundled, kinds := 0, 0 // counted without a bundle, not known: allowed
 	for _, s := range sum {
 		where := "→ " + s.Dir
 		switch {
@@ -460,10 +516,18 @@ func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
 			if s.Dir != "" {
 				where += " → " + s.Dir
 			}
+		case s.Dir == "" && s.Verdict == verdict.Allowed:
+			unbundled += s.Count
+			kinds++
+			continue
 		case s.Dir == "":
-			where = "(no bundle: --keep-allowed writes one)"
+			where = "(no bundle)"
 		}
-		fmt.Fprintf(out, "%5d× %s %s\n", s.Count, s.Signature, where)
+		fmt.Fprintf(out, "%5d× %s %s%s\n", s.Count, s.Signature, where, byOracleText(s.ByOracle))
+	}
+	if unbundled > 0 {
+		fmt.Fprintf(out, "%5d× allowed (documented behaviour, %d signature%s): counted, no bundle (--keep-allowed writes them)\n",
+			unbundled, kinds, map[bool]string{true: "", false: "s"}[kinds == 1])
 	}
 	// What each --suppress entry matched: an entry that matched nothing,
 	// or far more than expected, is worth a look.

@@ -68,12 +68,9 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 		}
 	}
 	var out []SignatureCount
-	index := map[string]int{} // signature (counted without a bundle: "unbundled " + signature) → out
+	index := map[string]int{} // cause or signature (counted without a bundle: "unbundled " + signature) → out
 	add := func(s SignatureCount) {
-		key := s.Signature
-		if s.Dir == "" {
-			key = "unbundled " + s.Signature
-		}
+		key := mergeKey(s)
 		if i, ok := index[key]; ok {
 			out[i].Count += s.Count
 			return
@@ -87,6 +84,7 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 			continue
 		}
 		counts := map[string]int{}     // bundle directory name → its count
+		causes := map[string]string{}  // bundle directory name → its cause
 		var unbundled []SignatureCount // known findings, and allowed ones without --keep-allowed
 		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
 			var sum []SignatureCount
@@ -99,6 +97,7 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 					continue
 				}
 				counts[filepath.Base(s.Dir)] += s.Count
+				causes[filepath.Base(s.Dir)] = s.Cause
 			}
 		}
 		entries, err := os.ReadDir(src)
@@ -122,8 +121,10 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 				return nil, missing, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
 			}
 			count := max(counts[e.Name()], 1)
-			if _, seen := index[r.Signature]; seen {
-				add(SignatureCount{Signature: r.Signature, Count: count, Dir: "(merged)"})
+			sc := SignatureCount{Signature: r.Signature, Verdict: r.Finding.Verdict, Rule: r.Finding.Rule, Count: count, Dir: "(merged)", KnownAs: r.Finding.KnownAs, Cause: causes[e.Name()]}
+			if _, seen := index[mergeKey(sc)]; seen {
+				// The same cause as a bundle of another part: one row.
+				add(sc)
 				continue
 			}
 			n++
@@ -133,7 +134,8 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 			if err := copyBundle(dir, to); err != nil {
 				return nil, missing, err
 			}
-			add(SignatureCount{Signature: r.Signature, Verdict: r.Finding.Verdict, Rule: r.Finding.Rule, Count: count, Dir: to, KnownAs: r.Finding.KnownAs})
+			sc.Dir = to
+			add(sc)
 		}
 		for _, k := range unbundled {
 			add(k)
@@ -157,6 +159,19 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 		return nil, missing, err
 	}
 	return out, missing, atomicfile.WriteFile(filepath.Join(dst, SummaryFile), append(js, '\n'), 0o644)
+}
+
+// mergeKey is what joins the parts' entries into one: the cause a writer
+// recorded (Writer.Write), else the signature; counted without a bundle,
+// the signature only.
+func mergeKey(s SignatureCount) string {
+	switch {
+	case s.Dir == "":
+		return "unbundled " + s.Signature
+	case s.Cause != "":
+		return "cause " + s.Cause + " " + string(s.Verdict)
+	}
+	return s.Signature
 }
 
 // rank orders verdicts as the summaries list them: bugs first, known last.

@@ -222,7 +222,11 @@ type Error struct {
 	// RolledBack is true when the DBMS rolled back the whole transaction by
 	// itself or left it in a state where only ROLLBACK is accepted; the
 	// executor then sends ROLLBACK (harmless if already rolled back) and skips
-	// the transaction's remaining statements.
+	// the transaction's remaining statements. A failed COMMIT ends its
+	// transaction uncommitted on every target: RolledBack says the DBMS
+	// ended it (PostgreSQL, TiDB); without it the executor rolls it back
+	// (SQLite keeps the transaction open after COMMIT fails a deferred
+	// foreign key).
 	RolledBack bool `json:"rolled_back,omitempty"`
 }
 

@@ -47,7 +47,7 @@ type oracleFlags struct {
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
 	f := cmd.Flags()
 	f.StringVar(&o.list, "oracle", "", oracles.Help())
-	f.StringVar(&o.out, "out", report.DefaultDir, "directory for finding bundles (case.txn, report.txt, report.json) (e.g. --out /tmp/findings)")
+	f.StringVar(&o.out, "out", report.DefaultDir, "directory for finding bundles (case.txn, report.txt, report.json), one per cause; txlab run of a\nbundle writes none unless --out is given (e.g. --out /tmp/findings)")
 	f.StringVar(&o.model, "model", "", "judge against a textbook model instead of what the DBMS documents: an isolation level or\nstrict-serializable; every anomaly it forbids is a bug, nothing else is a finding (e.g. --model serializable)")
 	f.BoolVar(&o.common.Strict, "strict", false, "every violation of the level's textbook (Adya) definition is a bug, even where the DBMS\ndocuments it (e.g. --strict)")
 	if generating {
@@ -123,7 +123,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	}
 	info := t.Info()
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
-		DB: g.targetRecord(info), Replay: g.replayFlags(o.common)}
+		DB: g.targetRecord(info), Replay: g.replayFlags(o.common), KnownBug: bugs.CauseOf}
 	o.settings = settings
 	o.built, o.checkers = nil, nil
 	return o.buildSet(ctx)

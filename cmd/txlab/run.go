@@ -40,6 +40,7 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
   txlab run txlab-reports/0003-troc-incorrect-blocking-bug   # a bundle, with its target and flags`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			replaysBundle := anyBundle(args)
 			if err := applyReplay(cmd, args); err != nil {
 				return usageErr(err)
 			}
@@ -66,6 +67,11 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
 				return &exitError{code: 2, err: err}
 			}
 			closeOracles = orc.close
+			if replaysBundle && !cmd.Flags().Changed("out") {
+				// The bundle is the finding already: a replay writes a new
+				// one only when --out asks for it.
+				orc.writer.NoFiles = true
+			}
 			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, Writer: orc.writer, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,

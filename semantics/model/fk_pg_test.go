@@ -182,8 +182,8 @@ func TestSQLiteForeignKeyActions(t *testing.T) {
 // TestSQLiteDeferredForeignKeys: a deferred key of SQLite is checked when
 // the transaction commits (an autocommit statement's at its end): a
 // COMMIT or a statement that succeeded over a key no parent row holds is
-// flagged; a failed COMMIT leaves the transaction open, which the model
-// does not follow.
+// flagged; a failed COMMIT ends the transaction uncommitted (the executor
+// rolls back what SQLite leaves open), and the model follows the case on.
 func TestSQLiteDeferredForeignKeys(t *testing.T) {
 	setup := []string{
 		"CREATE TABLE parent (id INT PRIMARY KEY, v INT)",
@@ -204,8 +204,12 @@ func TestSQLiteDeferredForeignKeys(t *testing.T) {
 			kind: "missing-error", at: 2},
 		{name: "doctored: an autocommit INSERT succeeds with no parent", steps: []step{{conn: 1, sql: "INSERT INTO kid VALUES (3, 7)", affected: 1}},
 			kind: "missing-error", at: 0},
-		{name: "a failed COMMIT leaves the transaction open: not followed", halt: "not modelled: deferred-constraint",
-			steps: []step{begin, {conn: 1, sql: "INSERT INTO kid VALUES (1, 9)", affected: 1}, {conn: 1, sql: "COMMIT", err: fkErr}}},
+		{name: "a failed COMMIT and txlab's ROLLBACK: the transaction did not commit", steps: []step{begin, {conn: 1, sql: "INSERT INTO kid VALUES (1, 9)", affected: 1},
+			{conn: 1, sql: "COMMIT", err: fkErr}, {conn: 1, sql: "ROLLBACK"}, {conn: 2, sql: "SELECT * FROM kid", rows: tuples("2, 2")},
+			{conn: 2, sql: "INSERT INTO parent VALUES (9, 90)", affected: 1}}},
+		{name: "doctored: the failed COMMIT's row is seen", steps: []step{begin, {conn: 1, sql: "INSERT INTO kid VALUES (1, 9)", affected: 1},
+			{conn: 1, sql: "COMMIT", err: fkErr}, {conn: 1, sql: "ROLLBACK"}, {conn: 2, sql: "SELECT * FROM kid", rows: tuples("1, 9", "2, 2")}},
+			kind: "incorrect-result", at: 4},
 	}
 	runFKCases(t, "sqlite", []target.Level{target.Serializable}, setup, cases)
 }

@@ -482,6 +482,7 @@ func (s *Session) setCockroachIsolation(ctx context.Context, name string) error 
 func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 	s.running.Store(true)
 	defer s.running.Store(false)
+	inTxn := s.conn.TxStatus() != 'I'
 	res, err := runOne(ctx, s.conn, q)
 	if encErr := checkEncoding(s.conn); encErr != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -490,7 +491,16 @@ func (s *Session) Exec(ctx context.Context, q string) (*target.Result, error) {
 		return nil, fmt.Errorf("%s: session closed: %w", s.t.flavor, encErr)
 	}
 	if err != nil {
-		return nil, s.t.classify(ctx, s.conn, err)
+		err = s.t.classify(ctx, s.conn, err)
+		if te := target.AsError(err); te != nil && inTxn && s.conn.TxStatus() == 'I' {
+			// The statement that failed ended its transaction: a COMMIT
+			// whose deferred checks or serializable validation failed
+			// rolls the transaction back (the error says so, and
+			// PostgreSQL's COMMIT docs), and the executor then has
+			// nothing to roll back.
+			te.RolledBack = true
+		}
+		return nil, err
 	}
 	return res, nil
 }
