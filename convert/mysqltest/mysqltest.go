@@ -77,7 +77,10 @@ var refused = map[string]string{
 
 // sources are the includes that only check the server has what the test
 // needs, or wait for a state, and so change nothing the test runs.
-var sourceOK = regexp.MustCompile(`^include/(have_innodb|have_partition|have_sequence|count_sessions|wait_until_count_sessions|wait_condition|wait_condition_with_debug|wait_show_condition|not_embedded|big_test|no_valgrind_without_big|innodb_page_size|innodb_page_size_small|have_binlog_format_[a-z_]+|not_valgrind|have_utf8mb4|have_perfschema|have_metadata_lock_info|not_windows|have_log_bin)\.inc$`)
+var sourceOK = regexp.MustCompile(`^include/((have_(?:[a-z0-9_]+))|count_sessions|wait_until_count_sessions|wait_condition|wait_condition_with_debug|wait_show_condition|wait_until_disconnected|wait_all_purged|not_embedded|big_test|no_valgrind_without_big|innodb_page_size|innodb_page_size_small|not_valgrind|not_windows)\.inc$`)
+
+// sourceDebug are the have_ includes that need a debug build.
+var sourceDebug = regexp.MustCompile(`^include/have_debug`)
 
 // Parse reads a .test file and returns one case per scenario (see the
 // package doc); errors name the line.
@@ -281,7 +284,7 @@ func (rd *reader) command(line int, word, arg string) error {
 	case w == "query" || w == "query_vertical" || w == "query_horizontal":
 		return rd.statement(line, arg)
 	case w == "source":
-		if sourceOK.MatchString(arg) {
+		if sourceOK.MatchString(arg) && !sourceDebug.MatchString(arg) {
 			return nil
 		}
 		return rd.fail(line, "sources %s, outside the subset txlab reads", arg)
