@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/testcase"
 )
 
 // TestImportGoesOn: a file that cannot be converted is said on its own
@@ -29,5 +31,29 @@ func TestImportGoesOn(t *testing.T) {
 	written, _ := filepath.Glob(filepath.Join(out, "*.txn"))
 	if len(written) == 0 {
 		t.Errorf("the good file after the bad one was not converted; stderr %q", errOut)
+	}
+}
+
+// TestImportVendorTests: --from pg-isolation gives one case file per
+// permutation of a spec, --from mysql-test one per scenario of a .test
+// file, each a case txlab reads.
+func TestImportVendorTests(t *testing.T) {
+	for _, tc := range []struct {
+		from, file string
+		want       []string
+	}{
+		{"pg-isolation", "../../convert/pgspec/testdata/lost-update.spec", []string{"lost-update-1.txn", "lost-update-2.txn"}},
+		{"mysql-test", "../../convert/mysqltest/testdata/scenarios.test", []string{"scenarios-1.txn", "scenarios-2.txn"}},
+	} {
+		out := t.TempDir()
+		code, _, errOut := txlab(t, "import", "--from", tc.from, "--out", out, tc.file)
+		if code != 0 {
+			t.Fatalf("%s: exit %d; stderr %q", tc.from, code, errOut)
+		}
+		for _, name := range tc.want {
+			if _, err := testcase.ParseFile(filepath.Join(out, name)); err != nil {
+				t.Errorf("%s: %v", tc.from, err)
+			}
+		}
 	}
 }
