@@ -49,6 +49,10 @@ Cases go to stdout, or one file each into --out DIR.`,
 			}
 			first := true
 			failed := 0
+			// A file's cases are base-1.txn, base-2.txn, …: a file named
+			// base-2 (PostgreSQL has nowait.spec and nowait-2.spec) must
+			// not overwrite another's case.
+			written := map[string]bool{}
 			for _, path := range args {
 				// A file that cannot be read or converted is said on its
 				// own line and the others still convert, as in txlab run;
@@ -74,6 +78,10 @@ Cases go to stdout, or one file each into --out DIR.`,
 						name = fmt.Sprintf("%s-%d.txn", base, i+1)
 					}
 					dst := filepath.Join(out, name)
+					for n := 2; written[dst]; n++ {
+						dst = filepath.Join(out, fmt.Sprintf("%s.%d.txn", strings.TrimSuffix(name, ".txn"), n))
+					}
+					written[dst] = true
 					if err := atomicfile.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
 						return &exitError{code: 2, err: err}
 					}

@@ -57,3 +57,25 @@ func TestImportVendorTests(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNamesDoNotCollide: a spec's second permutation and a spec
+// named like it (nowait.spec, nowait-2.spec) both keep their case file.
+func TestImportNamesDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	two := "setup { CREATE TABLE t (k int); }\nsession s1\nstep a { SELECT 1; }\nstep b { SELECT 2; }\npermutation a b\npermutation b a\n"
+	one := "session s1\nstep c { SELECT 3; }\n"
+	for name, text := range map[string]string{"nowait.spec": two, "nowait-2.spec": one} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, _, errOut := txlab(t, "import", "--from", "pg-isolation", "--out", out, filepath.Join(dir, "nowait.spec"), filepath.Join(dir, "nowait-2.spec"))
+	if code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, errOut)
+	}
+	written, _ := filepath.Glob(filepath.Join(out, "*.txn"))
+	if len(written) != 3 {
+		t.Errorf("wrote %v, want 3 case files; stderr %q", written, errOut)
+	}
+}
