@@ -10,7 +10,9 @@
 // may follow. The header of a block is its isolation level (Troc: RC, RR,
 // SER, …) or the transaction's number (WriteCheck). Statements may end in
 // a semicolon or not. ReplBug's Python bug modules are read too (see
-// parseReplBug).
+// parseReplBug), and the vendors' own concurrency tests: PostgreSQL's
+// isolation-tester specs (package pgspec) and MariaDB's and MySQL's
+// mysql-test files (package mysqltest).
 package convert
 
 import (
@@ -20,12 +22,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txlab/txlab/convert/mysqltest"
+	"github.com/txlab/txlab/convert/pgspec"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
 
 // Formats names the formats Parse reads.
-var Formats = []string{"troc", "writecheck", "dt2", "replbug"}
+var Formats = []string{"troc", "writecheck", "dt2", "replbug", "pg-isolation", "mysql-test"}
 
 // Parse reads the cases in the given format (see Formats) from r; name is
 // the file name errors and the source comments cite. A file may hold
@@ -40,6 +44,10 @@ func Parse(format, name string, r io.Reader) ([]*testcase.Case, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return parseReplBug(name, string(src))
+	case "pg-isolation":
+		return pgspec.Parse(name, r)
+	case "mysql-test":
+		return mysqltest.Parse(name, r)
 	default:
 		return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}

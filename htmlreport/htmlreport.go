@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/convert/upstream"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/report"
@@ -372,37 +373,26 @@ func countSteps(text string) int {
 	return len(c.Steps)
 }
 
-// BugReport is a block to paste into a DBMS's bug tracker: what ran where,
-// what was expected and what happened, and the minimal case that replays it.
+// BugReport is a block to paste into a DBMS's bug tracker (package
+// upstream's paste block): the DBMS, version and level, the case's
+// statements per connection, which statement went wrong, what was
+// expected of it and what happened.
 func (b *Bundle) BugReport() string {
-	f := b.Report.Finding
-	var w strings.Builder
-	fmt.Fprintf(&w, "%s at %s", f.Kind, f.Isolation)
-	if b.Known != nil {
-		fmt.Fprintf(&w, " (looks like %s, %s)", b.Known.ID, b.Known.Link)
+	c, err := testcase.ParseString("case.txn", b.Case)
+	if err != nil {
+		return ""
 	}
-	w.WriteString("\n\n")
-	if db := b.Report.DB; db != nil {
-		fmt.Fprintf(&w, "Server: %s %s\n", db.DBMS, db.Version)
-		for _, set := range db.Settings {
-			fmt.Fprintf(&w, "Setting: %s\n", set)
-		}
-	} else if b.Report.Target != "" {
-		fmt.Fprintf(&w, "Server: %s\n", b.Report.Target)
+	r := b.Report
+	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Case: c, Details: r.Details}
+	if r.DB != nil {
+		f.DBMS, f.Version, f.Settings = r.DB.DBMS, r.DB.Version, r.DB.Settings
+	} else {
+		f.DBMS = r.Target
 	}
-	fmt.Fprintf(&w, "Isolation level: %s\n\n", f.Isolation)
-	if bl := b.Blocking; bl != nil {
-		fmt.Fprintf(&w, "Expected: %s\nActual: %s\n", bl.Expected, bl.Actual)
+	if b.Sched != nil && b.SchedOf == "case.txn" {
+		f.Events = b.Sched.Events
 	}
-	fmt.Fprintf(&w, "Why it is wrong: %s\n", f.Summary)
-	w.WriteString("\nSteps to reproduce: run the statements below in order, each on the connection its N> prefix names\n(statements without a prefix are the setup, run first in autocommit):\n\n")
-	w.WriteString(strings.TrimSpace(b.Case))
-	w.WriteString("\n\nFound with txlab (" + f.Oracle + " oracle, rule " + f.Rule + ")")
-	if b.Report.Replay != "" {
-		w.WriteString("; it replays with: " + b.Report.Replay)
-	}
-	w.WriteString(".\n")
-	return w.String()
+	return upstream.Paste(f)
 }
 
 // Timeline is the schedule drawn as inline SVG: one lane per connection,

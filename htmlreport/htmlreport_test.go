@@ -88,11 +88,23 @@ func TestWrite(t *testing.T) {
 	if strings.Contains(blk, `id="rows"`) {
 		t.Error("the Troc blocking page shows empty row boxes")
 	}
-	// A bug report block to paste: server, level, expected vs actual, the case.
-	for _, want := range []string{`id="bug-report"`, "Server: mariadb 10.11.19-MariaDB-0", "Isolation level: read-committed",
-		"Expected: it waits (BLOCKED)", "Actual: it ran without waiting", "3&gt; UPDATE t2 SET c2 = UPPER(c2) WHERE c2 &gt; &#39;add&#39;;", "looks like MDEV-30835"} {
-		if !strings.Contains(blk, want) {
+	// A bug report block to paste: server, level, which statement, what
+	// was expected of it and what happened, the case per connection; none
+	// of txlab's headers, no local path, connections as the schedule
+	// names them.
+	paste := blk[strings.Index(blk, `id="bug-report"`):]
+	paste = paste[:strings.Index(paste, "</pre>")]
+	for _, want := range []string{"DBMS: mariadb 10.11.19-MariaDB-0", "Isolation level: READ COMMITTED (every connection)",
+		"Expected: statement 12 (connection 3: UPDATE t2 SET c2 = UPPER(c2) WHERE c2 &gt; &#39;add&#39;) waits until another transaction releases a lock it needs.",
+		"Actual: it ran without waiting: ok, 2 rows affected.", "-- connection 3\nUPDATE t2 SET c2 = UPPER(c2) WHERE c2 &gt; &#39;add&#39;;  -- &lt;- statement 12",
+		"connection 2&#39;s transaction holds locked"} {
+		if !strings.Contains(paste, want) {
 			t.Errorf("the bug report block lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"-- seed", "-- replay", "reduced-from", "Reduced by", "/tmp/", "T2", "3&gt; "} {
+		if strings.Contains(paste, bad) {
+			t.Errorf("the bug report block holds %q", bad)
 		}
 	}
 	// A known defect's rule links to its tracker.

@@ -409,6 +409,7 @@ func writeBundle(dir string, b *Bundle, targetName string, db *DB, replay []stri
 		}
 		files[ScheduleFile] = js
 	}
+	maps.Copy(files, upstreamFiles(b, db))
 	for name, data := range b.Extra {
 		files[name] = data
 	}

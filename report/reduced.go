@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -68,7 +69,10 @@ func RewriteReduced(dir string, b Bundle, note string) error {
 	if was.Finding.Verdict == verdict.Known {
 		f.Verdict = verdict.Known
 	}
-	for name, content := range b.Extra {
+	extra := map[string][]byte{}
+	maps.Copy(extra, upstreamFiles(&b, was.DB))
+	maps.Copy(extra, b.Extra)
+	for name, content := range extra {
 		if err := atomicfile.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
 			return err
 		}

@@ -20,17 +20,23 @@ func newImportCmd() *cobra.Command {
 	var from, out, setup string
 	cmd := &cobra.Command{
 		Use:   "import --from FORMAT FILE...",
-		Short: "Convert other tools' published cases (Troc, WriteCheck, DT2, ReplBug) into case files",
+		Short: "Convert other tools' published cases and the DBMSs' own concurrency tests into case files",
 		Long: `Convert the case files other isolation-testing tools publish into txlab case files.
 Each converted case keeps its source as a comment. The troc, writecheck and dt2
 formats share one shape: setup statements, one block per transaction (headed by its
 isolation level, e.g. RC, or its number), the schedule (1-1-2-2-1-2) and END. A file
 may hold several cases. --from replbug reads ReplBug's Python bug modules
 (src/testcase/bug_list/*.py): one case per scenario of conn_N> lines, at the bug's
-original isolation level. Cases go to stdout, or one file each into --out DIR.`,
+original isolation level. --from pg-isolation reads PostgreSQL's isolation-tester
+specs (src/test/isolation/specs/*.spec): one case per permutation, or per
+interleaving when the spec lists none. --from mysql-test reads MariaDB's and MySQL's
+mysql-test files (connect, connection, send and reap): one case per scenario.
+Cases go to stdout, or one file each into --out DIR.`,
 		Example: `  txlab import --from troc cases/mariadb27992.txt > mdev-27992.txn
   txlab import --from writecheck --out imported/ test.txt
   txlab import --from replbug --out imported/ ReplBug/src/testcase/bug_list/MDEV-*.py
+  txlab import --from pg-isolation --out imported/ src/test/isolation/specs/lock-update-delete.spec
+  txlab import --from mysql-test --out imported/ mysql-test/suite/innodb/t/lock_insert_into_empty.test
   txlab run --db mariadb imported/test-1.txn`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,6 +50,10 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 			}
 			first := true
 			failed := 0
+			// A file's cases are base-1.txn, base-2.txn, …: a file named
+			// base-2 (PostgreSQL has nowait.spec and nowait-2.spec) must
+			// not overwrite another's case.
+			written := map[string]bool{}
 			for _, path := range args {
 				// A file that cannot be read or converted is said on its
 				// own line and the others still convert, as in txlab run;
@@ -69,6 +79,10 @@ original isolation level. Cases go to stdout, or one file each into --out DIR.`,
 						name = fmt.Sprintf("%s-%d.txn", base, i+1)
 					}
 					dst := filepath.Join(out, name)
+					for n := 2; written[dst]; n++ {
+						dst = filepath.Join(out, fmt.Sprintf("%s.%d.txn", strings.TrimSuffix(name, ".txn"), n))
+					}
+					written[dst] = true
 					if err := atomicfile.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
 						return &exitError{code: 2, err: err}
 					}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/testcase"
 )
 
 // TestImportGoesOn: a file that cannot be converted is said on its own
@@ -60,5 +62,51 @@ func TestImportRefusesNotUTF8(t *testing.T) {
 	}
 	if written, _ := filepath.Glob(filepath.Join(out, "*.txn")); len(written) > 0 {
 		t.Errorf("wrote %v", written)
+	}
+}
+
+// TestImportVendorTests: --from pg-isolation gives one case file per
+// permutation of a spec, --from mysql-test one per scenario of a .test
+// file, each a case txlab reads.
+func TestImportVendorTests(t *testing.T) {
+	for _, tc := range []struct {
+		from, file string
+		want       []string
+	}{
+		{"pg-isolation", "../../convert/pgspec/testdata/lost-update.spec", []string{"lost-update-1.txn", "lost-update-2.txn"}},
+		{"mysql-test", "../../convert/mysqltest/testdata/scenarios.test", []string{"scenarios-1.txn", "scenarios-2.txn"}},
+	} {
+		out := t.TempDir()
+		code, _, errOut := txlab(t, "import", "--from", tc.from, "--out", out, tc.file)
+		if code != 0 {
+			t.Fatalf("%s: exit %d; stderr %q", tc.from, code, errOut)
+		}
+		for _, name := range tc.want {
+			if _, err := testcase.ParseFile(filepath.Join(out, name)); err != nil {
+				t.Errorf("%s: %v", tc.from, err)
+			}
+		}
+	}
+}
+
+// TestImportNamesDoNotCollide: a spec's second permutation and a spec
+// named like it (nowait.spec, nowait-2.spec) both keep their case file.
+func TestImportNamesDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	two := "setup { CREATE TABLE t (k int); }\nsession s1\nstep a { SELECT 1; }\nstep b { SELECT 2; }\npermutation a b\npermutation b a\n"
+	one := "session s1\nstep c { SELECT 3; }\n"
+	for name, text := range map[string]string{"nowait.spec": two, "nowait-2.spec": one} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, _, errOut := txlab(t, "import", "--from", "pg-isolation", "--out", out, filepath.Join(dir, "nowait.spec"), filepath.Join(dir, "nowait-2.spec"))
+	if code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, errOut)
+	}
+	written, _ := filepath.Glob(filepath.Join(out, "*.txn"))
+	if len(written) != 3 {
+		t.Errorf("wrote %v, want 3 case files; stderr %q", written, errOut)
 	}
 }

@@ -1,0 +1,135 @@
+package upstream_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txlab/txlab/convert/mysqltest"
+	"github.com/txlab/txlab/convert/pgspec"
+	"github.com/txlab/txlab/convert/upstream"
+	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/testcase"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// finding reads a bundle of testdata/ (case.txn, report.json and
+// schedule.json, as txlab wrote them) as upstream's input.
+func finding(t *testing.T, dir string) upstream.Finding {
+	t.Helper()
+	c, err := testcase.ParseFile(filepath.Join(dir, "case.txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil || json.Unmarshal(data, &r) != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Case: c, Details: r.Details}
+	if r.DB != nil {
+		f.DBMS, f.Version, f.Settings = r.DB.DBMS, r.DB.Version, r.DB.Settings
+	} else {
+		f.DBMS = r.Target
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, report.ScheduleFile)); err == nil {
+		var s report.Schedule
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		f.Events = s.Events
+	}
+	return f
+}
+
+// TestFiles writes the upstream files of the bundles in testdata/ (a Troc
+// blocking finding, a Troc result finding, a WSS finding) and compares
+// them with the golden files beside them (upstream.*, bug-report.txt).
+// The paste block must hold none of txlab's headers or local paths and
+// name the connections as the schedule does; the spec and the mysql-test
+// file must read back to the case's statements.
+func TestFiles(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "*"))
+	if len(dirs) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			f := finding(t, dir)
+			files := upstream.Files(f)
+			for _, name := range []string{upstream.SpecFile, upstream.TestFile, upstream.TerminalsFile, upstream.PasteFile} {
+				got, ok := files[name]
+				if !ok {
+					t.Errorf("no %s", name)
+					continue
+				}
+				golden := filepath.Join(dir, name)
+				if *update {
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (go test ./convert/upstream -update writes it)", err)
+				}
+				if string(got) != string(want) {
+					t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
+				}
+			}
+			paste := string(files[upstream.PasteFile])
+			for _, bad := range []string{"-- seed", "-- replay", "-- reduced-from", "Reduced by txlab", "txlab run", "/tmp/", "transaction T", "1> ", "2> "} {
+				if strings.Contains(paste, bad) {
+					t.Errorf("the paste block holds %q:\n%s", bad, paste)
+				}
+			}
+			for _, want := range []string{"DBMS: ", "Isolation level: ", "-- connection "} {
+				if !strings.Contains(paste, want) {
+					t.Errorf("the paste block lacks %q:\n%s", want, paste)
+				}
+			}
+			spec, err := pgspec.Parse("upstream.spec", strings.NewReader(string(files[upstream.SpecFile])))
+			if err != nil || len(spec) != 1 {
+				t.Fatalf("upstream.spec does not read back: %v", err)
+			}
+			test, err := mysqltest.Parse("upstream.test", strings.NewReader(string(files[upstream.TestFile])))
+			if err != nil || len(test) != 1 {
+				t.Fatalf("upstream.test does not read back: %v", err)
+			}
+			for _, back := range []*testcase.Case{spec[0], test[0]} {
+				if len(back.Steps) != len(f.Case.Steps) || strings.Join(back.Setup, ";") != strings.Join(f.Case.Setup, ";") {
+					t.Errorf("%s does not read back to the case's statements:\n%s", back.Name, back)
+				}
+				for i, s := range back.Steps {
+					if i < len(f.Case.Steps) && (s.SQL != f.Case.Steps[i].SQL || s.Conn != f.Case.Steps[i].Conn) {
+						t.Errorf("%s step %d: %d> %s, want %d> %s", back.Name, i+1, s.Conn, s.SQL, f.Case.Steps[i].Conn, f.Case.Steps[i].SQL)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestConnections: an oracle's transaction names become the connections
+// that ran them, with the transaction's place where a connection ran more
+// than one.
+func TestConnections(t *testing.T) {
+	c, err := testcase.ParseString("case", "1> BEGIN;\n1> SELECT 1;\n2> SELECT 2;\n1> COMMIT;\n1> SELECT 3;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"transaction T1 reads T2's write", "connection 1's 1st transaction reads connection 2's transaction's write"},
+		{"serial order T2 → T3", "serial order connection 2's transaction → connection 1's 2nd transaction"},
+		{"T9 and T10x stay", "T9 and T10x stay"},
+	} {
+		if got := upstream.Connections(c, tc.in); got != tc.want {
+			t.Errorf("Connections(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
