@@ -47,7 +47,9 @@ func TestRunJudgeTimeout(t *testing.T) {
 	if err := os.WriteFile(c, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := txlab(t, "run", "--oracle", "isorel", "--hang-timeout", "4s", c)
+	// IsoRel's hidden write lists make this case's results outgrow the
+	// default --max-result-bytes: the bound under test is the judging's.
+	code, out, stderr := txlab(t, "run", "--oracle", "isorel", "--hang-timeout", "4s", "--max-result-bytes", "1GiB", c)
 	if code != 2 || !strings.Contains(stderr, "1 case not judged within --hang-timeout 4s") {
 		t.Errorf("exit %d, stderr %q; want 2 and the case not judged", code, stderr)
 	}
