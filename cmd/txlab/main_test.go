@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -441,8 +442,21 @@ func TestRunIsoRel(t *testing.T) {
 // serializable, show anti-dependency (G2-class) cycles as bugs.
 func TestFuzzIsoRelStress(t *testing.T) {
 	localdbtest.Require(t, localdb.Postgres)
+	// A free-running workload's timing is the machine's: on a loaded one a
+	// run may find cycles none of whose cut-out cases replay. One more run
+	// (another seed) is allowed for that.
+	for attempt := range 2 {
+		if testFuzzIsoRelStress(t, strconv.Itoa(3+attempt), attempt == 1) {
+			return
+		}
+	}
+}
+
+// testFuzzIsoRelStress runs one stress campaign and checks it; it reports
+// false, when last is not set, where no finding reproduced on replay.
+func testFuzzIsoRelStress(t *testing.T, seed string, last bool) bool {
 	code, stdout, stderr := txlab(t, "fuzz", "--db", "postgres", "--oracle", "isorel", "--mode", "stress", "--isolation", "rc",
-		"--model", "serializable", "--duration", "8s", "--seed", "3", "--out", t.TempDir(), "--json")
+		"--model", "serializable", "--duration", "8s", "--seed", seed, "--out", t.TempDir(), "--json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
@@ -484,9 +498,13 @@ func TestFuzzIsoRelStress(t *testing.T) {
 		}
 	}
 	if reproduced == "" {
+		if !last {
+			return false
+		}
 		t.Fatalf("no stress finding reproduced on replay (%d findings)", len(sum.Findings))
 	}
 	if code, stdout, stderr := txlab(t, "run", "--db", "postgres", "--oracle", "isorel", "--model", "serializable", "--out", t.TempDir(), reproduced); code != 1 {
 		t.Errorf("txlab run %s: exit %d, want 1 (bug):\n%s%s", reproduced, code, stdout, stderr)
 	}
+	return true
 }
