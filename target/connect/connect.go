@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/txlab/txlab/internal/editdist"
 	"io"
 	"net/url"
 	"os"
@@ -181,34 +182,12 @@ func schemeOf(s string) string {
 func nearestName(s string, names []string) string {
 	best, bestD := "", -1
 	for _, n := range names {
-		d := editDistance(s, n)
+		d := editdist.Levenshtein(s, n)
 		if d*3 <= len(n) && (bestD < 0 || d < bestD) {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes: the
-// names compared are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // parseRelease reads what follows KIND@: a path to binaries (it starts with

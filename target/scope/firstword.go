@@ -1,6 +1,10 @@
 package scope
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/txlab/txlab/internal/editdist"
+)
 
 // statementWords are the words a statement of MySQL, MariaDB, TiDB,
 // PostgreSQL or SQLite may start with, compound statements and stored
@@ -44,30 +48,9 @@ func unknownFirst(word string) *Refusal {
 func nearestWord(w string) string {
 	best, bestD := "", len(w)+1
 	for s := range statementWords {
-		if d := editDistance(w, s); d*3 <= len(s) && (d < bestD || d == bestD && s < best) {
+		if d := editdist.Levenshtein(w, s); d*3 <= len(s) && (d < bestD || d == bestD && s < best) {
 			best, bestD = s, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b in bytes (the
-// words are ASCII).
-func editDistance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
