@@ -534,35 +534,12 @@ func build(name string, setup []string, steps []stmt) (*testcase.Case, error) {
 	if len(c.Steps) == 0 {
 		return nil, &testcase.Error{Name: name, Line: steps[0].line, Msg: "the scenario runs no statement but level settings"}
 	}
-	setLevels(c, lv)
+	levels.Set(c, lv)
 	c.Comments = []string{fmt.Sprintf("Converted by txlab import --from mysql-test from %s (line %d on); connections %s.", name, steps[0].line, strings.Join(names, ", "))}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// setLevels writes the connections' levels as the isolation header when
-// every connection has the same one, as isolation.N headers otherwise.
-func setLevels(c *testcase.Case, lv map[int]target.Level) {
-	conns := c.Conns()
-	if len(lv) == 0 {
-		return
-	}
-	same := len(lv) == len(conns)
-	for _, n := range conns {
-		same = same && lv[n] == lv[conns[0]]
-	}
-	if same {
-		c.Isolation = lv[conns[0]]
-		return
-	}
-	c.ConnIsolation = map[int]target.Level{}
-	for _, n := range conns {
-		if l, ok := lv[n]; ok {
-			c.ConnIsolation[n] = l
-		}
-	}
 }
 
 func firstWord(s string) string {

@@ -429,7 +429,7 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 		if len(c.Steps) == 0 {
 			return nil, &testcase.Error{Name: name, Line: perm.Line, Msg: "the permutation runs no statement"}
 		}
-		setLevels(c, lv)
+		levels.Set(c, lv)
 		what := "permutation"
 		if !listed {
 			what = "interleaving"
@@ -445,41 +445,6 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// setLevels writes the connections' levels as the isolation header when
-// every connection has the same one, as isolation.N headers otherwise.
-func setLevels(c *testcase.Case, lv map[int]target.Level) {
-	conns := c.Conns()
-	if len(lv) == 0 {
-		return
-	}
-	same := len(lv) == len(conns)
-	for _, n := range conns {
-		same = same && lv[n] == lv[conns[0]]
-	}
-	if same {
-		c.Isolation = lv[conns[0]]
-		return
-	}
-	c.ConnIsolation = map[int]target.Level{}
-	for n, l := range lv {
-		if len(c.Conns()) > 0 && used(conns, n) {
-			c.ConnIsolation[n] = l
-		}
-	}
-	if len(c.ConnIsolation) == 0 {
-		c.ConnIsolation = nil
-	}
-}
-
-func used(conns []int, n int) bool {
-	for _, c := range conns {
-		if c == n {
-			return true
-		}
-	}
-	return false
 }
 
 // numbered matches a session name that ends in its number (s1, conn2).

@@ -182,3 +182,31 @@ func name(l target.Level) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Set writes the connections' levels (lv, by connection number) into c:
+// the isolation header when every connection of c has the same one,
+// isolation.N headers otherwise; a level of a connection c does not use
+// is left out.
+func Set(c *testcase.Case, lv map[int]target.Level) {
+	conns := c.Conns()
+	if len(lv) == 0 {
+		return
+	}
+	same := len(lv) == len(conns)
+	for _, n := range conns {
+		same = same && lv[n] == lv[conns[0]]
+	}
+	if same {
+		c.Isolation = lv[conns[0]]
+		return
+	}
+	c.ConnIsolation = map[int]target.Level{}
+	for _, n := range conns {
+		if l, ok := lv[n]; ok {
+			c.ConnIsolation[n] = l
+		}
+	}
+	if len(c.ConnIsolation) == 0 {
+		c.ConnIsolation = nil
+	}
+}
