@@ -39,7 +39,7 @@ func (t *tally) String() string {
 	fmt.Fprintf(&b, "%d statements, %d invalid (%.3f%%); errors by class:", t.stmts, len(t.invalid), 100*t.ratio())
 	for _, c := range []target.ErrorClass{target.ClassSyntax, target.ClassDuplicateKey, target.ClassConstraint,
 		target.ClassData, target.ClassDeadlock, target.ClassSerialization, target.ClassLockTimeout,
-		target.ClassBusy, target.ClassAborted, target.ClassOther, target.ClassConnection} {
+		target.ClassBusy, target.ClassAborted, target.ClassPrivilege, target.ClassOther, target.ClassConnection} {
 		if n := t.classes[c]; n > 0 {
 			fmt.Fprintf(&b, " %s=%d", c, n)
 		}

@@ -210,6 +210,7 @@ const (
 	ClassAborted       ErrorClass = "aborted"        // the transaction is already aborted (PostgreSQL 25P02)
 	ClassBusy          ErrorClass = "busy"           // SQLite busy: the statement would have to wait for a lock
 	ClassData          ErrorClass = "data"           // data exception: overflow, division by zero, bad cast
+	ClassPrivilege     ErrorClass = "privilege"      // the account may not do this: a refusal, not an invalid statement
 	ClassConnection    ErrorClass = "connection"     // the connection broke
 	ClassOther         ErrorClass = "other"          // anything else
 )

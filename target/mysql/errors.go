@@ -112,7 +112,7 @@ func (t *Target) classOf(e *drv.MySQLError) (target.ErrorClass, bool) {
 	case connectionCodes[n]:
 		return target.ClassConnection, false
 	case accessCodes[n]:
-		return target.ClassOther, false
+		return target.ClassPrivilege, false
 	case state == "40001":
 		return target.ClassSerialization, false
 	case strings.HasPrefix(state, "23"):

@@ -28,6 +28,8 @@ func classOf(code string) target.ErrorClass {
 		return target.ClassNoSuchTable
 	case "42P07": // duplicate_table (a relation: table, index, sequence)
 		return target.ClassExists
+	case "42501": // insufficient_privilege: the case role may not touch it
+		return target.ClassPrivilege
 	case "0A000": // feature_not_supported: the statement cannot run
 		return target.ClassSyntax
 	case "57P01", "57P02", "57P03": // admin/crash shutdown, cannot connect now
