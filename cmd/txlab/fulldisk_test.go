@@ -121,7 +121,7 @@ func TestShellSaveFullDisk(t *testing.T) {
 	failedWrite(t, dir, code, stderr, "mariadb26642")
 }
 
-// TestOutCheckedAtStart: a campaign whose --out cannot take a file (a
+// TestOutCheckedAtStart: a campaign or a run whose --out cannot take a file (a
 // read-only disk, a path under a file) ends at once with one line, before a
 // case runs, instead of after its whole --duration.
 func TestOutCheckedAtStart(t *testing.T) {
@@ -129,7 +129,7 @@ func TestOutCheckedAtStart(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
 	for _, out := range []string{dir, filepath.Join(dir, "new", "deeper"), filepath.Join(file, "sub")} {
-		for _, args := range [][]string{{"fuzz", "--duration", "10m"}, {"bugs", "test", "DOC-SQLITE-BUSY-UPGRADE"}} {
+		for _, args := range [][]string{{"fuzz", "--duration", "10m"}, {"bugs", "test", "DOC-SQLITE-BUSY-UPGRADE"}, {"run", "../../examples/sqlite-write-busy.txn"}} {
 			began := time.Now()
 			code, stdout, stderr := txlab(t, append(args, "--out", out)...)
 			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out+": cannot write there") {

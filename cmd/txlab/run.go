@@ -52,6 +52,13 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
 			if err := orc.validateForCases(); err != nil {
 				return usageErr(err)
 			}
+			// A finding's bundle is written after its case ran: say an
+			// unwritable --out before the run, not after it.
+			if !replaysBundle || cmd.Flags().Changed("out") {
+				if err := checkOut(orc.out); err != nil {
+					return usageErr(err)
+				}
+			}
 			t, err := g.openAt(cmd, level)
 			if err != nil {
 				return err
