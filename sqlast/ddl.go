@@ -188,11 +188,18 @@ func (def *TableDef) add(p *parser, elem []token) error {
 		if cols := keyColumns(elem[i+1:]); cols != nil {
 			def.Uniques = append(def.Uniques, cols)
 		}
-	case kw(i, "KEY", "INDEX"):
+	case kw(i, "KEY", "INDEX") && p.d == MySQL:
+		// Only MySQL writes an index inside CREATE TABLE, and there both
+		// words are reserved; elsewhere a column may be named key or index.
 		if cols := keyColumns(elem[i+1:]); cols != nil {
 			def.Indexes = append(def.Indexes, cols)
 		}
-	case kw(i, "FOREIGN", "CHECK", "EXCLUDE", "FULLTEXT", "SPATIAL", "PERIOD", "LIKE"):
+	case kw(i, "FOREIGN", "CHECK", "LIKE"),
+		kw(i, "FULLTEXT", "SPATIAL") && p.d == MySQL,
+		kw(i, "PERIOD") && kw(i+1, "FOR"),
+		kw(i, "EXCLUDE") && p.d == Postgres && (kw(i+1, "USING") || i+1 < len(elem) && isOp(elem[i+1], "(")):
+		// A word that PostgreSQL or SQLite does not reserve (exclude,
+		// period, fulltext) starts a constraint only where it is one.
 		// Nothing that identifies rows (LIKE t inside the parentheses
 		// copies another table: its columns are unknown here).
 		if kw(i, "LIKE") {
