@@ -85,7 +85,7 @@ type RoundSpec struct {
 
 // LevelOn is the round's isolation level on t: its own, or t's default.
 func (s RoundSpec) LevelOn(t target.Target) target.Level {
-	return executor.Concrete(s.Level, t.DefaultLevel())
+	return executor.ConcreteOn(t, s.Level)
 }
 
 // Limit bounds a round's own duration d (0 = unbounded) by the time left

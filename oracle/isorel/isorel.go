@@ -139,7 +139,7 @@ func (o *Oracle) JudgesPlain() bool { return false }
 // default): how a statement is instrumented depends on its level.
 func atLevels(c *testcase.Case, t target.Target, opt executor.Options) *testcase.Case {
 	out := *c
-	out.Isolation = executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
+	out.Isolation = executor.CaseLevelOn(t, c, opt)
 	if opt.Isolation != "" {
 		out.ConnIsolation = nil
 	}
@@ -200,7 +200,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if err != nil {
 		return j, fmt.Errorf("isorel: recording the history: %w", err)
 	}
-	level := executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
+	// IsoRel judges at the case's level, the one atLevels planned the
+	// instrumentation for, not res.Level(): connections that name a level
+	// of their own do not change it (its verdicts on mixed cases as before).
+	level := executor.CaseLevelOn(t, c, opt)
 	// Below serializable the model decides. At serializable a cycle among
 	// committed transactions breaks the promise whatever each statement
 	// saw, which the model's per-statement views cannot vouch for (WSS
