@@ -114,7 +114,7 @@ func Test(ctx context.Context, t target.Target, entries []Entry, levels []target
 		perEntry[i] = levels
 		if len(levels) == 0 {
 			var err error
-			if perEntry[i], err = e.LevelsOr(t.DefaultLevel()); err != nil {
+			if perEntry[i], err = e.LevelsOr(executor.ConcreteOn(t, "")); err != nil {
 				return nil, err
 			}
 		}

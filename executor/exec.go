@@ -125,10 +125,14 @@ type Result struct {
 	Final  target.State
 	Levels map[int]target.Level // isolation per connection ("" = DBMS default)
 	// Concrete is the level every connection ran at, the DBMS default
-	// written out (ConnLevel, Concrete); read it with ConcreteLevels.
+	// written out (ConnLevel, Concrete); read it with ConnLevels, or
+	// Level for the one level the run is judged at.
 	Concrete map[int]target.Level `json:"-"`
-	Hang     bool                 // the case did not finish within HangTimeout
-	Elapsed  time.Duration
+	// Default is the DBMS default level on the target the case ran on:
+	// the level of a run with no connections (Level).
+	Default target.Level `json:"-"`
+	Hang    bool         // the case did not finish within HangTimeout
+	Elapsed time.Duration
 	// Reused says the setup emptied the previous run's tables (same
 	// definitions) instead of dropping and re-creating them.
 	Reused bool
@@ -269,7 +273,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 		return run(ctx, t, c, opt, start, hangAt)
 	})
 	if res == nil {
-		res = &Result{Levels: map[int]target.Level{}, Elapsed: time.Since(start)}
+		res = &Result{Levels: map[int]target.Level{}, Default: t.DefaultLevel(), Elapsed: time.Since(start)}
 	}
 	if target.IsFrozen(err) || ctx.Err() != nil {
 		return res, err
@@ -290,7 +294,7 @@ func Run(ctx context.Context, t target.Target, c *testcase.Case, opt Options) (*
 
 // run is Run's work, within hangAt.
 func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, start, hangAt time.Time) (*Result, error) {
-	res := &Result{Levels: map[int]target.Level{}, Concrete: map[int]target.Level{}}
+	res := &Result{Levels: map[int]target.Level{}, Concrete: map[int]target.Level{}, Default: t.DefaultLevel()}
 	if err := inScope(t, c, opt.TrustCase); err != nil {
 		return res, err
 	}
@@ -329,7 +333,7 @@ func run(ctx context.Context, t target.Target, c *testcase.Case, opt Options, st
 		r.order = append(r.order, cn)
 		lvl := ConnLevel(c, n, opt)
 		res.Levels[n] = lvl
-		res.Concrete[n] = Concrete(lvl, t.DefaultLevel())
+		res.Concrete[n] = Concrete(lvl, res.Default)
 		cn.level = lvl
 		if lvl != "" {
 			if err := s.SetIsolation(bctx, lvl); err != nil {

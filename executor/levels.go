@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"slices"
+
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -39,16 +41,64 @@ func Concrete(l, def target.Level) target.Level {
 	return l
 }
 
-// ConcreteLevels is the concrete level of every connection that ran: the
-// executor's Concrete, or, for a result built without one, Levels with def
-// (the DBMS default) in place of "".
-func (r *Result) ConcreteLevels(def target.Level) map[int]target.Level {
+// ConcreteOn is the level l stands for on t: l itself, or t's default
+// when l is "". Code outside the executor and the adapters resolves the
+// default only through it (or a Result's levels), never by
+// Target.DefaultLevel.
+func ConcreteOn(t target.Target, l target.Level) target.Level {
+	return Concrete(l, t.DefaultLevel())
+}
+
+// CaseLevelOn is CaseLevel made concrete on t: the level c's connections
+// that name none of their own run at under opt.
+func CaseLevelOn(t target.Target, c *testcase.Case, opt Options) target.Level {
+	return ConcreteOn(t, CaseLevel(c, opt))
+}
+
+// ConnLevels is the concrete level of every connection that ran: the
+// executor's Concrete, or, for a result built without one (a test's),
+// Levels with Default in place of "".
+func (r *Result) ConnLevels() map[int]target.Level {
 	if r.Concrete != nil {
 		return r.Concrete
 	}
 	out := make(map[int]target.Level, len(r.Levels))
 	for conn, l := range r.Levels {
-		out[conn] = Concrete(l, def)
+		out[conn] = Concrete(l, r.Default)
 	}
 	return out
+}
+
+// Mixed reports whether the connections ran at different levels.
+func (r *Result) Mixed() bool {
+	var first target.Level
+	for _, l := range r.ConnLevels() {
+		if first != "" && l != first {
+			return true
+		}
+		first = l
+	}
+	return false
+}
+
+// Level is the one level the run is judged at. The policy for mixed
+// levels is the weakest level any connection ran at (target.AllLevels
+// order): its promises are the ones every transaction can rely on. A run
+// without connections (a case with no steps, a setup that failed or hung)
+// is at Default, the level any connection would have run at.
+//
+// An oracle that cannot judge a mixed run at one level checks Mixed first
+// (the model refuses it); one that shows the level to a user may name it
+// "mixed" instead (replay, hang bundles).
+func (r *Result) Level() target.Level {
+	best := -1
+	for _, l := range r.ConnLevels() {
+		if i := slices.Index(target.AllLevels, l); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return r.Default
+	}
+	return target.AllLevels[best]
 }

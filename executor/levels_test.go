@@ -39,14 +39,25 @@ func TestLevelPolicy(t *testing.T) {
 		t.Errorf(`Concrete(RC, SER) = %q`, got)
 	}
 	// A result built without concrete levels (a test's, an old one) gets
-	// them from Levels; the executor's are read as they are.
-	r := &Result{Levels: map[int]target.Level{1: "", 2: target.ReadCommitted}}
+	// them from Levels and Default; the executor's are read as they are.
+	r := &Result{Levels: map[int]target.Level{1: "", 2: target.ReadCommitted}, Default: target.Serializable}
 	want := map[int]target.Level{1: target.Serializable, 2: target.ReadCommitted}
-	if got := r.ConcreteLevels(target.Serializable); !maps.Equal(got, want) {
-		t.Errorf("ConcreteLevels = %v, want %v", got, want)
+	if got := r.ConnLevels(); !maps.Equal(got, want) {
+		t.Errorf("ConnLevels = %v, want %v", got, want)
 	}
-	r.Concrete = map[int]target.Level{1: target.RepeatableRead}
-	if got := r.ConcreteLevels(target.Serializable); !maps.Equal(got, r.Concrete) {
-		t.Errorf("ConcreteLevels = %v, want the executor's %v", got, r.Concrete)
+	// Mixed levels: the weakest is the run's level.
+	if !r.Mixed() || r.Level() != target.ReadCommitted {
+		t.Errorf("mixed run: Mixed = %v, Level = %q, want true, %q", r.Mixed(), r.Level(), target.ReadCommitted)
+	}
+	r.Concrete = map[int]target.Level{1: target.RepeatableRead, 2: target.RepeatableRead}
+	if got := r.ConnLevels(); !maps.Equal(got, r.Concrete) {
+		t.Errorf("ConnLevels = %v, want the executor's %v", got, r.Concrete)
+	}
+	if r.Mixed() || r.Level() != target.RepeatableRead {
+		t.Errorf("one level: Mixed = %v, Level = %q, want false, %q", r.Mixed(), r.Level(), target.RepeatableRead)
+	}
+	// No connections: the default.
+	if empty := (&Result{Default: target.Serializable}); empty.Mixed() || empty.Level() != target.Serializable {
+		t.Errorf("no connections: Mixed = %v, Level = %q, want false, %q", empty.Mixed(), empty.Level(), target.Serializable)
 	}
 }

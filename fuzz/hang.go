@@ -21,7 +21,16 @@ import (
 // statements need not have one cause.
 func hangBundle(t target.Target, c *testcase.Case, res *executor.Result, bound time.Duration) report.Bundle {
 	info := t.Info()
-	level := commonLevel(res.ConcreteLevels(t.DefaultLevel()))
+	// Shown to a user: a mixed run says so rather than the level it is
+	// judged at (Result.Level); a hang before any connection opened names
+	// none.
+	var level target.Level
+	switch {
+	case res.Mixed():
+		level = "mixed"
+	case len(res.ConnLevels()) > 0:
+		level = res.Level()
+	}
 	waiting := stillWaiting(res)
 	var kinds, shown []string
 	for _, ev := range waiting {
@@ -63,18 +72,6 @@ func stillWaiting(res *executor.Result) []executor.Event {
 		}
 	}
 	return out
-}
-
-// commonLevel is the level every connection ran at, or "mixed".
-func commonLevel(levels map[int]target.Level) target.Level {
-	var l target.Level
-	for _, x := range levels {
-		if l != "" && x != l {
-			return "mixed"
-		}
-		l = x
-	}
-	return l
 }
 
 // keyword is a statement's first word in upper case (INSERT, SELECT).

@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -45,7 +45,7 @@ type Judgement struct {
 	Findings []verdict.Finding
 	// Evidence is each finding's bundle, in the order of Findings
 	// (Evidence[i].Finding is Findings[i]).
-	Evidence []report.Bundle
+	Evidence []evidence.Bundle
 	// Notes are lines for the reader (e.g. statements IsoRel could not
 	// instrument).
 	Notes []string
@@ -85,7 +85,7 @@ type RoundSpec struct {
 
 // LevelOn is the round's isolation level on t: its own, or t's default.
 func (s RoundSpec) LevelOn(t target.Target) target.Level {
-	return executor.Concrete(s.Level, t.DefaultLevel())
+	return executor.ConcreteOn(t, s.Level)
 }
 
 // Limit bounds a round's own duration d (0 = unbounded) by the time left
@@ -113,7 +113,7 @@ type RoundResult struct {
 	ErrorsByClass map[string]int
 	Findings      []verdict.Finding
 	// Evidence is each finding's bundle, in the order of Findings.
-	Evidence []report.Bundle
+	Evidence []evidence.Bundle
 }
 
 // Outcome is one case run through the pipeline.
@@ -130,7 +130,7 @@ type Outcome struct {
 	// Evidence is each finding's bundle, in the order of Findings: the
 	// caller hands it to a report.Writer (or report.Sign when nothing is
 	// to be written).
-	Evidence []report.Bundle
+	Evidence []evidence.Bundle
 	Notes    []string
 	// Own are the oracles' own executions other than Result (IsoRel's
 	// instrumented run), for a user who asks to see the rewritten statements.

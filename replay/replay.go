@@ -124,12 +124,14 @@ func RunCase(ctx context.Context, t target.Target, c *testcase.Case, opt executo
 		out.FinalState = target.State{}
 	}
 	levels := map[string]string{}
-	for conn, l := range res.ConcreteLevels(t.DefaultLevel()) {
+	for conn, l := range res.ConnLevels() {
 		levels[fmt.Sprint(conn)] = string(l)
 	}
-	out.Isolation = commonLevel(levels, t.DefaultLevel())
-	if len(distinct(levels)) > 1 {
-		out.IsolationByConn = levels
+	// A mixed run is shown as such, with each connection's level, rather
+	// than as the one level an oracle judges it at (Result.Level).
+	out.Isolation = string(res.Level())
+	if res.Mixed() {
+		out.Isolation, out.IsolationByConn = "mixed", levels
 	}
 	return out, res, nil
 }
@@ -283,30 +285,6 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 			fmt.Fprintf(w, "  report: %s\n", f.Dir)
 		}
 	}
-}
-
-func commonLevel(levels map[string]string, def target.Level) string {
-	d := distinct(levels)
-	switch len(d) {
-	case 0:
-		return string(def)
-	case 1:
-		return d[0]
-	}
-	return "mixed"
-}
-
-func distinct(m map[string]string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range m {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func nonNil(evs []executor.Event) []executor.Event {

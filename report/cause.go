@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/verdict"
 )
@@ -39,7 +40,7 @@ func (w *Writer) causeKey(b *Bundle) (cause, key string) {
 		return "", fmt.Sprintf("unique %d %s", len(w.keys), f.Signature)
 	case w.KnownBug != nil && w.KnownBug(f.Rule) != "":
 		cause = w.KnownBug(f.Rule)
-	case f.Rule != "" && (b.OneCause || NamedAfterIssue(f.Rule)):
+	case f.Rule != "" && (b.OneCause || evidence.NamedAfterIssue(f.Rule)):
 		cause = f.Rule
 	case f.Rule != "":
 		kinds := slices.Clone(b.StmtKinds)

@@ -17,13 +17,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/isorel/infer"
 	"github.com/txlab/txlab/oracle/isorel/instrument"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
@@ -139,7 +139,7 @@ func (o *Oracle) JudgesPlain() bool { return false }
 // default): how a statement is instrumented depends on its level.
 func atLevels(c *testcase.Case, t target.Target, opt executor.Options) *testcase.Case {
 	out := *c
-	out.Isolation = executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
+	out.Isolation = executor.CaseLevelOn(t, c, opt)
 	if opt.Isolation != "" {
 		out.ConnIsolation = nil
 	}
@@ -200,7 +200,10 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if err != nil {
 		return j, fmt.Errorf("isorel: recording the history: %w", err)
 	}
-	level := executor.Concrete(executor.CaseLevel(c, opt), t.DefaultLevel())
+	// IsoRel judges at the case's level, the one atLevels planned the
+	// instrumentation for, not res.Level(): connections that name a level
+	// of their own do not change it (its verdicts on mixed cases as before).
+	level := executor.CaseLevelOn(t, c, opt)
 	// Below serializable the model decides. At serializable a cycle among
 	// committed transactions breaks the promise whatever each statement
 	// saw, which the model's per-statement views cannot vouch for (WSS
@@ -342,13 +345,13 @@ func annotated(c *testcase.Case, f *infer.Finding, level target.Level) *testcase
 // gives the replayable case of a finding (nil when there is none) and a
 // sentence for report.txt on how to replay it; it is called once per
 // signature not Seen.
-func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*verdict.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]verdict.Finding, []report.Bundle, error) {
+func (o *Options) judge(ctx context.Context, t target.Target, h *history.History, level target.Level, decide func(*verdict.Finding) error, caseOf func(*infer.Finding) (*testcase.Case, string, error)) ([]verdict.Finding, []evidence.Bundle, error) {
 	res, err := infer.CheckContext(ctx, h, infer.Options{DBMS: t.Info().DBMS, Level: level, Settings: o.Settings, Model: o.Model, Strict: o.Strict})
 	if err != nil {
 		return nil, nil, fmt.Errorf("isorel: %w", err)
 	}
 	var out []verdict.Finding
-	var evidence []report.Bundle
+	var bundles []evidence.Bundle
 	made := map[string]bool{} // signatures given a full bundle here
 	for i := range res.Findings {
 		f := &res.Findings[i]
@@ -362,7 +365,7 @@ func (o *Options) judge(ctx context.Context, t target.Target, h *history.History
 			}
 		}
 		// A repeat is only counted: no case, no replay, no bundle.
-		b := report.Bundle{Finding: rf, StmtKinds: f.StmtKinds, OneCause: true}
+		b := evidence.Bundle{Finding: rf, StmtKinds: f.StmtKinds, OneCause: true}
 		sig := b.Signature()
 		if !made[sig] && (o.Seen == nil || !o.Seen(sig)) {
 			made[sig] = true
@@ -375,9 +378,9 @@ func (o *Options) judge(ctx context.Context, t target.Target, h *history.History
 			}
 		}
 		out = append(out, rf)
-		evidence = append(evidence, b)
+		bundles = append(bundles, b)
 	}
-	return out, evidence, nil
+	return out, bundles, nil
 }
 
 func firstLine(s string) string {
@@ -386,7 +389,7 @@ func firstLine(s string) string {
 }
 
 // bundle is the finding's report directory.
-func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string, rowName func(string) string) (report.Bundle, error) {
+func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcase.Case, replay string, rowName func(string) string) (evidence.Bundle, error) {
 	involved := map[int64]bool{}
 	for _, id := range f.Txns {
 		involved[id] = true
@@ -395,7 +398,7 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 	for i := range h.Txns {
 		if involved[h.Txns[i].ID] {
 			if err := history.WriteTxn(&excerpt, &h.Txns[i]); err != nil {
-				return report.Bundle{}, err
+				return evidence.Bundle{}, err
 			}
 		}
 	}
@@ -451,7 +454,7 @@ func bundle(rf verdict.Finding, f *infer.Finding, h *history.History, c *testcas
 	if svg, err := renderSVG(f.Dot); err == nil {
 		extra["graph.svg"] = svg
 	}
-	return report.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, OneCause: true, Text: b.String(), Details: f, Extra: extra}, nil
+	return evidence.Bundle{Finding: rf, Case: c, StmtKinds: f.StmtKinds, OneCause: true, Text: b.String(), Details: f, Extra: extra}, nil
 }
 
 // view renders a predicate read's view: every version, the matching ones

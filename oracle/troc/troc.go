@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/oracle"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
@@ -66,7 +66,7 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 }
 
 // bundle turns a deviation into a finding bundle.
-func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation, res *executor.Result) report.Bundle {
+func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Deviation, res *executor.Result) evidence.Bundle {
 	dec, _ := semantics.Judge{DBMS: info.DBMS, Level: level}.Decide(semantics.Evidence{Deviation: d})
 	f := verdict.Finding{Oracle: Name, Kind: d.Kind, Verdict: dec.Verdict, Rule: dec.Rule.Name, Isolation: string(level), Summary: d.Text}
 	var b strings.Builder
@@ -98,5 +98,5 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 	if d.Stmt != nil {
 		details["conn"], details["step"], details["sql"] = d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL
 	}
-	return report.Bundle{Finding: f, Case: c, StmtKinds: []string{d.StmtKind}, Text: b.String(), Details: details, Schedule: res}
+	return evidence.Bundle{Finding: f, Case: c, StmtKinds: []string{d.StmtKind}, Text: b.String(), Details: details, Schedule: res}
 }

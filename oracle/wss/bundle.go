@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/executor"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -15,10 +15,10 @@ import (
 // Bundles turns the outcome's violations into finding bundles for
 // report.Writer: the case (replayable, with the effective isolation and the
 // DBMS in its headers), report.txt and report.json details.
-func (o *Outcome) Bundles() []report.Bundle {
-	var out []report.Bundle
+func (o *Outcome) Bundles() []evidence.Bundle {
+	var out []evidence.Bundle
 	for _, v := range o.Violations {
-		out = append(out, report.Bundle{
+		out = append(out, evidence.Bundle{
 			Finding:   v.Finding,
 			Case:      o.bundleCase(v),
 			StmtKinds: o.stmtKinds(v),

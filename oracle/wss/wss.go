@@ -158,7 +158,9 @@ func CheckExecution(ctx context.Context, t target.Target, c *testcase.Case, res 
 	}
 	o := &Outcome{Case: c, Info: t.Info(), Runs: 1}
 	o.Actual = res
-	o.Level = effectiveLevel(t, res)
+	// The weakest level any connection ran at (executor.Result.Level):
+	// its promises are the ones every transaction can rely on.
+	o.Level = res.Level()
 	o.Promise = semantics.Lookup(o.Info.DBMS, o.Level, opt.Settings)
 	if res.Hang {
 		o.Skipped = "the concurrent run hung"
@@ -273,24 +275,6 @@ func (k *checker) concurrentMatch(run func([]*Txn) (*Run, error), scope func(*Tx
 		}
 	}
 	return nil, nil
-}
-
-// effectiveLevel is the weakest level any connection ran at, the DBMS
-// default standing in for connections without one: the weakest level's
-// promises are the ones every transaction can rely on.
-func effectiveLevel(t target.Target, res *executor.Result) target.Level {
-	best := -1
-	for _, l := range res.ConcreteLevels(t.DefaultLevel()) {
-		for i, al := range target.AllLevels {
-			if al == l && (best < 0 || i < best) {
-				best = i
-			}
-		}
-	}
-	if best < 0 {
-		return t.DefaultLevel()
-	}
-	return target.AllLevels[best]
 }
 
 // derived makes a case with c's headers and setup and no steps.

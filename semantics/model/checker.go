@@ -282,21 +282,16 @@ func milder(a, b verdict.Verdict) bool {
 	return rank(a) < rank(b)
 }
 
-// oneLevel is the isolation level every connection ran at.
+// oneLevel is the isolation level every connection ran at; false when
+// they differ (the model refuses a mixed run, executor.Result.Level).
 func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
-	var l target.Level
-	if res != nil {
-		for _, cl := range res.ConcreteLevels(t.DefaultLevel()) {
-			if l != "" && cl != l {
-				return "", false
-			}
-			l = cl
-		}
+	if res == nil {
+		return executor.ConcreteOn(t, ""), true
 	}
-	if l == "" {
-		l = t.DefaultLevel()
+	if res.Mixed() {
+		return "", false
 	}
-	return l, true
+	return res.Level(), true
 }
 
 // replay feeds the schedule to the engine in the given order (indexes into

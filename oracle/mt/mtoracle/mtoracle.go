@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/history"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/mt"
 	"github.com/txlab/txlab/oracle/mt/workload"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
@@ -137,10 +137,10 @@ func (j *judge) finding(a mt.Anomaly) (verdict.Finding, bool) {
 }
 
 // bundle builds the finding's report directory contents.
-func bundle(f verdict.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec oracle.RoundSpec) (report.Bundle, error) {
+func bundle(f verdict.Finding, a mt.Anomaly, h *history.History, model mt.Model, spec oracle.RoundSpec) (evidence.Bundle, error) {
 	var full, excerpt bytes.Buffer
 	if err := history.Write(&full, h); err != nil {
-		return report.Bundle{}, err
+		return evidence.Bundle{}, err
 	}
 	involved := map[int64]bool{}
 	for _, t := range a.Txns {
@@ -149,7 +149,7 @@ func bundle(f verdict.Finding, a mt.Anomaly, h *history.History, model mt.Model,
 	for i := range h.Txns {
 		if involved[h.Txns[i].ID] && !h.Txns[i].Init {
 			if err := history.WriteTxn(&excerpt, &h.Txns[i]); err != nil {
-				return report.Bundle{}, err
+				return evidence.Bundle{}, err
 			}
 		}
 	}
@@ -165,7 +165,7 @@ func bundle(f verdict.Finding, a mt.Anomaly, h *history.History, model mt.Model,
 	}
 	fmt.Fprintf(&b, "\nhistory.jsonl is the whole round; check it again with:\n  txlab check --model %s history.jsonl\n", model)
 	fmt.Fprintf(&b, "excerpt.jsonl holds only the transactions above.\n")
-	return report.Bundle{
+	return evidence.Bundle{
 		Finding: f,
 		Text:    b.String(),
 		Details: a,

@@ -117,7 +117,7 @@ func Run(ctx context.Context, t target.Target, cfg Config) (*history.History, *S
 		l, _ := target.ParseLevel(string(cfg.Level))
 		cfg.Level = l
 	}
-	cfg.Level = executor.Concrete(cfg.Level, t.DefaultLevel())
+	cfg.Level = executor.ConcreteOn(t, cfg.Level)
 	if err := target.CheckLevel(t.Info().DBMS, cfg.Level, t.Levels()); err != nil {
 		return nil, nil, fmt.Errorf("workload: %w", err)
 	}
