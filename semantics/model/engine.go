@@ -933,7 +933,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.
-		if src := savepointSource(&e.rules); src != "" {
+		if src := e.rules.SavepointSource; src != "" {
 			dev.Rule.Source += "; " + src
 		}
 	}
