@@ -14,7 +14,7 @@ import (
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 )
@@ -91,7 +91,7 @@ func benchCampaign(b *testing.B, list string, targets []target.Target, cases int
 // `txlab fuzz --oracle list` builds them with its default flags: one model
 // checker serves them all.
 func build(list string) []oracle.CaseOracle {
-	checker := &model.Checker{}
+	checker := &conform.Checker{}
 	var out []oracle.CaseOracle
 	for _, name := range strings.Split(list, ",") {
 		switch name {

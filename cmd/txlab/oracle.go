@@ -12,7 +12,7 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 )
 
@@ -40,7 +40,7 @@ type oracleFlags struct {
 	writer *report.Writer
 	// built are what build made, for close.
 	built    []oracle.CaseOracle
-	checkers []*model.Checker
+	checkers []*conform.Checker
 	settings map[string]string
 }
 
@@ -134,7 +134,7 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 // (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they may
 // only ask whether a signature was recorded already.
 func (o *oracleFlags) buildSet(ctx context.Context) ([]oracle.CaseOracle, oracle.Workload, error) {
-	checker := &model.Checker{Settings: o.settings}
+	checker := &conform.Checker{Settings: o.settings}
 	o.checkers = append(o.checkers, checker)
 	cases, work, err := o.sel.Build(ctx, registry.Env{Common: o.common, Settings: o.settings, Seen: o.writer.Seen, Model: checker})
 	o.built = append(o.built, cases...)

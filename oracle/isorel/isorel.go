@@ -26,6 +26,7 @@ import (
 	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -56,7 +57,7 @@ type Options struct {
 	// Checker, when set, settles each bug finding of the interleaved mode
 	// below serializable on the plain execution of the case (see settle);
 	// nil = the semantics table's verdict stands.
-	Checker *model.Checker
+	Checker *conform.Checker
 	// Seen, when set, says whether a finding with this signature was
 	// recorded already (report.Writer.Seen): its bundle is then only
 	// counted, so the costly part of its evidence (the replayable case,
@@ -270,7 +271,7 @@ type settle struct {
 	ctx     context.Context
 	t       target.Target
 	opt     executor.Options
-	checker *model.Checker
+	checker *conform.Checker
 	plan    *instrument.Plan
 	inst    *executor.Result
 	plain   *executor.Result

@@ -17,7 +17,7 @@ import (
 	"github.com/txlab/txlab/oracle/isorel/instrument"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -86,7 +86,7 @@ func TestKnownCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checker := &model.Checker{Settings: settings} // as the command line builds it
+			checker := &conform.Checker{Settings: settings} // as the command line builds it
 			defer checker.Close()
 			w := &report.Writer{Dir: t.TempDir(), KeepAllowed: true} // the allowed findings' bundles are checked too
 			o := &isorel.Oracle{Options: isorel.Options{Settings: settings, Checker: checker, Seen: w.Seen}}
@@ -205,7 +205,7 @@ func TestModelSettles(t *testing.T) {
 		{"model told ON", claimed, false, verdict.Bug, "", "step 6: UPDATE acct SET bal = 120"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checker := &model.Checker{Settings: tc.model}
+			checker := &conform.Checker{Settings: tc.model}
 			defer checker.Close()
 			w := &report.Writer{Dir: t.TempDir(), KeepAllowed: true}
 			o := &isorel.Oracle{Options: isorel.Options{Settings: claimed, Checker: checker, Seen: w.Seen}}

@@ -10,7 +10,7 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/oracle/troc"
 	"github.com/txlab/txlab/semantics"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -53,7 +53,7 @@ func newOracle(t *testing.T, tg target.Target) *troc.Oracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &model.Checker{Settings: set}
+	m := &conform.Checker{Settings: set}
 	t.Cleanup(func() { m.Close() })
 	return &troc.Oracle{Model: m}
 }

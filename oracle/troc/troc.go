@@ -16,6 +16,7 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -27,7 +28,7 @@ const Name = "troc"
 // Oracle judges cases statement by statement.
 type Oracle struct {
 	// Model is the checker; several oracles may share it.
-	Model *model.Checker
+	Model *conform.Checker
 }
 
 // Name implements oracle.CaseOracle.

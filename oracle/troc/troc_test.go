@@ -8,7 +8,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/troc"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -80,7 +80,7 @@ func TestKnownCases(t *testing.T) {
 // has none.
 func TestUndecided(t *testing.T) {
 	tg := connecttest.Target(t, "sqlite")
-	m := &model.Checker{}
+	m := &conform.Checker{}
 	defer m.Close()
 	o := &troc.Oracle{Model: m}
 	for txn, want := range map[string]string{

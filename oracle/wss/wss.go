@@ -25,6 +25,7 @@ import (
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/semantics"
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -68,7 +69,7 @@ type Options struct {
 	// DBMS documents, the deviating statement's verdict when one did not,
 	// suspect when the model cannot decide. Without it the documented
 	// mechanisms of the semantics table decide.
-	Model *model.Checker
+	Model *conform.Checker
 	// Memo, when set, lets the cases of one group share their serial runs.
 	Memo *RunMemo
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/txlab/txlab/internal/expectfile"
 	"github.com/txlab/txlab/oracle/wss"
 	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -247,7 +247,7 @@ func TestModelDecides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := &model.Checker{}
+			m := &conform.Checker{}
 			defer m.Close()
 			for _, run := range []struct {
 				opt  wss.Options

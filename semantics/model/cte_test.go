@@ -6,6 +6,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
 	"github.com/txlab/txlab/testcase"
@@ -89,7 +90,7 @@ func TestCTEWriteRun(t *testing.T) {
 	if !blocked {
 		t.Errorf("the CTE's UPDATE did not wait:\n%v", res.Events)
 	}
-	c := &model.Checker{}
+	c := &conform.Checker{}
 	defer c.Close()
 	conf, err := c.Check(ctx, tg, cs, res)
 	if err != nil {

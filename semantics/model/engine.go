@@ -254,6 +254,24 @@ func (e *Engine) fork() *Engine {
 	return &c
 }
 
+// Fork is a copy of an engine the setup has just prepared (fork) that
+// takes script's alternatives at the choice points it meets: the replays
+// of one schedule, in each order and each choice of the rows the rules
+// leave open, start from one setup.
+func (e *Engine) Fork(script []int) *Engine {
+	c := e.fork()
+	c.script = script
+	return c
+}
+
+// NextScript is the script of the replay after this one, which met the
+// choice points it met, in depth-first order (nextScript); false when
+// every combination was followed.
+func (e *Engine) NextScript() ([]int, bool) { return nextScript(e.script, e.points) }
+
+// Rules are the rules the engine judges by.
+func (e *Engine) Rules() Rules { return e.rules }
+
 // Tables lists the temporary tables the engine created, for cleanup.
 func (e *Engine) Tables() []string {
 	var out []string
@@ -933,7 +951,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.
-		if src := savepointSource(&e.rules); src != "" {
+		if src := e.rules.SavepointSource; src != "" {
 			dev.Rule.Source += "; " + src
 		}
 	}

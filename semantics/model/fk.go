@@ -194,7 +194,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 // one is a lock wait the model does not judge here.
 func (e *Engine) parentLocks(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt) ([]*Row, bool) {
 	ins, ok := s.(*sqlast.Insert)
-	if !ok || !slices.Contains(innodb, e.rules.DBMS) || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
+	if !ok || e.rules.ForeignKeys != FKInnoDB || st.Err != nil || st.Blocked() || ins.Values == nil || ins.Replace || ins.OnConflict != nil {
 		return nil, false
 	}
 	child, parent := e.schema[k.child], e.schema[k.parent]

@@ -84,7 +84,7 @@ type innodbFK struct {
 // that index (measured), "" otherwise.
 func (e *Engine) innodbIndexChecks(k *foreignKey, s sqlast.Stmt) string {
 	up, ok := s.(*sqlast.Update)
-	if !ok || !slices.Contains(innodb, e.rules.DBMS) || !strings.EqualFold(up.Table, k.child) {
+	if !ok || e.rules.ForeignKeys != FKInnoDB || !strings.EqualFold(up.Table, k.child) {
 		return ""
 	}
 	for _, idx := range e.fkIndexes(k) {
@@ -125,7 +125,7 @@ func (e *Engine) fkIndexes(k *foreignKey) [][]string {
 // effect is none). False where the model does not follow it: another
 // DBMS, a statement kind or a key it does not know.
 func (e *Engine) innodbFollows(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, what string) bool {
-	if !slices.Contains(innodb, e.rules.DBMS) || !e.rules.RowLocks || k.Deferrable || k.child == k.parent ||
+	if e.rules.ForeignKeys != FKInnoDB || !e.rules.RowLocks || k.Deferrable || k.child == k.parent ||
 		e.schema[k.child] == nil || e.schema[k.parent] == nil || len(k.refCols) != len(k.cols) || len(k.cols) == 0 {
 		return false
 	}

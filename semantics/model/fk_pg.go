@@ -81,9 +81,9 @@ const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTIO
 // where the model does not follow the check.
 func (e *Engine) checkLock() strength {
 	switch {
-	case slices.Contains(innodb, e.rules.DBMS):
+	case e.rules.ForeignKeys == FKInnoDB:
 		return lockShare
-	case e.rules.DBMS == "postgres" && e.rules.KeyLocks:
+	case e.rules.ForeignKeys == FKPostgres && e.rules.KeyLocks:
 		return lockKeyShare
 	}
 	return lockNone
@@ -94,7 +94,7 @@ func (e *Engine) checkLock() strength {
 // follows for every later statement, and nothing the failed statement or
 // its checks did remains.
 func (e *Engine) pgAborted(t *Txn, st *Stmt) bool {
-	return e.rules.DBMS == "postgres" && st.Err != nil && (st.Err.RolledBack || !t.Explicit)
+	return e.rules.FailureAborts && st.Err != nil && (st.Err.RolledBack || !t.Explicit)
 }
 
 // pgCheckSees reports whether the check of a child's write sees parent row
@@ -106,7 +106,7 @@ func (e *Engine) pgAborted(t *Txn, st *Stmt) bool {
 // SHARE does not conflict with); a DELETE or a key UPDATE since makes the
 // check fail (40001), and a row the snapshot does not hold is not found.
 func (e *Engine) pgCheckSees(t *Txn, st *Stmt, r *Row) bool {
-	if e.rules.DBMS != "postgres" || e.rules.Source[KindInsert] != SnapTxn || t.Snapshot < 0 || own(r, t) != nil {
+	if e.rules.ForeignKeys != FKPostgres || e.rules.Source[KindInsert] != SnapTxn || t.Snapshot < 0 || own(r, t) != nil {
 		return true // the statement takes the snapshot, or r is t's own
 	}
 	sv := visible(committed(r, t.Snapshot))
@@ -145,7 +145,7 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 		return false
 	}
 	act := k.action(s)
-	sqlite := e.rules.DBMS == "sqlite" && !e.rules.RowLocks && !k.Deferrable && e.sameKeyTypes(k)
+	sqlite := e.rules.ForeignKeys == FKSQLite && !e.rules.RowLocks && !k.Deferrable && e.sameKeyTypes(k)
 	if !e.pgKey(k) && !sqlite {
 		return false
 	}
@@ -184,7 +184,7 @@ func (e *Engine) pgRestrict(k *foreignKey, s sqlast.Stmt) bool {
 // their values as printed), not a self-reference (a statement would write
 // the rows its check reads).
 func (e *Engine) pgKey(k *foreignKey) bool {
-	return e.rules.DBMS == "postgres" && e.rules.KeyLocks && e.sameKeyTypes(k)
+	return e.rules.ForeignKeys == FKPostgres && e.rules.KeyLocks && e.sameKeyTypes(k)
 }
 
 // sameKeyTypes reports whether key k joins two tables (not a
@@ -361,7 +361,7 @@ func (e *Engine) pgAction(t *Txn, st *Stmt, k *foreignKey, cr *Row, seen *Versio
 		e.halt("not modelled: "+pgActionFeature(act), "the action of the foreign key of %s referencing %s waits for transaction T%d (not modelled): %s", k.child, k.parent, o.ID, st.SQL)
 		return false
 	}
-	if seen.Txn != t && e.rules.DBMS == "postgres" && e.rules.Source[KindInsert] == SnapTxn {
+	if seen.Txn != t && e.rules.ForeignKeys == FKPostgres && e.rules.Source[KindInsert] == SnapTxn {
 		snap, until := t.Snapshot, t.SnapshotUntil
 		if snap < 0 {
 			snap, until = st.Start, st.Start
@@ -628,7 +628,7 @@ type fkDeferred struct {
 func (e *Engine) deferredCheck(t *Txn, st *Stmt) *Deviation {
 	checks := t.fkDeferred
 	t.fkDeferred = nil
-	if len(checks) > 0 && e.rules.DBMS == "sqlite" {
+	if len(checks) > 0 && e.rules.ForeignKeys == FKSQLite {
 		return e.sqliteDeferredCommit(t, st, checks)
 	}
 	if st.Err != nil || len(checks) == 0 {
@@ -751,7 +751,7 @@ func current(r *Row, t *Txn, at int) []*Version {
 // child's write and the parent's NO ACTION delete or key change wait in
 // t.fkDeferred (sqliteDeferredCommit). Its actions are not followed.
 func (e *Engine) sqliteDeferred(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, what string) (commit, ok bool) {
-	if e.rules.DBMS != "sqlite" || e.rules.RowLocks || !k.Deferrable || !e.sameKeyTypes(k) {
+	if e.rules.ForeignKeys != FKSQLite || e.rules.RowLocks || !k.Deferrable || !e.sameKeyTypes(k) {
 		return false, false
 	}
 	act := k.action(s)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect/connecttest"
@@ -98,7 +99,7 @@ func TestUpdateFromSQLiteRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &model.Checker{}
+	c := &conform.Checker{}
 	defer c.Close()
 	conf, err := c.Check(ctx, tg, cs, res)
 	if err != nil {

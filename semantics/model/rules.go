@@ -252,6 +252,34 @@ type Rules struct {
 	// committed after its snapshot (TiDB's optimistic transactions: write
 	// conflicts are found at commit, first committer wins).
 	CommitConflict target.ErrorClass
+	// SavepointSource is where the DBMS documents what ROLLBACK TO
+	// SAVEPOINT does with locks ("": not documented, or not modelled).
+	SavepointSource string
+	// ForeignKeys is whose foreign-key checks and actions the engine
+	// follows.
+	ForeignKeys ForeignKeys
+	// FailureAborts: a statement that fails aborts its transaction, and
+	// nothing the statement or its checks did remains (PostgreSQL:
+	// "current transaction is aborted").
+	FailureAborts bool
+	// SkipLockedLimit: a locking read with ORDER BY … LIMIT locks rows as
+	// it returns them and stops once it has enough (PostgreSQL 15 docs,
+	// SELECT, The Locking Clause), so which rows SKIP LOCKED left out is
+	// decided even when it reads several.
+	SkipLockedLimit bool
+	// SkipLockedOpen: which rows SKIP LOCKED leaves out is not documented
+	// (TiDB), so the model does not decide it.
+	SkipLockedOpen bool
+	// FoldingCollation: the default collation compares strings up to case
+	// and trailing spaces (MariaDB and MySQL: utf8mb4_general_ci /
+	// _0900_ai_ci and latin1_swedish_ci are case-insensitive PAD SPACE
+	// collations; TiDB's default, utf8mb4_bin, is binary).
+	FoldingCollation bool
+	// UpsertLocksRow: a MySQL-dialect ON DUPLICATE KEY UPDATE sets an
+	// exclusive lock on the duplicate row and writes nothing where it
+	// changes nothing (InnoDB: MySQL 8.0 manual 17.7.3), so the model can
+	// mark the rows it updates.
+	UpsertLocksRow bool
 	// Mode names the transaction mode these rules are of, where the DBMS
 	// has several (TiDB: "pessimistic", "optimistic"); "" elsewhere.
 	Mode string
@@ -269,6 +297,28 @@ type Rules struct {
 	// Known is false when the table has no row for the DBMS and level.
 	Known bool
 }
+
+// ForeignKeys is which DBMS's foreign-key checks and actions the engine
+// follows; each has its own mechanism (fk_innodb.go, fk_pg.go).
+type ForeignKeys int
+
+// Foreign-key models.
+const (
+	// FKNone: the engine follows no DBMS's checks of its own.
+	FKNone ForeignKeys = iota
+	// FKInnoDB: immediate row-by-row checks that share-lock the parent
+	// record they find (MySQL 8.4 manual 15.1.20.5, FOREIGN KEY
+	// Constraints; storage/innobase/row/row0ins.cc).
+	FKInnoDB
+	// FKPostgres: the RI triggers' checks (src/backend/utils/adt/
+	// ri_triggers.c): FOR KEY SHARE on the parent, a child's check at the
+	// transaction snapshot, actions run as the parent's transaction.
+	FKPostgres
+	// FKSQLite: lock-free checks at each statement's end, a deferred
+	// key's violations counted until COMMIT ("SQLite Foreign Key
+	// Support" 4.2, 4.3).
+	FKSQLite
+)
 
 // SavepointLocks is what ROLLBACK TO SAVEPOINT does with the row locks
 // taken after the savepoint; the changes made after it are undone always.

@@ -129,17 +129,3 @@ func (sp savepoint) lockSince(r *Row, x strength) (before strength, held, since 
 	before, held = sp.locks[r.ID]
 	return before, held, !held || x > before
 }
-
-// savepointSource is where the rules' treatment of ROLLBACK TO SAVEPOINT is
-// documented.
-func savepointSource(r *Rules) string {
-	switch {
-	case r.DBMS == "tidb":
-		return srcTiDBSavepoint
-	case r.SavepointLocks == SavepointKeepsButInserts:
-		return srcInnoDBSavepoint
-	case r.DBMS == "postgres":
-		return srcPGSavepoint
-	}
-	return ""
-}

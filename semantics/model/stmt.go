@@ -656,7 +656,7 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		}
 	}
 	if s.wait == sqlast.WaitSkipLocked && s.kind.locking() && e.rules.RowLocks {
-		if !s.single && !(s.limited && e.rules.DBMS == "postgres") || s.table == "" || !others || e.rules.DBMS == "tidb" || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
+		if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
 			// Which rows it skipped the model cannot tell there: a join,
 			// a read whose shared lock may miss, TiDB's (not documented).
 			// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
@@ -794,7 +794,7 @@ func (e *Engine) wrongResult(st *Stmt, s *stmtInfo, want, may []target.Row) *Dev
 // are case-insensitive PAD SPACE collations; TiDB's default, utf8mb4_bin,
 // is binary).
 func (e *Engine) collationTies(want, got []target.Row) bool {
-	if !slices.Contains(innodb, e.rules.DBMS) {
+	if !e.rules.FoldingCollation {
 		return false
 	}
 	fold := func(rows []target.Row) []target.Row {

@@ -440,6 +440,10 @@ var table = []row{
 		r.LazyReadView = true
 		r.ShareLocksMayMiss = true
 		r.SavepointLocks = SavepointKeepsButInserts
+		r.SavepointSource = srcInnoDBSavepoint
+		r.ForeignKeys = FKInnoDB
+		r.FoldingCollation = true
+		r.UpsertLocksRow = true
 		r.SavepointUnlock = &mysql95049
 		r.SavepointReadView = &innodbSavepointReadView
 	}},
@@ -483,13 +487,19 @@ var table = []row{
 		r.SnapshotAt = FirstStatement
 		r.Errors = []target.ErrorClass{target.ClassDeadlock}
 		r.Sources = []string{srcPGMVCC}
+		r.FailureAborts = true
+		r.SkipLockedLimit = true
 	}},
 	{dbms: []string{"postgres"}, source: srcPGRowLocks, views: func(r *Rules) {
 		r.KeyLocks = true
 		r.Sources = append(r.Sources, srcPGRowLocks)
 	}},
 	{dbms: []string{"postgres"}, source: srcPGTableLocks, views: func(r *Rules) { r.TableLocks = true }},
-	{dbms: []string{"postgres"}, source: srcPGForeignKeys, views: func(r *Rules) { r.Sources = append(r.Sources, srcPGForeignKeys) }},
+	{dbms: []string{"postgres"}, source: srcPGForeignKeys, views: func(r *Rules) {
+		r.ForeignKeys = FKPostgres
+		r.Sources = append(r.Sources, srcPGForeignKeys)
+	}},
+	{dbms: []string{"postgres"}, source: srcPGSavepoint, views: func(r *Rules) { r.SavepointSource = srcPGSavepoint }},
 	{dbms: []string{"postgres"}, levels: lv(ru, rc), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
 		r.Target = readsOf(Recheck)
@@ -521,6 +531,7 @@ var table = []row{
 		r.WriteConflict = target.ClassBusy
 		r.Errors = []target.ErrorClass{target.ClassBusy, target.ClassSerialization}
 		r.Sources = []string{srcSQLite, srcSQLiteForeignKeys}
+		r.ForeignKeys = FKSQLite
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
 
@@ -559,6 +570,8 @@ var table = []row{
 		r.NoOpLockUnknown = true
 		r.ClusteredKey, r.KeyPrimaryOnly, r.KeyBinary = true, true, true
 		r.Sources = append(r.Sources, srcTiDBClustered)
+		r.SavepointSource = srcTiDBSavepoint
+		r.SkipLockedOpen = true
 	}},
 	{dbms: []string{"tidb"}, levels: lv(rc, rr), source: srcTiDBLevel, views: known},
 	// Optimistic: every statement reads the snapshot of the transaction's

@@ -508,7 +508,7 @@ func versionsByID(view []*Version) map[int]*Version {
 // changes nothing.
 func (e *Engine) markUpsertUpdates(stmt sqlast.Stmt) (sqlast.Stmt, bool) {
 	ins, ok := stmt.(*sqlast.Insert)
-	known := e.dialect == sqlast.Postgres || e.dialect == sqlast.MySQL && slices.Contains(innodb, e.rules.DBMS)
+	known := e.dialect == sqlast.Postgres || e.dialect == sqlast.MySQL && e.rules.UpsertLocksRow
 	if !ok || !known || ins.OnConflict == nil || ins.OnConflict.DoNothing || ins.OnConflict.Ignore || len(ins.OnConflict.Set) == 0 {
 		return stmt, false
 	}

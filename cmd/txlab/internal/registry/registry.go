@@ -15,7 +15,7 @@ import (
 
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/semantics"
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/model/conform"
 )
 
 // Common holds the settings every oracle may honour; the command line owns
@@ -46,7 +46,7 @@ type Env struct {
 	// Model judges executions against each DBMS's documented semantics;
 	// one checker serves every oracle of a set, and each fuzz worker has a
 	// set of its own (Build makes one when it is nil).
-	Model *model.Checker
+	Model *conform.Checker
 }
 
 // Factory builds one oracle from its flags: a case oracle or, when Free, a
@@ -265,7 +265,7 @@ func (s *Selection) Free() bool { return s.free }
 // one workload when the selection is Free.
 func (s *Selection) Build(ctx context.Context, env Env) ([]oracle.CaseOracle, oracle.Workload, error) {
 	if env.Model == nil {
-		env.Model = &model.Checker{Settings: env.Settings}
+		env.Model = &conform.Checker{Settings: env.Settings}
 	}
 	var cases []oracle.CaseOracle
 	for i, f := range s.factories {

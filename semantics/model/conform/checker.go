@@ -1,4 +1,11 @@
-package model
+// Package conform judges executions against the model (package model): it
+// replays a case's recorded schedule through the engine, in each order its
+// statements may have taken effect and each choice of the rows the rules
+// leave open, computing statement results on copies of the tables in the
+// DBMS itself. It is the part of the model that needs the executor's
+// results, kept apart so that package semantics, which judges with the
+// model's conformance, does not depend on running cases.
+package conform
 
 import (
 	"context"
@@ -6,31 +13,11 @@ import (
 	"sync"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
 )
-
-// Conformance is what the model makes of one execution.
-type Conformance struct {
-	Rules Rules
-	Level target.Level
-	// Deviation is the first statement (or the final state) outside the
-	// permitted set, or nil.
-	Deviation *Deviation
-	// Halted says why the model stopped judging before the end ("" when
-	// it judged every statement and the final state), or why it could not
-	// judge at all.
-	Halted string
-	// Reason is Halted's short form, the same for every case that stopped
-	// for the same cause, for counting ("open rows: UPDATE").
-	Reason string
-}
-
-// Conforms reports whether every statement and the final state lie inside
-// the permitted set: whatever anomaly the execution shows, the DBMS's
-// documented views produce it.
-func (c *Conformance) Conforms() bool { return c.Deviation == nil && c.Halted == "" }
 
 // Checker judges executions against the model. It keeps an evaluator
 // session on the target it judges on (the temporary tables live there) and
@@ -55,7 +42,7 @@ type scratch struct {
 	s      target.Session
 	tables []string
 	last   *executor.Result
-	conf   *Conformance
+	conf   *model.Conformance
 	// broken: a statement of the session was cut off (its judging ran out
 	// of time) or its connection broke, so the session is not used again.
 	broken bool
@@ -125,10 +112,10 @@ func (c *Checker) Close() error {
 }
 
 // Check judges execution res of case cs on t.
-func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case, res *executor.Result) (*Conformance, error) {
+func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case, res *executor.Result) (*model.Conformance, error) {
 	level, ok := oneLevel(t, res)
 	info := t.Info()
-	conf := &Conformance{Level: level, Rules: Lookup(info.DBMS, level, c.Settings)}
+	conf := &model.Conformance{Level: level, Rules: model.Lookup(info.DBMS, level, c.Settings)}
 	switch {
 	case res == nil || res.Hang:
 		conf.Halted, conf.Reason = "the case did not finish", "hang"
@@ -136,7 +123,7 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	case res.Truncated != "":
 		// The model compares every row a statement returned, and the
 		// final state: part of them would make deviations that are not.
-		conf.Halted, conf.Reason = res.Truncated, ReasonTruncated
+		conf.Halted, conf.Reason = res.Truncated, model.ReasonTruncated
 		return conf, nil
 	case !ok:
 		conf.Halted, conf.Reason = "connections run at different isolation levels", "connections at different levels"
@@ -168,7 +155,7 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 			return nil, fmt.Errorf("model: dropping the evaluator's tables: %w", err)
 		}
 	}
-	eng := NewEngine(conf.Rules, info.Dialect, sc)
+	eng := model.NewEngine(conf.Rules, info.Dialect, sc)
 	defer func() { sc.tables = eng.Tables() }()
 	if err := eng.Setup(ctx, cs.Setup); err != nil {
 		sc.broken = cutOff(ctx, err)
@@ -182,10 +169,6 @@ func (c *Checker) Check(ctx context.Context, t target.Target, cs *testcase.Case,
 	return conf, nil
 }
 
-// ReasonTruncated is Conformance.Reason for an execution with a result
-// txlab did not keep whole (target.Limits).
-const ReasonTruncated = executor.TruncatedReason
-
 // maxReplays bounds the replays of one case, over its orders and
 // choices: past it, the case is left undecided.
 const maxReplays = 64
@@ -198,13 +181,13 @@ const maxReplays = 64
 // and those rows. Otherwise a replay the model cannot finish leaves the
 // case undecided, and when every replay deviates, the deviation is the
 // mildest one (a documented variation before a bug).
-func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *Conformance) error {
+func judgeOrders(ctx context.Context, base *model.Engine, res *executor.Result, conf *model.Conformance) error {
 	orders, ok := Orders(res)
 	if !ok {
 		base.Stop(reasonTooManyOrders, fmt.Sprintf("more than %d orders in which statements released together may have taken effect", maxOrders))
 		orders = [][]int{nil}
 	}
-	var dev *Deviation
+	var dev *model.Deviation
 	devOrder := -1
 	halted, reason := "", ""
 	replays := 0
@@ -216,9 +199,8 @@ func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *
 				conf.Halted, conf.Reason = fmt.Sprintf("more than %d replays of the orders and the open rows the rules permit", maxReplays), "too many replays"
 				return nil
 			}
-			eng := base.fork()
-			eng.script = script
-			d, err := replay(ctx, eng, res, order)
+			eng := base.Fork(script)
+			d, err := play(ctx, eng, res, order)
 			if err != nil {
 				return err
 			}
@@ -235,7 +217,7 @@ func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *
 			case dev == nil || milder(d.Verdict, dev.Verdict) || d.Verdict == dev.Verdict && named(d, base) && !named(dev, base):
 				dev, devOrder = d, k
 			}
-			next, more := nextScript(script, eng.points)
+			next, more := eng.NextScript()
 			if !more {
 				break
 			}
@@ -265,7 +247,9 @@ func judgeOrders(ctx context.Context, base *Engine, res *executor.Result, conf *
 // one verdict, the one a named rule explains is the better account: in
 // another order or choice of rows the same execution may have been a
 // known defect (MDEV-30835's UPDATE after a DELETE's plain view).
-func named(d *Deviation, e *Engine) bool { return d.Rule.Name != e.rules.StatementView().Name }
+func named(d *model.Deviation, e *model.Engine) bool {
+	return d.Rule.Name != e.Rules().StatementView().Name
+}
 
 // milder reports whether verdict a is milder than b: a documented
 // variation or an undecided outcome before a bug.
@@ -294,10 +278,10 @@ func oneLevel(t target.Target, res *executor.Result) (target.Level, bool) {
 	return res.Level(), true
 }
 
-// replay feeds the schedule to the engine in the given order (indexes into
+// play feeds the schedule to the engine in the given order (indexes into
 // res.Events, see Orders) and returns the first deviation. Positions in
 // that order are the engine's times.
-func replay(ctx context.Context, eng *Engine, res *executor.Result, order []int) (*Deviation, error) {
+func play(ctx context.Context, eng *model.Engine, res *executor.Result, order []int) (*model.Deviation, error) {
 	start := map[int]int{}
 	for i, at := range order {
 		// A statement's judging costs time in the size of the history so
@@ -313,7 +297,7 @@ func replay(ctx context.Context, eng *Engine, res *executor.Result, order []int)
 		case executor.StatusSkipped:
 			continue
 		}
-		st := &Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
+		st := &model.Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
 			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}
 		if s, ok := start[ev.Conn]; ok && ev.Resumed {
 			st.Start = s
