@@ -92,7 +92,8 @@ func TestCheckTriesOrders(t *testing.T) {
 		res := &executor.Result{
 			Events: []executor.Event{ev(0, executor.StatusOK, 0), first, ev(2, executor.StatusBlocked, 0), ev(3, executor.StatusBlocked, 0),
 				ev(4, executor.StatusOK, 0), sel, upd},
-			Final: target.State{"t": {{{S: "1"}, {S: "5"}}}},
+			Final:   target.State{"t": {{{S: "1"}, {S: "5"}}}},
+			Default: tg.DefaultLevel(),
 		}
 		conf, err := c.Check(ctx, tg, cs, res)
 		if err != nil {
