@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/txlab/txlab/history"
@@ -69,20 +70,70 @@ func indexParallel(h *history.History) (*indexed, bool) {
 	// makes partitions too large for the cache: then they are counted
 	// again (partitionHistograms).
 	bits := partitionBits(2 * n)
-
-	// Pass 1: shapes, counts, key and value ranges, the last initial
-	// transaction, histograms.
-	type counts struct {
-		ops, writes  int32
-		bad, unknown bool
-		init         int32 // the chunk's last initial transaction, or -1
-		rng          packRange
-		sessions     sessionSpan // for sessionNext, while the Txns are read
-		wHist, rHist []int32
+	cnt := countChunks(h, cut, bits)
+	opBase, wBase, rng, anyUnknown, ok := ix.sumCounts(cnt)
+	if !ok {
+		return nil, false
 	}
-	cnt := make([]counts, nc)
+	var initKeys *keySet
+	if ix.init >= 0 {
+		initKeys, _ = newKeySet(h.Txns[ix.init].Ops)
+	}
+	pk, ok := rng.packer()
+	if !ok {
+		return nil, false
+	}
+	nw, nops := int(wBase[nc]), int(opBase[nc])
+	wHist, rHist := make([][]int32, nc), make([][]int32, nc)
+	for c, k := range cnt {
+		wHist[c], rHist[c] = k.wHist, k.rHist
+	}
+	if b := partitionBits(nw); b > bits+1 {
+		bits = b
+		ix.partitionHistograms(cut, bits, wHist, rHist)
+	}
+	np := 1 << bits
+	wOff, rOff := partitionOffsets(wHist, rHist, np)
+
+	// Pass 2: known keys, op offsets, write refs, inclusion, and the
+	// scatter. An occurrence is its packed (key, value) and its index: 12
+	// bytes instead of a 24-byte struct (a 16-byte pair and an int32,
+	// padded).
+	ix.opOff = make([]int32, n+1)
+	ix.wrefs = newWriteRefs(nw)
+	ix.readOf = make([]int32, nops)
+	ws, rs := make([]packedOcc, nw), make([]packedOcc, nops-nw)
+	sc := scatter{cut: cut, opBase: opBase, wBase: wBase, wHist: wHist, rHist: rHist, initKeys: initKeys, pk: pk, shift: uint(64 - bits), ws: ws, rs: rs}
+	if !ix.scatter(sc) {
+		return nil, false
+	}
+	ix.opOff[n] = int32(nops)
+	if !ix.matchPartitions(min(nc, np), np, wOff, rOff, ws, rs) {
+		return nil, false
+	}
+	if anyUnknown {
+		ix.observeUnknown()
+	}
+	return ix, true
+}
+
+// chunkCounts is what pass 1 learns of one chunk of transactions.
+type chunkCounts struct {
+	ops, writes  int32
+	bad, unknown bool
+	init         int32 // the chunk's last initial transaction, or -1
+	rng          packRange
+	sessions     sessionSpan // for sessionNext, while the Txns are read
+	wHist, rHist []int32
+}
+
+// countChunks is pass 1, a worker per chunk: shapes, counts, key and value
+// ranges, the last initial transaction, histograms of 1<<bits partitions.
+func countChunks(h *history.History, cut []int, bits int) []chunkCounts {
+	nc := len(cut) - 1
+	cnt := make([]chunkCounts, nc)
 	each(nc, func(c int) {
-		k := counts{init: -1, rng: emptyRange, sessions: emptySpan}
+		k := chunkCounts{init: -1, rng: emptyRange, sessions: emptySpan}
 		k.wHist, k.rHist = make([]int32, 1<<bits), make([]int32, 1<<bits)
 		shift := uint(64 - bits)
 		for i := cut[c]; i < cut[c+1]; i++ {
@@ -114,12 +165,20 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		}
 		cnt[c] = k
 	})
-	opBase, wBase := make([]int32, nc+1), make([]int32, nc+1)
-	anyUnknown := false
-	rng := emptyRange
+	return cnt
+}
+
+// sumCounts joins the chunks' counts: each chunk's first op and write,
+// the key and value range, whether any transaction is unknown; it sets the
+// last initial transaction and the session span. ok is false when a chunk
+// holds a transaction of a shape the check does not take.
+func (ix *indexed) sumCounts(cnt []chunkCounts) (opBase, wBase []int32, rng packRange, anyUnknown, ok bool) {
+	nc := len(cnt)
+	opBase, wBase = make([]int32, nc+1), make([]int32, nc+1)
+	rng = emptyRange
 	for c, k := range cnt {
 		if k.bad {
-			return nil, false
+			return nil, nil, rng, false, false
 		}
 		opBase[c+1], wBase[c+1] = opBase[c]+k.ops, wBase[c]+k.writes
 		anyUnknown = anyUnknown || k.unknown
@@ -131,33 +190,18 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		ix.sessions.merge(k.sessions)
 	}
 	ix.sessions.known = true
-	var initKeys *keySet
-	if ix.init >= 0 {
-		initKeys, _ = newKeySet(h.Txns[ix.init].Ops)
-	}
-	pk, ok := rng.packer()
-	if !ok {
-		return nil, false
-	}
-	nw, nops := int(wBase[nc]), int(opBase[nc])
-	wHist, rHist := make([][]int32, nc), make([][]int32, nc)
-	for c, k := range cnt {
-		wHist[c], rHist[c] = k.wHist, k.rHist
-	}
-	if b := partitionBits(nw); b > bits+1 {
-		bits = b
-		ix.partitionHistograms(cut, bits, wHist, rHist)
-	}
-	shift := uint(64 - bits)
-	np := 1 << bits
+	return opBase, wBase, rng, anyUnknown, true
+}
 
-	// Where each chunk's occurrences of each partition go: partitions in
-	// order, chunks in order within a partition.
-	wOff, rOff := make([]int32, np+1), make([]int32, np+1)
+// partitionOffsets turns the chunks' histograms into where each chunk's
+// occurrences of each partition go: partitions in order, chunks in order
+// within a partition. The histograms become each chunk's next slot.
+func partitionOffsets(wHist, rHist [][]int32, np int) (wOff, rOff []int32) {
+	wOff, rOff = make([]int32, np+1), make([]int32, np+1)
 	var wAt, rAt int32
 	for p := range np {
 		wOff[p], rOff[p] = wAt, rAt
-		for c := range nc {
+		for c := range wHist {
 			w, r := wHist[c][p], rHist[c][p]
 			wHist[c][p], rHist[c][p] = wAt, rAt
 			wAt += w
@@ -165,20 +209,30 @@ func indexParallel(h *history.History) (*indexed, bool) {
 		}
 	}
 	wOff[np], rOff[np] = wAt, rAt
+	return wOff, rOff
+}
 
-	// Pass 2: known keys, op offsets, write refs, inclusion, and the
-	// scatter. An occurrence is its packed (key, value) and its index: 12
-	// bytes instead of a 24-byte struct (a 16-byte pair and an int32,
-	// padded).
-	ix.opOff = make([]int32, n+1)
-	ix.wrefs = newWriteRefs(nw)
-	ix.readOf = make([]int32, nops)
-	ws, rs := make([]packedOcc, nw), make([]packedOcc, nops-nw)
+// scatter is what pass 2 reads.
+type scatter struct {
+	cut           []int
+	opBase, wBase []int32
+	wHist, rHist  [][]int32 // each chunk's next slot per partition
+	initKeys      *keySet
+	pk            packer
+	shift         uint
+	ws, rs        []packedOcc
+}
+
+// scatter is pass 2, a worker per chunk. It reports false when an op names
+// a key the initial transaction did not write.
+func (ix *indexed) scatter(sc scatter) bool {
+	h := ix.h
+	nc := len(sc.cut) - 1
 	unknownKey := make([]bool, nc)
 	each(nc, func(c int) {
-		wp, rp := wHist[c], rHist[c]
-		off, w := opBase[c], wBase[c]
-		for i := cut[c]; i < cut[c+1]; i++ {
+		wp, rp := sc.wHist[c], sc.rHist[c]
+		off, w := sc.opBase[c], sc.wBase[c]
+		for i := sc.cut[c]; i < sc.cut[c+1]; i++ {
 			t := &h.Txns[i]
 			ix.opOff[i] = off
 			var final []bool
@@ -186,19 +240,19 @@ func indexParallel(h *history.History) (*indexed, bool) {
 				final = finalWrites(t.Ops)
 			}
 			for j, o := range t.Ops {
-				if initKeys != nil && !initKeys.has(o.Key) {
+				if sc.initKeys != nil && !sc.initKeys.has(o.Key) {
 					unknownKey[c] = true
 					return
 				}
 				ix.readOf[off+int32(j)] = -1
-				p := mix(kv{o.Key, o.Value}) >> shift
-				k := pk.pack(o)
+				p := mix(kv{o.Key, o.Value}) >> sc.shift
+				k := sc.pk.pack(o)
 				if o.Kind != history.W {
-					rs[rp[p]] = newPackedOcc(k, off+int32(j))
+					sc.rs[rp[p]] = newPackedOcc(k, off+int32(j))
 					rp[p]++
 					continue
 				}
-				ws[wp[p]] = newPackedOcc(k, w)
+				sc.ws[wp[p]] = newPackedOcc(k, w)
 				wp[p]++
 				ix.wrefs.set(w, wref{int32(i), int32(j), isFinal(t.Ops, j, final)})
 				w++
@@ -207,16 +261,13 @@ func indexParallel(h *history.History) (*indexed, bool) {
 			ix.included[i] = t.Status == history.OK
 		}
 	})
-	for _, u := range unknownKey {
-		if u {
-			return nil, false
-		}
-	}
-	ix.opOff[n] = int32(nops)
+	return !slices.Contains(unknownKey, true)
+}
 
-	// Pass 3 (not over the history): match the partitions, each worker
-	// with its own table.
-	nm := min(nc, np)
+// matchPartitions is pass 3 (not over the history): nm workers match the
+// partitions, each with its own table. It reports false on a duplicate
+// write.
+func (ix *indexed) matchPartitions(nm, np int, wOff, rOff []int32, ws, rs []packedOcc) bool {
 	dup := make([]bool, nm)
 	each(nm, func(m int) {
 		table, mask := joinTable(wOff)
@@ -227,15 +278,7 @@ func indexParallel(h *history.History) (*indexed, bool) {
 			}
 		}
 	})
-	for _, d := range dup {
-		if d {
-			return nil, false
-		}
-	}
-	if anyUnknown {
-		ix.observeUnknown()
-	}
-	return ix, true
+	return !slices.Contains(dup, true)
 }
 
 // partitionBits returns the bits of hash that cut nw writes into
