@@ -534,14 +534,33 @@ func inferContext(ctx context.Context, h *history.History) (*Deps, error) {
 	c := newCollector(p, p.observed)
 	c.sessionOrder()
 
-	nodes := make([]node, 0, len(p.rows)*2)
+	nodes, obs, at := buildTrie(p, c)
+	d := &Deps{}
+	readEdges(p, c, d, nodes, obs, at)
+	d.Forks = forks(p, nodes, obs)
+	out := newDeps(p, c)
+	out.AbortedReads, out.IntermediateReads, out.Forks = d.AbortedReads, d.IntermediateReads, d.Forks
+	pe, err := predicateEdges(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	out.Edges = append(out.Edges, pe...)
+	return out, nil
+}
+
+// buildTrie is the trie of the wLists every observation read (a node per
+// version), with the ww edges along its edges: the observations of each
+// node are in two lists (readers, deleters), and at holds each
+// observation's node.
+func buildTrie(p *prepared, c *collector) (nodes []node, obs []obsRef, at []int32) {
+	nodes = make([]node, 0, len(p.rows)*2)
 	roots := make([]int32, len(p.rows))
 	for i := range roots {
 		roots[i] = int32(len(nodes))
 		nodes = append(nodes, node{txn: -1, parent: -1, child: -1, sib: -1, obs: -1, del: -1})
 	}
-	obs := make([]obsRef, 0, p.observations)
-	at := make([]int32, 0, p.observations) // node of each observation, parallel to obs
+	obs = make([]obsRef, 0, p.observations)
+	at = make([]int32, 0, p.observations) // node of each observation, parallel to obs
 	for ri := range p.results {
 		r := &p.results[ri]
 		for oi := range r.rows {
@@ -575,7 +594,12 @@ func inferContext(ctx context.Context, h *history.History) (*Deps, error) {
 			at = append(at, cur)
 		}
 	}
-	d := &Deps{}
+	return nodes, obs, at
+}
+
+// readEdges adds the edges of each observation (wr, rw, a deleter's ww)
+// and records the aborted and intermediate reads in d.
+func readEdges(p *prepared, c *collector, d *Deps, nodes []node, obs []obsRef, at []int32) {
 	for oi := range obs {
 		o := &obs[oi]
 		r := &p.results[o.res]
@@ -628,6 +652,11 @@ func inferContext(ctx context.Context, h *history.History) (*Deps, error) {
 			}
 		}
 	}
+}
+
+// forks are the versions with two next writers that did not abort.
+func forks(p *prepared, nodes []node, obs []obsRef) []Fork {
+	var out []Fork
 	// Forks: a version with two next writers that did not abort.
 	for ni := range nodes {
 		var first int32 = -1
@@ -639,17 +668,10 @@ func inferContext(ctx context.Context, h *history.History) (*Deps, error) {
 				first = ch
 				continue
 			}
-			d.Forks = append(d.Forks, forkAt(p, nodes, obs, int32(ni), first, ch))
+			out = append(out, forkAt(p, nodes, obs, int32(ni), first, ch))
 		}
 	}
-	out := newDeps(p, c)
-	out.AbortedReads, out.IntermediateReads, out.Forks = d.AbortedReads, d.IntermediateReads, d.Forks
-	pe, err := predicateEdges(ctx, h)
-	if err != nil {
-		return nil, err
-	}
-	out.Edges = append(out.Edges, pe...)
-	return out, nil
+	return out
 }
 
 func pathOf(nodes []node, n int32) []int32 {
