@@ -411,9 +411,9 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 var bareDecimal = regexp.MustCompile(`(?i)\b(DECIMAL|NUMERIC)\b\s*(?:[^\s(]|$)`)
 
 // unheldType returns a column type of a CREATE TABLE the model's copy would
-// change (a bare DECIMAL), or "". SQLite enforces no size.
+// change (a bare DECIMAL), or "": none where sizes change nothing (SQLite).
 func unheldType(d sqlast.Dialect, create string) string {
-	if d == sqlast.SQLite {
+	if !d.SizedTypes() {
 		return ""
 	}
 	if m := bareDecimal.FindStringSubmatch(create); m != nil {
@@ -604,12 +604,12 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 }
 
 // autoZero returns whether a version of table holds 0 in a column the
-// evaluator's copy numbers anew when 0 is inserted: a MySQL-family
-// AUTO_INCREMENT column of the main copy (the candidate tables have
-// plain columns).
+// evaluator's copy numbers anew when 0 is inserted: an AUTO_INCREMENT
+// column of the main copy where the dialect numbers a 0 (the candidate
+// tables have plain columns).
 func (e *Engine) autoZero(table string, ct *sqlast.CreateTable) func(*Version) bool {
 	var auto []int
-	if e.dialect == sqlast.MySQL && table == ct.Name {
+	if e.dialect.AutoIncrementOnZero() && table == ct.Name {
 		for i, c := range ct.Columns {
 			if c.AutoIncrement {
 				auto = append(auto, i)

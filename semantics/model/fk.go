@@ -396,10 +396,10 @@ func (k *foreignKey) action(s sqlast.Stmt) sqlast.RefAction {
 // columns where no index starts with them ("Such an index is created on
 // the referencing table automatically if it does not exist", MySQL 8.4
 // Reference Manual 15.1.20.5 "FOREIGN KEY Constraints", Conditions and
-// Restrictions): columns of a secondary index there. Other DBMSs create
-// none.
+// Restrictions), and DBMSs like it (Rules.ForeignKeyIndexes): columns of a
+// secondary index there. Other DBMSs create none.
 func (e *Engine) foreignKeyIndexes(ct *sqlast.CreateTable) [][]string {
-	if e.dialect != sqlast.MySQL {
+	if !e.rules.ForeignKeyIndexes {
 		return nil
 	}
 	var out [][]string
@@ -409,12 +409,12 @@ func (e *Engine) foreignKeyIndexes(ct *sqlast.CreateTable) [][]string {
 	return out
 }
 
-// inlineReferencesHalt stops the engine at a MySQL-family CREATE TABLE
-// with a column's REFERENCES: MySQL ignores it, MariaDB from 10.5 makes a
-// foreign key of it, with an index (sqlast/fk.go), and the model does not
-// know which server it is.
+// inlineReferencesHalt stops the engine at a CREATE TABLE with a column's
+// REFERENCES where what that means depends on the server (the MySQL
+// family: MySQL ignores it, MariaDB from 10.5 makes a foreign key of it,
+// with an index; sqlast/fk.go), which the model does not know.
 func (e *Engine) inlineReferencesHalt(ct *sqlast.CreateTable) bool {
-	if e.dialect != sqlast.MySQL {
+	if !e.dialect.InlineReferencesVary() {
 		return false
 	}
 	for _, c := range ct.Columns {

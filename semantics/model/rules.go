@@ -280,6 +280,21 @@ type Rules struct {
 	// changes nothing (InnoDB: MySQL 8.0 manual 17.7.3), so the model can
 	// mark the rows it updates.
 	UpsertLocksRow bool
+	// UpsertWritesRow: an ON CONFLICT DO UPDATE writes a new version of
+	// the row it meets and locks it, even where no value changes
+	// (PostgreSQL), so the model can mark the rows it updates. Where
+	// neither this nor UpsertLocksRow holds, the model does not mark them.
+	UpsertWritesRow bool
+	// ForeignKeyIndexes: a foreign key's referencing columns get a
+	// secondary index where no index starts with them (InnoDB, TiDB), which
+	// the rules that follow index records (IndexMoveMayMiss) see.
+	ForeignKeyIndexes bool
+	// UniqueIndexFeatures: a UNIQUE partial or expression index only
+	// decides which writes fail on another row's key (PostgreSQL, SQLite),
+	// so the model's copy gets it and refuses what the DBMS refuses.
+	// Elsewhere (InnoDB, where a UNIQUE index may be the clustered key the
+	// model follows) a write to its table stops the judging.
+	UniqueIndexFeatures bool
 	// Mode names the transaction mode these rules are of, where the DBMS
 	// has several (TiDB: "pessimistic", "optimistic"); "" elsewhere.
 	Mode string
@@ -390,6 +405,11 @@ const (
 	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation (13.2.3: predicate locks; a sequential scan locks the relation); src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
+	srcPGUpsert          = "PostgreSQL 15 docs, INSERT (ON CONFLICT DO UPDATE: \"all rows will be locked when the ON CONFLICT DO UPDATE action is taken\"; the update writes a new row version, as any UPDATE: 13.1 Introduction, MVCC)"
+	srcPGUniqueFeatures  = "PostgreSQL 15 docs 11.8 Partial Indexes (Example 11.3: a partial unique index enforces uniqueness among the rows that satisfy its predicate, and constrains no other) and 11.7 Indexes on Expressions (a unique index on an expression constrains the expression's values)"
+	srcSQLiteUnique      = "SQLite docs: Partial Indexes 3 (Unique Partial Indexes: the rows the WHERE clause selects must be unique, the others are not constrained); Indexes On Expressions (a UNIQUE index on expressions)"
+	srcCockroachUpsert   = "CockroachDB v23.2 docs: INSERT (ON CONFLICT … DO UPDATE, PostgreSQL's upsert; untested here)"
+	srcCockroachFeatures = "CockroachDB v23.2 docs: Partial Indexes, Expression Indexes (UNIQUE ones constrain the rows and values they index; untested here)"
 )
 
 var (

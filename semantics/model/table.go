@@ -448,6 +448,7 @@ var table = []row{
 		r.SavepointReadView = &innodbSavepointReadView
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
+	{dbms: innodb, source: srcInnoDBForeignKeys, views: func(r *Rules) { r.ForeignKeyIndexes = true }},
 	{dbms: innodb, levels: lv(ru), source: srcInnoDBRead, views: func(r *Rules) {
 		r.Target[KindSelect] = Dirty
 		r.Source = readsOf(Dirty)
@@ -500,6 +501,8 @@ var table = []row{
 		r.Sources = append(r.Sources, srcPGForeignKeys)
 	}},
 	{dbms: []string{"postgres"}, source: srcPGSavepoint, views: func(r *Rules) { r.SavepointSource = srcPGSavepoint }},
+	{dbms: []string{"postgres"}, source: srcPGUpsert, views: func(r *Rules) { r.UpsertWritesRow = true }},
+	{dbms: []string{"postgres"}, source: srcPGUniqueFeatures, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 	{dbms: []string{"postgres"}, levels: lv(ru, rc), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
 		r.Target = readsOf(Recheck)
@@ -534,6 +537,7 @@ var table = []row{
 		r.ForeignKeys = FKSQLite
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
+	{dbms: []string{"sqlite"}, source: srcSQLiteUnique, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 
 	// CockroachDB: serializable, and read committed overriding it.
 	{dbms: []string{"cockroach"}, source: srcCockroach, views: func(r *Rules) {
@@ -548,6 +552,8 @@ var table = []row{
 		r.ReadsLockPredicates = true
 	}},
 	{dbms: []string{"cockroach"}, levels: lv(rc, ser), source: srcCockroach, views: known},
+	{dbms: []string{"cockroach"}, source: srcCockroachUpsert, views: func(r *Rules) { r.UpsertWritesRow = true }},
+	{dbms: []string{"cockroach"}, source: srcCockroachFeatures, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 	{dbms: []string{"cockroach"}, levels: lv(rc), source: srcCockroach, views: func(r *Rules) {
 		r.Target = readsOf(Current)
 		r.Target[KindSelect] = SnapStatement
@@ -574,6 +580,7 @@ var table = []row{
 		r.SkipLockedOpen = true
 	}},
 	{dbms: []string{"tidb"}, levels: lv(rc, rr), source: srcTiDBLevel, views: known},
+	{dbms: []string{"tidb"}, source: srcTiDBForeignKeys, views: func(r *Rules) { r.ForeignKeyIndexes = true }},
 	// Optimistic: every statement reads the snapshot of the transaction's
 	// start (read committed does not apply); writes are buffered and lock
 	// nothing until COMMIT, which fails on a row another transaction

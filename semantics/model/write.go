@@ -215,11 +215,12 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			}
 			after[i].vid = -a.vid
 			old := byID[-a.vid]
-			if e.dialect == sqlast.MySQL && old != nil && slices.Equal(old.Values, a.vals) && res.Affected >= 2 {
+			if n := e.dialect.UpsertUpdateCount(); e.rules.UpsertLocksRow && old != nil && slices.Equal(old.Values, a.vals) && res.Affected >= n {
 				// InnoDB writes no version for a duplicate it leaves as it
-				// was, and counts it 0 rows (the marker made it 2); it
-				// holds the exclusive lock of the duplicate check.
-				res.Affected -= 2
+				// was, and counts it 0 rows (the marker made it an
+				// update); it holds the exclusive lock of the duplicate
+				// check.
+				res.Affected -= n
 				xlocked = append(xlocked, old.Row)
 				continue
 			}
@@ -503,12 +504,13 @@ func versionsByID(view []*Version) map[int]*Version {
 // PostgreSQL's ON CONFLICT DO UPDATE writes a new version of the row it
 // meets, and locks it, even when no value changes ("all rows will be
 // locked when the ON CONFLICT DO UPDATE action is taken", docs 15,
-// INSERT); InnoDB's ON DUPLICATE KEY UPDATE sets an exclusive lock on the
-// duplicate row (MySQL 8.0 manual 17.7.3) and writes nothing where it
-// changes nothing.
+// INSERT: Rules.UpsertWritesRow); InnoDB's ON DUPLICATE KEY UPDATE sets
+// an exclusive lock on the duplicate row (MySQL 8.0 manual 17.7.3) and
+// writes nothing where it changes nothing (Rules.UpsertLocksRow). Where
+// the rules say neither, the rows are not marked.
 func (e *Engine) markUpsertUpdates(stmt sqlast.Stmt) (sqlast.Stmt, bool) {
 	ins, ok := stmt.(*sqlast.Insert)
-	known := e.dialect == sqlast.Postgres || e.dialect == sqlast.MySQL && e.rules.UpsertLocksRow
+	known := e.rules.UpsertWritesRow || e.rules.UpsertLocksRow
 	if !ok || !known || ins.OnConflict == nil || ins.OnConflict.DoNothing || ins.OnConflict.Ignore || len(ins.OnConflict.Set) == 0 {
 		return stmt, false
 	}
