@@ -121,12 +121,12 @@ type Engine struct {
 	txnEnds      map[int][]int
 	// restricts are the foreign keys whose check of the statement being
 	// judged (restrictStmt), a child's write or a parent's DELETE or key
-	// UPDATE, the engine makes once the statement has run (fk_pg.go).
+	// UPDATE, the engine makes once the statement has run (fk_trigger.go).
 	restricts    []fkPart
 	restrictStmt sqlast.Stmt
 	// fkAfter are the foreign keys whose InnoDB check or action the
 	// statement being judged sets off, followed once its write is applied
-	// (fk_innodb.go).
+	// (fk_immediate.go).
 	fkAfter []innodbFK
 }
 

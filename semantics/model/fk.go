@@ -11,12 +11,14 @@ import (
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
 // child's INSERT checks (parentLocks), InnoDB's check of a child's UPDATE,
 // of a parent's DELETE or key UPDATE under RESTRICT / NO ACTION and its ON
-// DELETE CASCADE / SET NULL (fk_innodb.go), PostgreSQL's check of a
-// parent's DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE
-// and SET NULL actions and its deferred keys' checks at COMMIT (fk_pg.go),
-// SQLite's CASCADE and SET NULL (the same code: restrictCheck), SQLite's
-// deferred keys at COMMIT (sqliteDeferred) and SQLite's statement-level
-// check, which only decides whether a statement fails (lockFreeCheck); at
+// DELETE CASCADE / SET NULL (immediate row-by-row checks:
+// fk_immediate.go), PostgreSQL's check of a parent's DELETE or key UPDATE
+// under NO ACTION / RESTRICT and its CASCADE and SET NULL actions and its
+// deferred keys' checks at COMMIT (checks by triggers at the statement's
+// end: fk_trigger.go), SQLite's CASCADE and SET NULL (the same code:
+// restrictCheck), SQLite's deferred keys at COMMIT (sqliteDeferred) and
+// SQLite's statement-level check, which only decides whether a statement
+// fails (lockFreeCheck; checks where nothing locks rows: fk_lockfree.go); at
 // any other statement whose outcome a foreign key can change it stops,
 // naming the feature (foreign-key, on-delete-cascade,
 // deferred-constraint). Every other statement is judged
@@ -149,7 +151,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			continue
 		}
 		if e.innodbFollows(t, st, &fks[i], s, w) {
-			continue // fk_innodb.go
+			continue // fk_immediate.go
 		}
 		hit, what = &fks[i], w
 		break
@@ -295,35 +297,6 @@ func columnOf(ct *sqlast.CreateTable, name string) *sqlast.ColumnDef {
 
 func sameFold(a, b []string) bool {
 	return len(a) == len(b) && len(a) > 0 && !slices.ContainsFunc(a, func(x string) bool { return !containsFold(b, x) })
-}
-
-// lockFreeCheck reports whether foreign key k's part in statement s (what
-// affects said) decides only whether s fails, which the model does not
-// judge (a failed statement had no effect; a successful one did what it
-// does without the key): where nothing locks rows (SQLite: a writer has
-// the database to itself, isolation.html), an immediate key's check of a
-// child's write, or of a parent's DELETE or key UPDATE that the key
-// restricts (NO ACTION, RESTRICT). "If a statement modifies the contents
-// of the database so that an immediate foreign key constraint is in
-// violation at the conclusion the statement, an exception is thrown and
-// the effects of the statement are reverted" (sqlite.org
-// foreignkeys.html, 4.2 "Deferred Foreign Key Constraints"). An action
-// (CASCADE, SET NULL, SET DEFAULT) writes other rows, and a deferred key
-// fails the COMMIT: neither is modelled.
-func (e *Engine) lockFreeCheck(k *foreignKey, s sqlast.Stmt, what string) bool {
-	if e.rules.RowLocks || k.Deferrable {
-		return false
-	}
-	switch what {
-	case "child":
-		return true
-	case "parent":
-		switch k.action(s) {
-		case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
-			return true
-		}
-	}
-	return false
 }
 
 // affects says whether statement s can be checked or acted on by the

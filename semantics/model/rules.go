@@ -314,7 +314,8 @@ type Rules struct {
 }
 
 // ForeignKeys is which DBMS's foreign-key checks and actions the engine
-// follows; each has its own mechanism (fk_innodb.go, fk_pg.go).
+// follows; each has its own mechanism (fk_immediate.go, fk_trigger.go,
+// fk_lockfree.go).
 type ForeignKeys int
 
 // Foreign-key models.

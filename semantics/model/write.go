@@ -782,7 +782,7 @@ func (e *Engine) revived(t *Txn, table string, vals target.Row) *Row {
 		if n := len(r.Versions); n > 0 && r.Versions[n-1].At == e.h.now && r.Versions[n-1].Txn == t && !e.referenced(table) {
 			// This statement's own deletion. A table a foreign key
 			// references keeps it: there a REPLACE deletes the row and its
-			// key's actions follow (fk_innodb.go).
+			// key's actions follow (fk_immediate.go).
 			v = r.Versions[n-1]
 		}
 		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !e.sameKey(cols, v.Prev.Values, vals) {
