@@ -714,7 +714,7 @@ func (e *Engine) commitConflict(t *Txn, st *Stmt) *Deviation {
 				}
 				d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.StatementView(), Stmt: st, StmtKind: "COMMIT", Table: name,
 					Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction wrote a row of %s that transaction T%d changed and committed after its snapshot; %s documents a %s error at commit",
-						st.Conn, name, o.ID, r.name(), r.CommitConflict)}
+						st.Conn, name, o.ID, r.Name(), r.CommitConflict)}
 				e.halt(deviated, "stopped at the first deviation")
 				return d
 			}
@@ -739,9 +739,9 @@ func (e *Engine) doomedCommit(t *Txn, st *Stmt) *Deviation {
 		e.halt("deferred unique check: COMMIT", "connection %d's COMMIT succeeded after an INSERT that duplicated a key its transaction may have written itself", st.Conn)
 		return nil
 	}
-	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.rule("unique-check-at-commit", fmt.Sprintf("%s checks an INSERT's unique keys at COMMIT: a transaction that inserted a key its snapshot already holds must fail to commit", r.name())),
+	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.Rule("unique-check-at-commit", fmt.Sprintf("%s checks an INSERT's unique keys at COMMIT: a transaction that inserted a key its snapshot already holds must fail to commit", r.Name())),
 		Stmt: st, StmtKind: "COMMIT",
-		Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction inserted a key its snapshot already held; %s documents a %s error at commit", st.Conn, r.name(), target.ClassDuplicateKey)}
+		Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction inserted a key its snapshot already held; %s documents a %s error at commit", st.Conn, r.Name(), target.ClassDuplicateKey)}
 	e.halt(deviated, "stopped at the first deviation")
 	return d
 }
@@ -996,7 +996,7 @@ func (e *Engine) takeSnapshot(t *Txn, st *Stmt, s *stmtInfo) {
 func (e *Engine) noteWaitedOn(t *Txn, st *Stmt, s *stmtInfo) {
 	unrecorded := s.kind == KindSelectShare || s.kind == KindSelectUpdate
 	unrecorded = unrecorded && !(s.single && s.table != "")
-	if (st.Blocked() || unrecorded) && s.kind.locking() && st.Err == nil {
+	if (st.Blocked() || unrecorded) && s.kind.Locking() && st.Err == nil {
 		if t.waitedOn == nil {
 			t.waitedOn = map[string]bool{}
 		}

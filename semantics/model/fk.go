@@ -55,12 +55,6 @@ import (
 // its outcome; on PostgreSQL a failed statement aborts its transaction,
 // which leaves nothing (pgAborted).
 
-// The sources of what the model follows of foreign keys (Rules.Sources).
-const (
-	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row), 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists; RESTRICT and NO ACTION reject the parent's delete or key update, CASCADE deletes the child rows, SET NULL sets their key NULL) and 17.7.3 Locks Set by Different SQL Statements in InnoDB (a check sets shared locks on the index records it looks at, also where the constraint fails)"
-	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT) and 4.3 (ON DELETE / ON UPDATE CASCADE and SET NULL change the child rows as part of the parent's statement)"
-)
-
 // foreignKey is one foreign key of the case's tables.
 type foreignKey struct {
 	child   string

@@ -72,10 +72,6 @@ import (
 // COMMIT that waited, a child row another transaction holds locked, NO ACTION's look for another parent row with the key
 // (ri_Check_Pk_Match), a self-reference, key columns of different types.
 
-// srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
-// keys comes from (Rules.Sources).
-const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTION and RESTRICT raise an error when a referenced row is deleted or its key changed, CASCADE deletes or updates the referencing rows, SET NULL sets their referencing columns to null; NOT DEFERRABLE constraints are checked after every statement) and 13.3.2 Row-Level Locks (FOR KEY SHARE is taken by foreign key checks); src/backend/utils/adt/ri_triggers.c (the checks' queries: SELECT … FOR KEY SHARE, a child's check at the transaction snapshot, a parent's with the latest one; the actions' DELETE and UPDATE of the child run as the parent's transaction, with the transaction snapshot as crosscheck)"
-
 // checkLock is the row lock a foreign key's check takes on the parent row
 // it finds: InnoDB's shared lock, PostgreSQL's FOR KEY SHARE; lockNone
 // where the model does not follow the check.
@@ -328,7 +324,7 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 				}
 				if refs(seen) {
 					d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: strings.ToUpper(keywordOf(st.SQL)), Table: k.parent,
-						Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT)"),
+						Rule: e.rules.Rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT)"),
 						Text: fmt.Sprintf("connection %d's %s succeeded, but row %v of %s, which its foreign key check sees, references the key %v it removed from %s; %s documents error 23503",
 							st.Conn, strings.ToUpper(keywordOf(st.SQL)), seen.Values, k.child, key, k.parent, e.rules.DBMS)}
 					e.halt(deviated, "stopped at the first deviation")
@@ -519,7 +515,7 @@ func (e *Engine) childCheck(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 // holds in any version.
 func (e *Engine) danglingDev(st *Stmt, k *foreignKey, v *Version, key target.Row, kind string) *Deviation {
 	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: kind, Table: k.child,
-		Rule: e.rules.rule("foreign-key-check", "a write of a referencing row whose key no referenced row holds fails, at the statement's end or, for a deferred key, at COMMIT (23503; 40001 at REPEATABLE READ and SERIALIZABLE where the transaction's snapshot still holds the row)"),
+		Rule: e.rules.Rule("foreign-key-check", "a write of a referencing row whose key no referenced row holds fails, at the statement's end or, for a deferred key, at COMMIT (23503; 40001 at REPEATABLE READ and SERIALIZABLE where the transaction's snapshot still holds the row)"),
 		Text: fmt.Sprintf("connection %d's %s succeeded, but row %v of %s references the key %v, which no row of %s holds; %s documents an error (23503, or a serialization failure)",
 			st.Conn, kind, v.Values, k.child, key, k.parent, e.rules.DBMS)}
 	e.halt(deviated, "stopped at the first deviation")
@@ -714,7 +710,7 @@ func (e *Engine) deferredRestrict(t *Txn, st *Stmt, k *foreignKey, key target.Ro
 		}
 		if refs(seen) {
 			d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: "COMMIT", Table: k.parent,
-				Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT); a deferred key's check runs at COMMIT"),
+				Rule: e.rules.Rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT); a deferred key's check runs at COMMIT"),
 				Text: fmt.Sprintf("connection %d's COMMIT succeeded, but row %v of %s, which its deferred foreign key check sees, references the key %v the transaction removed from %s; %s documents error 23503",
 					st.Conn, seen.Values, k.child, key, k.parent, e.rules.DBMS)}
 			e.halt(deviated, "stopped at the first deviation")

@@ -689,10 +689,10 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 // LOCKED read skipped (any other read: true); false, having stopped the
 // engine, where it does not. tv is the view of the read's table.
 func (e *Engine) skipLockedDecided(t *Txn, st *Stmt, s *stmtInfo, tv *tableView, others bool) bool {
-	if s.wait != sqlast.WaitSkipLocked || !s.kind.locking() || !e.rules.RowLocks {
+	if s.wait != sqlast.WaitSkipLocked || !s.kind.Locking() || !e.rules.RowLocks {
 		return true
 	}
-	if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
+	if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.Exclusive() && e.rules.ShareLocksMayMiss {
 		// Which rows it skipped the model cannot tell there: a join,
 		// a read whose shared lock may miss, TiDB's (not documented).
 		// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
@@ -984,7 +984,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	}
 	var rows []*Row
 	var opts [][]option
-	scanned := e.scannedBy(t, s.table, s.kind.exclusive(), st.Start)
+	scanned := e.scannedBy(t, s.table, s.kind.Exclusive(), st.Start)
 	for i, r := range tv.rows {
 		held, _ := lockedBy(r, t, s.lock, st.Start, e.txns, false, false)
 		if sure, _ := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true); (held == nil) != (sure == nil) {
@@ -1020,7 +1020,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 // without matching them (Rules.ScanLocks): its own table, with its lock's
 // strength, and the tables its subqueries read, shared.
 func (e *Engine) scan(t *Txn, s *stmtInfo) {
-	if r := e.rulesOf(t); !r.ScanLocks && r.ScanLockMayStay == nil || !s.kind.locking() {
+	if r := e.rulesOf(t); !r.ScanLocks && r.ScanLockMayStay == nil || !s.kind.Locking() {
 		return
 	}
 	if t.scanned == nil {
@@ -1028,7 +1028,7 @@ func (e *Engine) scan(t *Txn, s *stmtInfo) {
 	}
 	for _, name := range append(append([]string{s.table}, s.reads...), s.subs...) {
 		if name != "" {
-			t.scanned[name] = t.scanned[name] || s.kind.exclusive() && (name == s.table || slices.Contains(s.reads, name))
+			t.scanned[name] = t.scanned[name] || s.kind.Exclusive() && (name == s.table || slices.Contains(s.reads, name))
 		}
 	}
 }
@@ -1050,7 +1050,7 @@ func (e *Engine) scannedBy(t *Txn, table string, exclusive bool, at int) bool {
 
 // lockRows records the row locks a locking SELECT took.
 func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bool) {
-	if !s.kind.locking() || !e.rules.RowLocks || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
+	if !s.kind.Locking() || !e.rules.RowLocks || (!s.kind.Exclusive() && e.rules.ShareLocksMayMiss) {
 		return
 	}
 	if t.locks == nil {
@@ -1106,7 +1106,7 @@ type lockTest struct {
 
 // lockTests lists the rows the statement must wait for if they match.
 func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockTest {
-	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
+	if !e.rules.RowLocks || !s.kind.Locking() || st.Err != nil || (!s.kind.Exclusive() && e.rules.ShareLocksMayMiss) {
 		return nil
 	}
 	if e.rules.AutocommitOptimistic != nil && !t.Explicit && s.kind <= KindSelectUpdate {
