@@ -2,7 +2,7 @@
 // promises at each isolation level (and, where it matters, under which server
 // setting), and its one judge. The promise (the documented mechanisms that
 // explain a difference from a serial execution and the anomaly classes each
-// level forbids) is read from the one table of semantics/model/table.go,
+// level forbids) is read from the one table of semantics/rules/table.go,
 // whose rows also hold the statement views the model replays; Judge.Decide
 // turns (DBMS, level, settings, --model, --strict) and an oracle's evidence
 // into a verdict and the rule behind it (a stable slug, one line of text and

@@ -18,56 +18,27 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target/txn"
 )
 
-// Level is an isolation level, spelled the way case files spell it.
-type Level string
+// Level is an isolation level (package txn, where the rules, which need no
+// session, find it too).
+type Level = txn.Level
 
 // The isolation levels txlab knows. A target supports a subset (Target.Levels).
 const (
-	ReadUncommitted Level = "read-uncommitted"
-	ReadCommitted   Level = "read-committed"
-	RepeatableRead  Level = "repeatable-read"
-	Snapshot        Level = "snapshot"
-	Serializable    Level = "serializable"
+	ReadUncommitted = txn.ReadUncommitted
+	ReadCommitted   = txn.ReadCommitted
+	RepeatableRead  = txn.RepeatableRead
+	Snapshot        = txn.Snapshot
+	Serializable    = txn.Serializable
 )
 
 // AllLevels lists every level from weakest to strongest.
-var AllLevels = []Level{ReadUncommitted, ReadCommitted, RepeatableRead, Snapshot, Serializable}
+var AllLevels = txn.AllLevels
 
 // ParseLevel accepts the long names and the abbreviations RU, RC, RR, SI, SER in any case.
-func ParseLevel(s string) (Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "read-uncommitted", "read uncommitted", "ru":
-		return ReadUncommitted, nil
-	case "read-committed", "read committed", "rc":
-		return ReadCommitted, nil
-	case "repeatable-read", "repeatable read", "rr":
-		return RepeatableRead, nil
-	case "snapshot", "si", "snapshot-isolation":
-		return Snapshot, nil
-	case "serializable", "ser":
-		return Serializable, nil
-	}
-	return "", fmt.Errorf("unknown isolation level %q (want read-uncommitted, read-committed, repeatable-read, snapshot or serializable)", s)
-}
-
-// Abbrev returns the short name (RU, RC, RR, SI, SER).
-func (l Level) Abbrev() string {
-	switch l {
-	case ReadUncommitted:
-		return "RU"
-	case ReadCommitted:
-		return "RC"
-	case RepeatableRead:
-		return "RR"
-	case Snapshot:
-		return "SI"
-	case Serializable:
-		return "SER"
-	}
-	return string(l)
-}
+func ParseLevel(s string) (Level, error) { return txn.ParseLevel(s) }
 
 // UnsupportedLevelError is returned by Session.SetIsolation for a level the DBMS lacks.
 type UnsupportedLevelError struct {
@@ -194,25 +165,26 @@ type Result struct {
 	Truncated int64
 }
 
-// ErrorClass is the DBMS-independent class of a statement error.
-type ErrorClass string
+// ErrorClass is the DBMS-independent class of a statement error (package
+// txn).
+type ErrorClass = txn.ErrorClass
 
 // Error classes. Oracles reason about these, never about DBMS error codes.
 const (
-	ClassDeadlock      ErrorClass = "deadlock"       // chosen as a deadlock victim
-	ClassSerialization ErrorClass = "serialization"  // serialization failure / write conflict
-	ClassLockTimeout   ErrorClass = "lock-timeout"   // lock wait timed out
-	ClassDuplicateKey  ErrorClass = "duplicate-key"  // unique or primary key violation
-	ClassConstraint    ErrorClass = "constraint"     // NOT NULL, CHECK, foreign key, ...
-	ClassSyntax        ErrorClass = "syntax"         // syntax or semantic error: the statement is invalid
-	ClassNoSuchTable   ErrorClass = "no-such-table"  // the table does not exist (now): a state, not an invalid statement
-	ClassExists        ErrorClass = "already-exists" // the table already exists (now): a state, not an invalid statement
-	ClassAborted       ErrorClass = "aborted"        // the transaction is already aborted (PostgreSQL 25P02)
-	ClassBusy          ErrorClass = "busy"           // SQLite busy: the statement would have to wait for a lock
-	ClassData          ErrorClass = "data"           // data exception: overflow, division by zero, bad cast
-	ClassPrivilege     ErrorClass = "privilege"      // the account may not do this: a refusal, not an invalid statement
-	ClassConnection    ErrorClass = "connection"     // the connection broke
-	ClassOther         ErrorClass = "other"          // anything else
+	ClassDeadlock      = txn.ClassDeadlock
+	ClassSerialization = txn.ClassSerialization
+	ClassLockTimeout   = txn.ClassLockTimeout
+	ClassDuplicateKey  = txn.ClassDuplicateKey
+	ClassConstraint    = txn.ClassConstraint
+	ClassSyntax        = txn.ClassSyntax
+	ClassNoSuchTable   = txn.ClassNoSuchTable
+	ClassExists        = txn.ClassExists
+	ClassAborted       = txn.ClassAborted
+	ClassBusy          = txn.ClassBusy
+	ClassData          = txn.ClassData
+	ClassPrivilege     = txn.ClassPrivilege
+	ClassConnection    = txn.ClassConnection
+	ClassOther         = txn.ClassOther
 )
 
 // Error is a classified DBMS error, as returned by Session.Exec.

@@ -121,12 +121,12 @@ type Engine struct {
 	txnEnds      map[int][]int
 	// restricts are the foreign keys whose check of the statement being
 	// judged (restrictStmt), a child's write or a parent's DELETE or key
-	// UPDATE, the engine makes once the statement has run (fk_pg.go).
+	// UPDATE, the engine makes once the statement has run (fk_trigger.go).
 	restricts    []fkPart
 	restrictStmt sqlast.Stmt
 	// fkAfter are the foreign keys whose InnoDB check or action the
 	// statement being judged sets off, followed once its write is applied
-	// (fk_innodb.go).
+	// (fk_immediate.go).
 	fkAfter []innodbFK
 }
 
@@ -411,9 +411,9 @@ func (e *Engine) createTable(ctx context.Context, ct *sqlast.CreateTable) error 
 var bareDecimal = regexp.MustCompile(`(?i)\b(DECIMAL|NUMERIC)\b\s*(?:[^\s(]|$)`)
 
 // unheldType returns a column type of a CREATE TABLE the model's copy would
-// change (a bare DECIMAL), or "". SQLite enforces no size.
+// change (a bare DECIMAL), or "": none where sizes change nothing (SQLite).
 func unheldType(d sqlast.Dialect, create string) string {
-	if d == sqlast.SQLite {
+	if !d.SizedTypes() {
 		return ""
 	}
 	if m := bareDecimal.FindStringSubmatch(create); m != nil {
@@ -604,12 +604,12 @@ func (e *Engine) load(ctx context.Context, table string, vs []*Version) error {
 }
 
 // autoZero returns whether a version of table holds 0 in a column the
-// evaluator's copy numbers anew when 0 is inserted: a MySQL-family
-// AUTO_INCREMENT column of the main copy (the candidate tables have
-// plain columns).
+// evaluator's copy numbers anew when 0 is inserted: an AUTO_INCREMENT
+// column of the main copy where the dialect numbers a 0 (the candidate
+// tables have plain columns).
 func (e *Engine) autoZero(table string, ct *sqlast.CreateTable) func(*Version) bool {
 	var auto []int
-	if e.dialect == sqlast.MySQL && table == ct.Name {
+	if e.dialect.AutoIncrementOnZero() && table == ct.Name {
 		for i, c := range ct.Columns {
 			if c.AutoIncrement {
 				auto = append(auto, i)
@@ -714,7 +714,7 @@ func (e *Engine) commitConflict(t *Txn, st *Stmt) *Deviation {
 				}
 				d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.StatementView(), Stmt: st, StmtKind: "COMMIT", Table: name,
 					Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction wrote a row of %s that transaction T%d changed and committed after its snapshot; %s documents a %s error at commit",
-						st.Conn, name, o.ID, r.name(), r.CommitConflict)}
+						st.Conn, name, o.ID, r.Name(), r.CommitConflict)}
 				e.halt(deviated, "stopped at the first deviation")
 				return d
 			}
@@ -739,9 +739,9 @@ func (e *Engine) doomedCommit(t *Txn, st *Stmt) *Deviation {
 		e.halt("deferred unique check: COMMIT", "connection %d's COMMIT succeeded after an INSERT that duplicated a key its transaction may have written itself", st.Conn)
 		return nil
 	}
-	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.rule("unique-check-at-commit", fmt.Sprintf("%s checks an INSERT's unique keys at COMMIT: a transaction that inserted a key its snapshot already holds must fail to commit", r.name())),
+	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Rule: r.Rule("unique-check-at-commit", fmt.Sprintf("%s checks an INSERT's unique keys at COMMIT: a transaction that inserted a key its snapshot already holds must fail to commit", r.Name())),
 		Stmt: st, StmtKind: "COMMIT",
-		Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction inserted a key its snapshot already held; %s documents a %s error at commit", st.Conn, r.name(), target.ClassDuplicateKey)}
+		Text: fmt.Sprintf("connection %d's COMMIT succeeded, but its transaction inserted a key its snapshot already held; %s documents a %s error at commit", st.Conn, r.Name(), target.ClassDuplicateKey)}
 	e.halt(deviated, "stopped at the first deviation")
 	return d
 }
@@ -793,33 +793,8 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if e.halted != "" {
 		return nil, nil
 	}
-	if c := testcase.ControlOf(st.SQL); c == testcase.Commit || c == testcase.Rollback {
-		e.noteTxnEnd(st.Conn, st.End)
-	}
-	switch testcase.ControlOf(st.SQL) {
-	case testcase.Begin:
-		if st.Err == nil {
-			e.begin(e.txnOf(st.Conn), st)
-		}
-		return nil, nil
-	case testcase.Commit:
-		if t := e.open[st.Conn]; t != nil {
-			if t.doomed {
-				return e.doomedCommit(t, st), nil
-			}
-			dev := e.commitConflict(t, st)
-			if dev == nil {
-				dev = e.deferredCheck(t, st)
-			}
-			e.end(t, st.End, st.Err == nil)
-			return dev, nil
-		}
-		return nil, nil
-	case testcase.Rollback:
-		if t := e.open[st.Conn]; t != nil {
-			e.end(t, st.End, false)
-		}
-		return nil, nil
+	if dev, ok := e.controlStep(st); ok {
+		return dev, nil
 	}
 	t := e.txnOf(st.Conn)
 	if t.doomed && !e.undoesDoom(t, st) {
@@ -838,18 +813,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// retried: it ran when it completed.
 		st.Start = st.End
 	}
-	if op, name := testcase.SavepointOf(st.SQL); op != "" {
-		switch {
-		case st.Err != nil:
-			if st.Err.RolledBack || !t.Explicit {
-				e.end(t, st.End, false)
-			}
-		case !t.Explicit:
-			// Outside a transaction a savepoint holds nothing.
-			e.end(t, st.End, true)
-		default:
-			e.savepointStep(t, st, op, name)
-		}
+	if e.savepointOp(t, st) {
 		return nil, nil
 	}
 	parsed, err := sqlast.Parse(e.dialect, st.SQL)
@@ -857,28 +821,130 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil
 	}
-	if lt, ok := parsed.(*sqlast.LockTable); ok {
-		if !e.rules.TableLocks {
-			e.halt("not modelled: lock-table", "table locks are not modelled for %s: %s", e.rules.DBMS, st.SQL)
-			return nil, nil
-		}
-		return e.lockTableStep(t, st, lt), nil
-	}
-	if e.rules.TableLocks {
-		if dev, ok := e.tableLocksFor(t, st, parsed); !ok {
-			return dev, nil
-		}
+	if dev, ok := e.tableLockStep(t, st, parsed); !ok {
+		return dev, nil
 	}
 	if w, counts := e.cteAlone(parsed); w != nil {
 		parsed, st = w, cteStmt(st, counts)
 	}
+	s, ok := e.follow(t, st, parsed)
+	if !ok {
+		return nil, nil
+	}
+	e.scan(t, s)
+	t.ran = true
+	e.takeSnapshot(t, st, s)
+	e.h.now = st.End
+	e.noteWaitedOn(t, st, s)
+	if st.Err != nil {
+		// A statement that failed had no effect. Which errors a statement
+		// may return is not judged yet (only the errors a write must
+		// return, in runWrite); an abort ends the transaction.
+		if st.Err.RolledBack || !t.Explicit {
+			e.end(t, st.End, false)
+		} else {
+			e.failedLeft(t, s)
+		}
+		return nil, nil
+	}
+	if reason, text := e.stepFeature(parsed); reason != "" {
+		e.halt(reason, "%s: %s", st.SQL, text)
+		return nil, nil
+	}
+	dev, err := e.run(ctx, t, st, s)
+	if err != nil {
+		return nil, settle(err)
+	}
+	return e.afterRun(t, st, s, dev), nil
+}
+
+// controlStep follows BEGIN, COMMIT and ROLLBACK (ok), where a COMMIT's
+// checks may deviate: a doomed transaction's, a first committer's
+// conflict, the deferred foreign-key checks.
+func (e *Engine) controlStep(st *Stmt) (dev *Deviation, ok bool) {
+	c := testcase.ControlOf(st.SQL)
+	if c == testcase.Commit || c == testcase.Rollback {
+		e.noteTxnEnd(st.Conn, st.End)
+	}
+	switch c {
+	case testcase.Begin:
+		if st.Err == nil {
+			e.begin(e.txnOf(st.Conn), st)
+		}
+		return nil, true
+	case testcase.Commit:
+		if t := e.open[st.Conn]; t != nil {
+			if t.doomed {
+				return e.doomedCommit(t, st), true
+			}
+			dev := e.commitConflict(t, st)
+			if dev == nil {
+				dev = e.deferredCheck(t, st)
+			}
+			e.end(t, st.End, st.Err == nil)
+			return dev, true
+		}
+		return nil, true
+	case testcase.Rollback:
+		if t := e.open[st.Conn]; t != nil {
+			e.end(t, st.End, false)
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// savepointOp follows SAVEPOINT, ROLLBACK TO SAVEPOINT and RELEASE
+// SAVEPOINT, and reports whether st was one.
+func (e *Engine) savepointOp(t *Txn, st *Stmt) bool {
+	op, name := testcase.SavepointOf(st.SQL)
+	if op == "" {
+		return false
+	}
+	switch {
+	case st.Err != nil:
+		if st.Err.RolledBack || !t.Explicit {
+			e.end(t, st.End, false)
+		}
+	case !t.Explicit:
+		// Outside a transaction a savepoint holds nothing.
+		e.end(t, st.End, true)
+	default:
+		e.savepointStep(t, st, op, name)
+	}
+	return true
+}
+
+// tableLockStep follows LOCK TABLE and the table locks a statement takes
+// where the rules have them (Rules.TableLocks); false, with the
+// deviation, where the statement is judged no further.
+func (e *Engine) tableLockStep(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation, bool) {
+	if lt, ok := parsed.(*sqlast.LockTable); ok {
+		if !e.rules.TableLocks {
+			e.halt("not modelled: lock-table", "table locks are not modelled for %s: %s", e.rules.DBMS, st.SQL)
+			return nil, false
+		}
+		return e.lockTableStep(t, st, lt), false
+	}
+	if e.rules.TableLocks {
+		return e.tableLocksFor(t, st, parsed)
+	}
+	return nil, true
+}
+
+// follow classifies parsed, the statement st of t, for the views that
+// judge it; false, having stopped the engine, where the model does not
+// follow it: a write across tables it does not replay as a single-table
+// one, a foreign key's part it does not follow, a statement kind it does
+// not know.
+func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) {
 	if f := sqlast.CrossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
 		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
-		return nil, nil
+		return nil, false
 	}
 	e.fkAfter = nil
 	if e.foreignKeyHalt(t, st, parsed) {
-		return nil, nil
+		return nil, false
 	}
 	s, ok := e.classify(parsed, t)
 	if !ok {
@@ -887,10 +953,14 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 			reason = about("not modelled", st.SQL)
 		}
 		e.halt(reason, "statement kind not modelled: %s", st.SQL)
-		return nil, nil
+		return nil, false
 	}
-	e.scan(t, s)
-	t.ran = true
+	return s, true
+}
+
+// takeSnapshot places t's transaction-level snapshot at st, where the
+// rules take it there (Rules.SnapshotAt) or st narrows when it was taken.
+func (e *Engine) takeSnapshot(t *Txn, st *Stmt, s *stmtInfo) {
 	switch {
 	case t.Snapshot >= 0 && !t.pinned && s.kind == KindSelect:
 		// The earlier reads may never have reached the storage engine.
@@ -914,15 +984,19 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// statement's run (before or after it waited).
 		t.Snapshot, t.SnapshotUntil = st.Start, st.End
 	}
-	e.h.now = st.End
-	// A locking read over a join (or one the model reads whole) locks
-	// rows of every table in its FROM that it does not record row by row
-	// (PostgreSQL 15 docs, SELECT, The Locking Clause: without a table
-	// list, "all tables used in the statement" are locked): like a wait,
-	// it leaves which rows of those tables it holds open.
+}
+
+// noteWaitedOn records the tables whose row locks t holds open after st:
+// a locking statement that waited, or a locking read over a join (or one
+// the model reads whole), which locks rows of every table in its FROM
+// that it does not record row by row (PostgreSQL 15 docs, SELECT, The
+// Locking Clause: without a table list, "all tables used in the
+// statement" are locked): like a wait, it leaves which rows of those
+// tables it holds open.
+func (e *Engine) noteWaitedOn(t *Txn, st *Stmt, s *stmtInfo) {
 	unrecorded := s.kind == KindSelectShare || s.kind == KindSelectUpdate
 	unrecorded = unrecorded && !(s.single && s.table != "")
-	if (st.Blocked() || unrecorded) && s.kind.locking() && st.Err == nil {
+	if (st.Blocked() || unrecorded) && s.kind.Locking() && st.Err == nil {
 		if t.waitedOn == nil {
 			t.waitedOn = map[string]bool{}
 		}
@@ -930,25 +1004,13 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 			t.waitedOn[name] = true
 		}
 	}
-	if st.Err != nil {
-		// A statement that failed had no effect. Which errors a statement
-		// may return is not judged yet (only the errors a write must
-		// return, in runWrite); an abort ends the transaction.
-		if st.Err.RolledBack || !t.Explicit {
-			e.end(t, st.End, false)
-		} else {
-			e.failedLeft(t, s)
-		}
-		return nil, nil
-	}
-	if reason, text := e.stepFeature(parsed); reason != "" {
-		e.halt(reason, "%s: %s", st.SQL, text)
-		return nil, nil
-	}
-	dev, err := e.run(ctx, t, st, s)
-	if err != nil {
-		return nil, settle(err)
-	}
+}
+
+// afterRun judges what follows st's run, whose deviation was dev: the
+// foreign-key checks made at its end, and the end of an autocommit
+// statement's transaction. A dirty read while another statement waited
+// is not judged.
+func (e *Engine) afterRun(t *Txn, st *Stmt, s *stmtInfo, dev *Deviation) *Deviation {
 	if dev != nil && dev.Verdict != verdict.Allowed && len(st.Waiting) > 0 && e.readsDirty(s) {
 		// A statement waiting for a lock may already have changed rows
 		// it reached before the wait; a dirty read sees those changes
@@ -956,7 +1018,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		// documented, so the read is not judged.
 		e.halted, e.haltReason = "", ""
 		e.halt("not modelled: a dirty read while another statement waits", "connection %d read uncommitted rows while connection %v waited: which rows the waiting statement changed before its wait is not modelled: %s", st.Conn, st.Waiting, st.SQL)
-		return nil, nil
+		return nil
 	}
 	if dev == nil && e.halted == "" {
 		dev = e.restrictCheck(t, st)
@@ -973,7 +1035,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if !t.Explicit {
 		e.end(t, st.End, true)
 	}
-	return dev, nil
+	return dev
 }
 
 // Final compares the final state with the model's, once every statement has

@@ -11,12 +11,14 @@ import (
 // shared lock and PostgreSQL's FOR KEY SHARE lock on the parent row a
 // child's INSERT checks (parentLocks), InnoDB's check of a child's UPDATE,
 // of a parent's DELETE or key UPDATE under RESTRICT / NO ACTION and its ON
-// DELETE CASCADE / SET NULL (fk_innodb.go), PostgreSQL's check of a
-// parent's DELETE or key UPDATE under NO ACTION / RESTRICT and its CASCADE
-// and SET NULL actions and its deferred keys' checks at COMMIT (fk_pg.go),
-// SQLite's CASCADE and SET NULL (the same code: restrictCheck), SQLite's
-// deferred keys at COMMIT (sqliteDeferred) and SQLite's statement-level
-// check, which only decides whether a statement fails (lockFreeCheck); at
+// DELETE CASCADE / SET NULL (immediate row-by-row checks:
+// fk_immediate.go), PostgreSQL's check of a parent's DELETE or key UPDATE
+// under NO ACTION / RESTRICT and its CASCADE and SET NULL actions and its
+// deferred keys' checks at COMMIT (checks by triggers at the statement's
+// end: fk_trigger.go), SQLite's CASCADE and SET NULL (the same code:
+// restrictCheck), SQLite's deferred keys at COMMIT (sqliteDeferred) and
+// SQLite's statement-level check, which only decides whether a statement
+// fails (lockFreeCheck; checks where nothing locks rows: fk_lockfree.go); at
 // any other statement whose outcome a foreign key can change it stops,
 // naming the feature (foreign-key, on-delete-cascade,
 // deferred-constraint). Every other statement is judged
@@ -52,12 +54,6 @@ import (
 // open, and stops at any other statement that may be checked, whatever
 // its outcome; on PostgreSQL a failed statement aborts its transaction,
 // which leaves nothing (pgAborted).
-
-// The sources of what the model follows of foreign keys (Rules.Sources).
-const (
-	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row), 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists; RESTRICT and NO ACTION reject the parent's delete or key update, CASCADE deletes the child rows, SET NULL sets their key NULL) and 17.7.3 Locks Set by Different SQL Statements in InnoDB (a check sets shared locks on the index records it looks at, also where the constraint fails)"
-	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT) and 4.3 (ON DELETE / ON UPDATE CASCADE and SET NULL change the child rows as part of the parent's statement)"
-)
 
 // foreignKey is one foreign key of the case's tables.
 type foreignKey struct {
@@ -149,7 +145,7 @@ func (e *Engine) foreignKeyHalt(t *Txn, st *Stmt, s sqlast.Stmt) bool {
 			continue
 		}
 		if e.innodbFollows(t, st, &fks[i], s, w) {
-			continue // fk_innodb.go
+			continue // fk_immediate.go
 		}
 		hit, what = &fks[i], w
 		break
@@ -297,35 +293,6 @@ func sameFold(a, b []string) bool {
 	return len(a) == len(b) && len(a) > 0 && !slices.ContainsFunc(a, func(x string) bool { return !containsFold(b, x) })
 }
 
-// lockFreeCheck reports whether foreign key k's part in statement s (what
-// affects said) decides only whether s fails, which the model does not
-// judge (a failed statement had no effect; a successful one did what it
-// does without the key): where nothing locks rows (SQLite: a writer has
-// the database to itself, isolation.html), an immediate key's check of a
-// child's write, or of a parent's DELETE or key UPDATE that the key
-// restricts (NO ACTION, RESTRICT). "If a statement modifies the contents
-// of the database so that an immediate foreign key constraint is in
-// violation at the conclusion the statement, an exception is thrown and
-// the effects of the statement are reverted" (sqlite.org
-// foreignkeys.html, 4.2 "Deferred Foreign Key Constraints"). An action
-// (CASCADE, SET NULL, SET DEFAULT) writes other rows, and a deferred key
-// fails the COMMIT: neither is modelled.
-func (e *Engine) lockFreeCheck(k *foreignKey, s sqlast.Stmt, what string) bool {
-	if e.rules.RowLocks || k.Deferrable {
-		return false
-	}
-	switch what {
-	case "child":
-		return true
-	case "parent":
-		switch k.action(s) {
-		case sqlast.RefDefault, sqlast.RefNoAction, sqlast.RefRestrict:
-			return true
-		}
-	}
-	return false
-}
-
 // affects says whether statement s can be checked or acted on by the
 // foreign key: "child" for a write of the child's referencing columns,
 // "parent" for a delete or key change of the parent's rows, "" otherwise.
@@ -396,10 +363,10 @@ func (k *foreignKey) action(s sqlast.Stmt) sqlast.RefAction {
 // columns where no index starts with them ("Such an index is created on
 // the referencing table automatically if it does not exist", MySQL 8.4
 // Reference Manual 15.1.20.5 "FOREIGN KEY Constraints", Conditions and
-// Restrictions): columns of a secondary index there. Other DBMSs create
-// none.
+// Restrictions), and DBMSs like it (Rules.ForeignKeyIndexes): columns of a
+// secondary index there. Other DBMSs create none.
 func (e *Engine) foreignKeyIndexes(ct *sqlast.CreateTable) [][]string {
-	if e.dialect != sqlast.MySQL {
+	if !e.rules.ForeignKeyIndexes {
 		return nil
 	}
 	var out [][]string
@@ -409,12 +376,12 @@ func (e *Engine) foreignKeyIndexes(ct *sqlast.CreateTable) [][]string {
 	return out
 }
 
-// inlineReferencesHalt stops the engine at a MySQL-family CREATE TABLE
-// with a column's REFERENCES: MySQL ignores it, MariaDB from 10.5 makes a
-// foreign key of it, with an index (sqlast/fk.go), and the model does not
-// know which server it is.
+// inlineReferencesHalt stops the engine at a CREATE TABLE with a column's
+// REFERENCES where what that means depends on the server (the MySQL
+// family: MySQL ignores it, MariaDB from 10.5 makes a foreign key of it,
+// with an index; sqlast/fk.go), which the model does not know.
 func (e *Engine) inlineReferencesHalt(ct *sqlast.CreateTable) bool {
-	if e.dialect != sqlast.MySQL {
+	if !e.dialect.InlineReferencesVary() {
 		return false
 	}
 	for _, c := range ct.Columns {

@@ -63,7 +63,7 @@ type Txn struct {
 	// tableLocks are the table-level locks it holds (Rules.TableLocks).
 	tableLocks []tableLock
 	// fkDeferred are the checks its deferred foreign keys make at COMMIT
-	// (fk_pg.go).
+	// (fk_trigger.go, fk_lockfree.go).
 	fkDeferred []fkDeferred
 	// waitedOn are the tables a locking statement of it waited on, or
 	// locked rows of without the model recording which (a locking read

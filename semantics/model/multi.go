@@ -4,17 +4,20 @@ import "github.com/txlab/txlab/sqlast"
 
 // joinsAsSubqueries reports whether the model replays st, a write across
 // tables, as it replays a write whose subqueries read the other tables:
-// only SQLite's UPDATE … FROM. SQLite has no row locks and one writer at
-// a time, and a statement reads every table at its transaction's snapshot
-// (with its own changes), its target as its FROM tables (Isolation In
-// SQLite; the rules' Target and Source reads are one), so which rows the
-// join reads is the view a subquery reads. Where the target's reads
-// differ from its other reads (a locking or re-checked target: InnoDB's
-// locking reads, PostgreSQL's EvalPlanQual of the target with the joined
-// rows of its snapshot) the model does not follow a join yet.
+// an UPDATE … FROM (PostgreSQL's and SQLite's dialects have one) under
+// rules that take no row locks and read the target as they read the FROM
+// tables, of the table's rules SQLite's. SQLite has no row locks and one
+// writer at a time, and a statement reads every table at its
+// transaction's snapshot (with its own changes), its target as its FROM
+// tables (Isolation In SQLite; the rules' Target and Source reads are
+// one), so which rows the join reads is the view a subquery reads. Where
+// the target's reads differ from its other reads (a locking or re-checked
+// target: InnoDB's locking reads, PostgreSQL's EvalPlanQual of the target
+// with the joined rows of its snapshot) the model does not follow a join
+// yet.
 func (e *Engine) joinsAsSubqueries(st sqlast.Stmt) bool {
 	up, ok := st.(*sqlast.Update)
-	if !ok || len(up.Tables) > 0 || len(up.From) == 0 || e.dialect != sqlast.SQLite {
+	if !ok || len(up.Tables) > 0 || len(up.From) == 0 {
 		return false
 	}
 	return !e.rules.RowLocks && e.rules.Target[KindUpdate] == e.rules.Source[KindUpdate]
@@ -67,7 +70,7 @@ func readsJoined(up *sqlast.Update) bool {
 // outer write) run on one snapshot, which the model does not follow.
 func (e *Engine) cteAlone(st sqlast.Stmt) (sqlast.Stmt, bool) {
 	w, ok := st.(*sqlast.With)
-	if !ok || e.dialect != sqlast.Postgres || len(w.CTEs) != 1 {
+	if !ok || !e.dialect.SupportsWritingCTE() || len(w.CTEs) != 1 {
 		return nil, false
 	}
 	name := w.CTEs[0].Name

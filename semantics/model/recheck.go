@@ -47,7 +47,7 @@ func maybeLockedBy(r *Row, t *Txn, at int, txns []*Txn) bool {
 // 17.20.5, InnoDB Error Handling), and which rows it locked before it
 // failed is not known.
 func (e *Engine) failedLeft(t *Txn, s *stmtInfo) {
-	if !s.kind.locking() || !e.rules.RowLocks {
+	if !s.kind.Locking() || !e.rules.RowLocks {
 		return
 	}
 	for _, name := range slices.Concat([]string{s.table}, s.reads, s.subs) {

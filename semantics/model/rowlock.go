@@ -23,9 +23,6 @@ const (
 	lockUpdate
 )
 
-// srcPGRowLocks is where PostgreSQL's row lock strengths are documented.
-const srcPGRowLocks = "PostgreSQL 15 docs 13.3.2 Row-Level Locks and Table 13.3 Conflicting Row-Level Locks (FOR UPDATE is also acquired by any DELETE and by an UPDATE that modifies the values of a column of a unique index usable by a foreign key; FOR NO KEY UPDATE by any other UPDATE; FOR KEY SHARE conflicts with FOR UPDATE only, FOR SHARE with FOR NO KEY UPDATE and FOR UPDATE)"
-
 // conflicts reports whether a lock of strength a conflicts with one of b
 // held by another transaction: Table 13.3 of PostgreSQL's documentation,
 // which with FOR SHARE and FOR UPDATE alone is InnoDB's S and X.

@@ -27,17 +27,18 @@ import (
 //     is kept in the index columns the model follows (secondaryIndexed) by
 //     the columns it reads.
 //   - A UNIQUE partial or expression index decides which writes fail or
-//     wait on another's key. On PostgreSQL and SQLite the model's copy
+//     wait on another's key. Where that is all it decides
+//     (Rules.UniqueIndexFeatures: PostgreSQL, SQLite) the model's copy
 //     gets the index, as it gets a UNIQUE constraint: the copy then
 //     refuses what the DBMS refuses on the statement's view (a write the
 //     DBMS took that the copy refuses stops the judging, one the DBMS
 //     refused had no effect), and which writes wait on a key is not
 //     judged, for plain keys neither (PostgreSQL: index-unique-checks; an
 //     INSERT waits for an uncommitted conflicting row, then fails or
-//     proceeds). Where the evaluator does not take the index, and on the
-//     MySQL family (where a UNIQUE index may decide the clustered key the
-//     model follows), a write to the table stops the judging (not
-//     modelled: partial-index / expression-index).
+//     proceeds). Where the evaluator does not take the index, and where
+//     the rules do not say so (InnoDB, where a UNIQUE index may decide the
+//     clustered key the model follows), a write to the table stops the
+//     judging (not modelled: partial-index / expression-index).
 //   - Numbers from AUTO_INCREMENT, SERIAL, identity columns and sequences
 //     are not transactional (MariaDB: auto_increment-handling-in-innodb;
 //     PostgreSQL: functions-sequence, "nextval operations are never rolled
@@ -69,7 +70,7 @@ func (e *Engine) setupFeature(ctx context.Context, st sqlast.Stmt, sql string) (
 		if st.Where == nil && st.Exprs == nil || !st.Unique {
 			return false, nil
 		}
-		if e.dialect != sqlast.MySQL && e.schema[st.Table] != nil {
+		if e.rules.UniqueIndexFeatures && e.schema[st.Table] != nil {
 			if e.laterIndexes == nil {
 				e.laterIndexes = map[string][][]string{}
 			}

@@ -628,6 +628,8 @@ func stripVID(res *target.Result) []target.Row {
 	return out
 }
 
+// runSelect models a SELECT, plain or locking: the rows its documented
+// views give, which it checks against the rows the DBMS returned.
 func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
 	e.reverse = e.rules.ReverseScan != nil && backwards(s.ast)
 	defer func() { e.reverse = false }()
@@ -655,22 +657,8 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 			return nil, err
 		}
 	}
-	if s.wait == sqlast.WaitSkipLocked && s.kind.locking() && e.rules.RowLocks {
-		if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.exclusive() && e.rules.ShareLocksMayMiss {
-			// Which rows it skipped the model cannot tell there: a join,
-			// a read whose shared lock may miss, TiDB's (not documented).
-			// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
-			// and stops once it has enough (15 docs, SELECT, The Locking
-			// Clause: "locking stops once enough rows have been returned
-			// to satisfy the limit"), so the result is the query's over
-			// the rows it does not skip.
-			e.halt("not modelled: SKIP LOCKED", "which rows %s skips is not modelled", st.SQL)
-			return nil, nil
-		}
-		if !e.skipLocked(t, st, s, views[s.table]) {
-			e.halt("open rows: SKIP LOCKED", "whether %s must skip a row whose lock is not documented (an UPDATE that changed nothing, a row a waiting write re-checked and left) is not decided", st.SQL)
-			return nil, nil
-		}
+	if !e.skipLockedDecided(t, st, s, views[s.table], others) {
+		return nil, nil
 	}
 	if s.single && s.table != "" && others {
 		return e.selectByRow(ctx, t, st, s, views)
@@ -694,30 +682,47 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	if sameBag(want, st.Rows) {
 		return nil, nil
 	}
+	return e.otherViews(ctx, st, s, sql, views, subViews, want)
+}
+
+// skipLockedDecided reports whether the model decides which rows a SKIP
+// LOCKED read skipped (any other read: true); false, having stopped the
+// engine, where it does not. tv is the view of the read's table.
+func (e *Engine) skipLockedDecided(t *Txn, st *Stmt, s *stmtInfo, tv *tableView, others bool) bool {
+	if s.wait != sqlast.WaitSkipLocked || !s.kind.Locking() || !e.rules.RowLocks {
+		return true
+	}
+	if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.Exclusive() && e.rules.ShareLocksMayMiss {
+		// Which rows it skipped the model cannot tell there: a join,
+		// a read whose shared lock may miss, TiDB's (not documented).
+		// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
+		// and stops once it has enough (15 docs, SELECT, The Locking
+		// Clause: "locking stops once enough rows have been returned
+		// to satisfy the limit"), so the result is the query's over
+		// the rows it does not skip.
+		e.halt("not modelled: SKIP LOCKED", "which rows %s skips is not modelled", st.SQL)
+		return false
+	}
+	if !e.skipLocked(t, st, s, tv) {
+		e.halt("open rows: SKIP LOCKED", "whether %s must skip a row whose lock is not documented (an UPDATE that changed nothing, a row a waiting write re-checked and left) is not decided", st.SQL)
+		return false
+	}
+	return true
+}
+
+// otherViews judges a SELECT whose rows are not want, the result of sql
+// on its plain views: the rows may be those of another view the rules
+// leave open, of a variation's, or of an ORDER BY … LIMIT's ties; else
+// the SELECT deviates.
+func (e *Engine) otherViews(ctx context.Context, st *Stmt, s *stmtInfo, sql string, views, subViews map[string]*tableView, want []target.Row) (*Deviation, error) {
 	sel := s.ast.(*sqlast.SelectStmt)
 	exact := true
 	for _, sv := range subViews {
 		exact = exact && sv.plainExact()
 	}
 	if !exact || !allExact(views) {
-		// The other end of every open choice (a snapshot taken late in a
-		// wait, a version committed while waiting not seen).
-		for _, name := range s.reads {
-			if err := e.load(ctx, name, views[name].last()); err != nil {
-				return nil, err
-			}
-		}
-		for name, sv := range subViews {
-			if err := e.load(ctx, subPrefix+name, sv.last()); err != nil {
-				return nil, err
-			}
-		}
-		res, _, err := e.exec(ctx, sql)
-		if err != nil {
+		if ok, err := e.lastViewsGive(ctx, st, s, sql, views, subViews); ok || err != nil {
 			return nil, err
-		}
-		if res != nil && sameBag(stripVID(res), st.Rows) {
-			return nil, nil
 		}
 	}
 	// The versions a variation lets the subqueries read, with the plain
@@ -725,45 +730,15 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	if d, err := e.trySubqueryVariation(ctx, st, s, sql, views, subViews, want); d != nil || err != nil {
 		return d, err
 	}
-	var varied bool
 	for _, name := range s.reads {
-		tv := views[name]
-		exact = exact && tv.exact()
-		if vs, vary := tv.varied(); vary != nil {
-			varied = true
-			if err := e.load(ctx, name, vs); err != nil {
-				return nil, err
-			}
-		}
+		exact = exact && views[name].exact()
 	}
-	if varied {
-		res, _, err := e.exec(ctx, sql)
-		if err != nil {
-			return nil, err
-		}
-		if res != nil && sameBag(stripVID(res), st.Rows) {
-			for _, name := range s.reads {
-				if _, vary := views[name].varied(); vary != nil {
-					return e.resultDev(st, s, vary.Verdict, vary.Rule.Name, want, nil), nil
-				}
-			}
-		}
+	if d, err := e.variedViews(ctx, st, s, sql, views, want); d != nil || err != nil {
+		return d, err
 	}
 	if exact && sel.Limit != nil {
-		for _, name := range s.reads {
-			if err := e.load(ctx, name, views[name].strict()); err != nil {
-				return nil, err
-			}
-		}
-		permitted, decided, err := e.limitPermits(ctx, sel, st.Rows)
-		if err != nil {
-			return nil, err
-		}
-		if decided && permitted {
-			return nil, nil
-		}
-		if decided {
-			return e.resultDev(st, s, verdict.Bug, "", want, nil), nil
+		if d, decided, err := e.limitResult(ctx, st, s, sel, views, want); decided || err != nil {
+			return d, err
 		}
 	}
 	if !exact || sel.Limit != nil {
@@ -772,6 +747,79 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 		return d, nil
 	}
 	return e.wrongResult(st, s, want, nil), nil
+}
+
+// lastViewsGive reports whether sql on the other end of every open choice
+// (a snapshot taken late in a wait, a version committed while waiting not
+// seen) returns the rows the SELECT returned.
+func (e *Engine) lastViewsGive(ctx context.Context, st *Stmt, s *stmtInfo, sql string, views, subViews map[string]*tableView) (bool, error) {
+	for _, name := range s.reads {
+		if err := e.load(ctx, name, views[name].last()); err != nil {
+			return false, err
+		}
+	}
+	for name, sv := range subViews {
+		if err := e.load(ctx, subPrefix+name, sv.last()); err != nil {
+			return false, err
+		}
+	}
+	res, _, err := e.exec(ctx, sql)
+	if err != nil {
+		return false, err
+	}
+	return res != nil && sameBag(stripVID(res), st.Rows), nil
+}
+
+// variedViews loads the versions a variation lets the statement's own
+// tables read and, where sql then returns the rows the SELECT returned,
+// returns the variation's deviation.
+func (e *Engine) variedViews(ctx context.Context, st *Stmt, s *stmtInfo, sql string, views map[string]*tableView, want []target.Row) (*Deviation, error) {
+	var varied bool
+	for _, name := range s.reads {
+		if vs, vary := views[name].varied(); vary != nil {
+			varied = true
+			if err := e.load(ctx, name, vs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !varied {
+		return nil, nil
+	}
+	res, _, err := e.exec(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil && sameBag(stripVID(res), st.Rows) {
+		for _, name := range s.reads {
+			if _, vary := views[name].varied(); vary != nil {
+				return e.resultDev(st, s, vary.Verdict, vary.Rule.Name, want, nil), nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// limitResult decides a SELECT with ORDER BY … LIMIT on its exact views:
+// its rows are permitted where the ordering's ties let the DBMS return
+// them (limitPermits), else it deviates; decided is false where that is
+// not decided.
+func (e *Engine) limitResult(ctx context.Context, st *Stmt, s *stmtInfo, sel *sqlast.SelectStmt, views map[string]*tableView, want []target.Row) (d *Deviation, decided bool, err error) {
+	for _, name := range s.reads {
+		if err := e.load(ctx, name, views[name].strict()); err != nil {
+			return nil, true, err
+		}
+	}
+	permitted, decided, err := e.limitPermits(ctx, sel, st.Rows)
+	switch {
+	case err != nil:
+		return nil, true, err
+	case decided && permitted:
+		return nil, true, nil
+	case decided:
+		return e.resultDev(st, s, verdict.Bug, "", want, nil), true, nil
+	}
+	return nil, false, nil
 }
 
 // wrongResult is the deviation of a SELECT whose rows no documented view
@@ -936,7 +984,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 	}
 	var rows []*Row
 	var opts [][]option
-	scanned := e.scannedBy(t, s.table, s.kind.exclusive(), st.Start)
+	scanned := e.scannedBy(t, s.table, s.kind.Exclusive(), st.Start)
 	for i, r := range tv.rows {
 		held, _ := lockedBy(r, t, s.lock, st.Start, e.txns, false, false)
 		if sure, _ := lockedBy(r, t, s.lock, st.Start, e.txns, e.rules.NoOpLockUnknown, true); (held == nil) != (sure == nil) {
@@ -972,7 +1020,7 @@ func (e *Engine) skipLocked(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) bool {
 // without matching them (Rules.ScanLocks): its own table, with its lock's
 // strength, and the tables its subqueries read, shared.
 func (e *Engine) scan(t *Txn, s *stmtInfo) {
-	if r := e.rulesOf(t); !r.ScanLocks && r.ScanLockMayStay == nil || !s.kind.locking() {
+	if r := e.rulesOf(t); !r.ScanLocks && r.ScanLockMayStay == nil || !s.kind.Locking() {
 		return
 	}
 	if t.scanned == nil {
@@ -980,7 +1028,7 @@ func (e *Engine) scan(t *Txn, s *stmtInfo) {
 	}
 	for _, name := range append(append([]string{s.table}, s.reads...), s.subs...) {
 		if name != "" {
-			t.scanned[name] = t.scanned[name] || s.kind.exclusive() && (name == s.table || slices.Contains(s.reads, name))
+			t.scanned[name] = t.scanned[name] || s.kind.Exclusive() && (name == s.table || slices.Contains(s.reads, name))
 		}
 	}
 }
@@ -1002,7 +1050,7 @@ func (e *Engine) scannedBy(t *Txn, table string, exclusive bool, at int) bool {
 
 // lockRows records the row locks a locking SELECT took.
 func (e *Engine) lockRows(t *Txn, s *stmtInfo, tv *tableView, matched map[int]bool) {
-	if !s.kind.locking() || !e.rules.RowLocks || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
+	if !s.kind.Locking() || !e.rules.RowLocks || (!s.kind.Exclusive() && e.rules.ShareLocksMayMiss) {
 		return
 	}
 	if t.locks == nil {
@@ -1058,7 +1106,7 @@ type lockTest struct {
 
 // lockTests lists the rows the statement must wait for if they match.
 func (e *Engine) lockTests(t *Txn, st *Stmt, s *stmtInfo, tv *tableView) []lockTest {
-	if !e.rules.RowLocks || !s.kind.locking() || st.Err != nil || (!s.kind.exclusive() && e.rules.ShareLocksMayMiss) {
+	if !e.rules.RowLocks || !s.kind.Locking() || st.Err != nil || (!s.kind.Exclusive() && e.rules.ShareLocksMayMiss) {
 		return nil
 	}
 	if e.rules.AutocommitOptimistic != nil && !t.Explicit && s.kind <= KindSelectUpdate {

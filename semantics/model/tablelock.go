@@ -5,13 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/semantics/rules"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
 )
-
-// srcPGTableLocks is where PostgreSQL's table-level locks are documented.
-const srcPGTableLocks = "PostgreSQL 15 docs 13.3.1 Table-Level Locks and Table 13.2 Conflicting Lock Modes (SELECT takes ACCESS SHARE on the tables it references; a SELECT with a locking clause ROW SHARE on the tables the clause applies to; UPDATE, DELETE and INSERT ROW EXCLUSIVE on their target; a lock is held to the transaction's end, or released by a ROLLBACK TO a savepoint set before it); LOCK (LOCK TABLE takes the mode it names, ACCESS EXCLUSIVE by default; with NOWAIT it fails instead of waiting; it does not take the snapshot of a repeatable read transaction)"
 
 // tableLock is a table-level lock a transaction holds: its mode, and the
 // schedule position from which it certainly holds it.
@@ -86,9 +84,9 @@ func (e *Engine) tableLockHolder(t *Txn, table string, mode sqlast.TableLockMode
 // tableLockRule is the rule of a statement that did not wait for a
 // conflicting table lock.
 func (e *Engine) tableLockRule() verdict.Rule {
-	r := e.rules.rule("table-lock-wait", fmt.Sprintf("a statement must wait for (or, with NOWAIT, fail on) a table lock another transaction holds in a conflicting mode, as %s documents", e.rules.DBMS))
-	if !strings.Contains(r.Source, srcPGTableLocks) {
-		r.Source += "; " + srcPGTableLocks
+	r := e.rules.Rule("table-lock-wait", fmt.Sprintf("a statement must wait for (or, with NOWAIT, fail on) a table lock another transaction holds in a conflicting mode, as %s documents", e.rules.DBMS))
+	if !strings.Contains(r.Source, rules.SrcPGTableLocks) {
+		r.Source += "; " + rules.SrcPGTableLocks
 	}
 	return r
 }

@@ -28,10 +28,82 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			e.halt("open rows: "+s.kind.String(), "the rows %s wrote depend on rows the model leaves open", st.SQL)
 		}
 	}()
-	// The sources a write reads in subqueries or INSERT … SELECT (a
-	// variation's versions of them are tried only when the count differs).
+	var vs variations
+	var err error
+	if vs.subs, vs.subVary, err = e.loadSources(ctx, t, st, s); err != nil {
+		return nil, err
+	}
+	hasWhere := s.kind == KindUpdate || s.kind == KindDelete
+	matched, d, stop, err := e.blockingMatches(ctx, t, st, s, tv, hasWhere, &vs)
+	if stop || err != nil {
+		return d, err
+	}
+	var view []*Version
+	var excluded []int
+	view, excluded, vs.skips, vs.vary = e.writeView(t, tv, rd, matched, hasWhere)
+	if err := e.load(ctx, s.table, view); err != nil {
+		return nil, err
+	}
+	stmt := s.ast
+	if len(excluded) > 0 {
+		stmt = restrict(stmt, excluded)
+	}
+	stmt, marked := e.markUpsertUpdates(stmt)
+	sql, ok := e.render(stmt)
+	if !ok {
+		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
+		return nil, nil
+	}
+	var touched map[int]bool
+	if s.kind == KindUpdate {
+		if touched, ok, err = e.updateMatches(ctx, st, s, stmt.(*sqlast.Update)); !ok || err != nil {
+			return nil, err
+		}
+	}
+	res, after, ok, err := e.execWrite(ctx, t, st, s, sql)
+	if !ok || err != nil {
+		return nil, err
+	}
+	var xlocked []*Row
+	if marked {
+		touched, xlocked = e.unmarkUpserts(view, after, res)
+	}
+	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
+		return e.wrongAffected(ctx, st, s, view, sql, excluded, &vs, res.Affected)
+	}
+	e.apply(t, s.table, view, after, touched)
+	if !t.noLocks {
+		for _, r := range xlocked {
+			if t.locks == nil {
+				t.locks = map[*Row]strength{}
+			}
+			t.locks[r] = lockUpdate
+		}
+	}
+	if e.rules.KeyLocks {
+		e.markWriteLocks(t, s)
+	}
+	return nil, nil
+}
+
+// variations are what the rules' variations change in a write, tried
+// only where its count differs from the plain view's: the versions a
+// variation lets its subqueries read (subs, by table, under subVary), and
+// the rows a variation lets it skip (skips, under vary).
+type variations struct {
+	subs    map[string][]*Version
+	subVary *Variation
+	skips   []int
+	vary    *Variation
+}
+
+// loadSources loads the views of the tables a write reads in subqueries
+// or INSERT … SELECT into their copies, and returns the versions a
+// variation lets them read instead, with the variation.
+func (e *Engine) loadSources(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (map[string][]*Version, *Variation, error) {
 	e.reverse = e.rules.ReverseScan != nil && backwards(s.ast)
 	e.subquery = true
+	defer func() { e.reverse, e.subquery = false, false }()
 	subVaried, subVary := map[string][]*Version{}, (*Variation)(nil)
 	for _, name := range s.subs {
 		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
@@ -49,54 +121,63 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			subVaried[name], subVary = vs, vary
 		}
 		if err := e.load(ctx, subPrefix+name, load); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	e.reverse, e.subquery = false, false
+	return subVaried, subVary, nil
+}
 
-	hasWhere := s.kind == KindUpdate || s.kind == KindDelete
+// blockingMatches decides, where it matters, which rows of the write's
+// view its WHERE matches: a row another transaction holds locked that it
+// matches must have made it wait, and one changed after its snapshot
+// must have made it fail (first-updater-wins). stop says the caller
+// returns d (a deviation, or nil where the engine stopped); matched is
+// nil where nothing needed deciding.
+func (e *Engine) blockingMatches(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo, tv *tableView, hasWhere bool, vs *variations) (matched map[int]bool, d *Deviation, stop bool, err error) {
 	tests := e.lockTests(t, st, s, tv)
 	conflicts := e.conflictTests(t, st, s, tv)
-	var matched map[int]bool
 	if hasWhere && (len(tests) > 0 || len(conflicts) > 0 || !tv.exact()) {
 		if up, ok := s.ast.(*sqlast.Update); ok && len(up.From) > 0 {
 			// The candidates are judged by the target's WHERE alone.
 			e.halt("open rows: multi-table-update", "cannot decide %s: the rows it matches depend on rows the model leaves open", st.SQL)
-			return nil, nil
+			return nil, nil, true, nil
 		}
 		m, _, ok, err := e.evalCandidates(ctx, s, tv, tests, conflicts...)
 		if err != nil || !ok {
-			return nil, err
+			return nil, nil, true, err
 		}
 		matched = m
 		if s.kind == KindUpdate && e.rules.AutocommitOptimistic != nil && !t.Explicit && !st.Blocked() {
 			if tests, err = e.unchangedNeedNotWait(ctx, s, tests, matched); err != nil {
-				return nil, err
+				return nil, nil, true, err
 			}
 		}
 		if d := e.mustBlock(st, s, tv, tests, matched); d != nil {
-			if subVary != nil {
+			if vs.subVary != nil {
 				// With the rows a variation lets its subqueries read, the
 				// locked rows may not match.
-				if vd, err := e.blockWithSubVariation(ctx, st, s, tv, tests, subVaried, subVary); vd != nil || err != nil {
-					return vd, err
+				if vd, err := e.blockWithSubVariation(ctx, st, s, tv, tests, vs.subs, vs.subVary); vd != nil || err != nil {
+					return nil, vd, true, err
 				}
 			}
-			return d, nil
+			return nil, d, true, nil
 		}
 	}
 	if d := e.mustConflict(t, st, s, conflicts, matched, hasWhere); d != nil {
-		return d, nil
+		return nil, d, true, nil
 	}
+	return matched, nil, false, nil
+}
 
-	// The write view: one version per row; rows a re-check drops are kept
-	// out of the statement's reach. Where the rules permit several
-	// versions of a row that the statement would treat differently, each
-	// combination is followed, one replay each, where they are few.
+// writeView is the write view: one version per row; rows a re-check
+// drops are kept out of the statement's reach (excluded). Where the rules
+// permit several versions of a row that the statement would treat
+// differently, each combination is followed, one replay each, where they
+// are few; a variation that would skip a matching row gives the rows it
+// skips and itself.
+func (e *Engine) writeView(t *Txn, tv *tableView, rd Read, matched map[int]bool, hasWhere bool) (view []*Version, excluded, skips []int, vary *Variation) {
 	pick, chosen := e.writeChoice(tv, matched, hasWhere)
-	view := make([]*Version, len(tv.rows))
-	var excluded, varyExcluded []int
-	var vary *Variation
+	view = make([]*Version, len(tv.rows))
 	for i, os := range tv.opts {
 		o := os[pick[i]]
 		view[i] = o.v
@@ -118,7 +199,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 					// The variation skips the row when the version it
 					// judges by does not match.
 					if matched[o.v.ID] && (alt.v == nil || !matched[alt.v.ID]) {
-						varyExcluded = append(varyExcluded, o.v.ID)
+						skips = append(skips, o.v.ID)
 						vary = alt.vary
 					}
 					continue
@@ -132,56 +213,53 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	if rd == Recheck && matched != nil {
 		e.recheckLeft(t, tv, pick, matched)
 	}
-	if err := e.load(ctx, s.table, view); err != nil {
-		return nil, err
+	return view, excluded, skips, vary
+}
+
+// updateMatches are the versions the UPDATE up matches on the loaded
+// view: an UPDATE that changes nothing still writes a version (or, where
+// documented, does not). false, having stopped the engine, where that is
+// not decided.
+func (e *Engine) updateMatches(ctx context.Context, st *Stmt, s *stmtInfo, up *sqlast.Update) (map[int]bool, bool, error) {
+	q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
+		From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: up.Where}
+	from := len(up.From) > 0
+	if from {
+		q = joinedTargets(s.table, up)
 	}
-	stmt := s.ast
-	if len(excluded) > 0 {
-		stmt = restrict(stmt, excluded)
-	}
-	stmt, marked := e.markUpsertUpdates(stmt)
-	sql, ok := e.render(stmt)
+	qs, ok := e.render(&sqlast.SelectStmt{Query: q})
 	if !ok {
 		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
-		return nil, nil
+		return nil, false, nil
 	}
-	var touched map[int]bool
-	if s.kind == KindUpdate {
-		// The rows the UPDATE matches: an UPDATE that changes nothing
-		// still writes a version (or, where documented, does not).
-		q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
-			From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: stmt.(*sqlast.Update).Where}
-		from := len(stmt.(*sqlast.Update).From) > 0
-		if from {
-			q = joinedTargets(s.table, stmt.(*sqlast.Update))
-		}
-		qs, ok := e.render(&sqlast.SelectStmt{Query: q})
-		if !ok {
-			e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
-			return nil, nil
-		}
-		res, msg, err := e.exec(ctx, qs)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", qs, msg)
-			return nil, nil
-		}
-		touched = map[int]bool{}
-		for _, r := range res.Rows {
-			id, _ := strconv.Atoi(r[0].S)
-			if touched[id] && from && readsJoined(stmt.(*sqlast.Update)) {
-				e.halt("open rows: multi-table-update", "a row %s updates meets several rows of its FROM tables, and which one its values come from is arbitrary (SQLite's UPDATE FROM)", st.SQL)
-				return nil, nil
-			}
-			touched[id] = true
-		}
+	res, msg, err := e.exec(ctx, qs)
+	if err != nil {
+		return nil, false, err
 	}
+	if res == nil {
+		e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", qs, msg)
+		return nil, false, nil
+	}
+	touched := map[int]bool{}
+	for _, r := range res.Rows {
+		id, _ := strconv.Atoi(r[0].S)
+		if touched[id] && from && readsJoined(up) {
+			e.halt("open rows: multi-table-update", "a row %s updates meets several rows of its FROM tables, and which one its values come from is arbitrary (SQLite's UPDATE FROM)", st.SQL)
+			return nil, false, nil
+		}
+		touched[id] = true
+	}
+	return touched, true, nil
+}
+
+// execWrite runs the write's rendering sql on its view and reads the
+// table back. false, having stopped the engine (or doomed t), where the
+// write fails on its view.
+func (e *Engine) execWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo, sql string) (*target.Result, []stored, bool, error) {
 	res, te, err := e.execClass(ctx, sql)
 	delete(e.loaded, s.table)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	if res == nil && te.Class == target.ClassDuplicateKey && e.rules.LazyUnique && t.Explicit && (s.kind == KindInsert || s.kind == KindInsertSelect) {
 		// Documented: the unique check waits for the COMMIT, which must
@@ -191,7 +269,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 			t.doomedAt = st.End
 		}
 		t.doomed, t.doomedOwn = true, t.doomedOwn || e.wrote(t, s.table)
-		return nil, nil
+		return nil, nil, false, nil
 	}
 	if res == nil {
 		msg := te.Error()
@@ -199,70 +277,68 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 		// model does not know well enough (uncommitted rows of others
 		// count for uniqueness, not for the view).
 		e.halt("succeeded where its view fails: "+s.kind.String(), "on its documented view %s fails (%s), but it succeeded", st.SQL, msg)
-		return nil, nil
+		return nil, nil, false, nil
 	}
 	after, err := e.readBack(ctx, s.table)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
-	var xlocked []*Row
-	if marked {
-		touched = map[int]bool{}
-		byID := versionsByID(view)
-		for i, a := range after {
-			if a.vid >= 0 {
-				continue
-			}
-			after[i].vid = -a.vid
-			old := byID[-a.vid]
-			if e.dialect == sqlast.MySQL && old != nil && slices.Equal(old.Values, a.vals) && res.Affected >= 2 {
-				// InnoDB writes no version for a duplicate it leaves as it
-				// was, and counts it 0 rows (the marker made it 2); it
-				// holds the exclusive lock of the duplicate check.
-				res.Affected -= 2
-				xlocked = append(xlocked, old.Row)
-				continue
-			}
-			touched[-a.vid] = true
+	return res, after, true, nil
+}
+
+// unmarkUpserts restores the version ids markUpsertUpdates negated in
+// after, the rows read back, and returns the versions the upsert updated
+// and the rows it left as they were but locked (InnoDB), whose count it
+// takes off res.
+func (e *Engine) unmarkUpserts(view []*Version, after []stored, res *target.Result) (touched map[int]bool, xlocked []*Row) {
+	touched = map[int]bool{}
+	byID := versionsByID(view)
+	for i, a := range after {
+		if a.vid >= 0 {
+			continue
+		}
+		after[i].vid = -a.vid
+		old := byID[-a.vid]
+		if n := e.dialect.UpsertUpdateCount(); e.rules.UpsertLocksRow && old != nil && slices.Equal(old.Values, a.vals) && res.Affected >= n {
+			// InnoDB writes no version for a duplicate it leaves as it
+			// was, and counts it 0 rows (the marker made it an
+			// update); it holds the exclusive lock of the duplicate
+			// check.
+			res.Affected -= n
+			xlocked = append(xlocked, old.Row)
+			continue
+		}
+		touched[-a.vid] = true
+	}
+	return touched, xlocked
+}
+
+// wrongAffected judges a write whose count, got on its view, differs
+// from the one the DBMS reported: a variation that explains it, else a
+// deviation, unless the rows are open.
+func (e *Engine) wrongAffected(ctx context.Context, st *Stmt, s *stmtInfo, view []*Version, sql string, excluded []int, vs *variations, got int64) (*Deviation, error) {
+	if vs.subVary != nil {
+		if d, err := e.trySubVariation(ctx, st, s, view, sql, vs.subs, vs.subVary); d != nil || err != nil {
+			return d, err
 		}
 	}
-	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
-		if subVary != nil {
-			if d, err := e.trySubVariation(ctx, st, s, view, sql, subVaried, subVary); d != nil || err != nil {
-				return d, err
-			}
-		}
-		if vary != nil {
-			if d, err := e.tryVariation(ctx, st, s, view, append(excluded, varyExcluded...), vary, res.Affected); d != nil || err != nil {
-				return d, err
-			}
-		}
-		if e.unsure || s.kind == KindUpsert {
-			// An upsert's conflicts involve rows outside its view (others'
-			// uncommitted keys): the model does not decide its count.
-			e.halt("open rows: "+s.kind.String(), "cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
-			return nil, nil
-		}
-		d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
-			Table: s.table,
-			Text: fmt.Sprintf("connection %d's %s affected %s; on its documented view it affects %d",
-				st.Conn, s.kind, english.Plural(int(st.Affected), "row"), res.Affected)}
-		e.halt(deviated, "stopped at the first deviation")
-		return d, nil
-	}
-	e.apply(t, s.table, view, after, touched)
-	if !t.noLocks {
-		for _, r := range xlocked {
-			if t.locks == nil {
-				t.locks = map[*Row]strength{}
-			}
-			t.locks[r] = lockUpdate
+	if vs.vary != nil {
+		if d, err := e.tryVariation(ctx, st, s, view, append(excluded, vs.skips...), vs.vary, got); d != nil || err != nil {
+			return d, err
 		}
 	}
-	if e.rules.KeyLocks {
-		e.markWriteLocks(t, s)
+	if e.unsure || s.kind == KindUpsert {
+		// An upsert's conflicts involve rows outside its view (others'
+		// uncommitted keys): the model does not decide its count.
+		e.halt("open rows: "+s.kind.String(), "cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
+		return nil, nil
 	}
-	return nil, nil
+	d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
+		Table: s.table,
+		Text: fmt.Sprintf("connection %d's %s affected %s; on its documented view it affects %d",
+			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), got)}
+	e.halt(deviated, "stopped at the first deviation")
+	return d, nil
 }
 
 // wrote reports whether t has written a version of a row of table.
@@ -503,12 +579,13 @@ func versionsByID(view []*Version) map[int]*Version {
 // PostgreSQL's ON CONFLICT DO UPDATE writes a new version of the row it
 // meets, and locks it, even when no value changes ("all rows will be
 // locked when the ON CONFLICT DO UPDATE action is taken", docs 15,
-// INSERT); InnoDB's ON DUPLICATE KEY UPDATE sets an exclusive lock on the
-// duplicate row (MySQL 8.0 manual 17.7.3) and writes nothing where it
-// changes nothing.
+// INSERT: Rules.UpsertWritesRow); InnoDB's ON DUPLICATE KEY UPDATE sets
+// an exclusive lock on the duplicate row (MySQL 8.0 manual 17.7.3) and
+// writes nothing where it changes nothing (Rules.UpsertLocksRow). Where
+// the rules say neither, the rows are not marked.
 func (e *Engine) markUpsertUpdates(stmt sqlast.Stmt) (sqlast.Stmt, bool) {
 	ins, ok := stmt.(*sqlast.Insert)
-	known := e.dialect == sqlast.Postgres || e.dialect == sqlast.MySQL && e.rules.UpsertLocksRow
+	known := e.rules.UpsertWritesRow || e.rules.UpsertLocksRow
 	if !ok || !known || ins.OnConflict == nil || ins.OnConflict.DoNothing || ins.OnConflict.Ignore || len(ins.OnConflict.Set) == 0 {
 		return stmt, false
 	}
@@ -780,7 +857,7 @@ func (e *Engine) revived(t *Txn, table string, vals target.Row) *Row {
 		if n := len(r.Versions); n > 0 && r.Versions[n-1].At == e.h.now && r.Versions[n-1].Txn == t && !e.referenced(table) {
 			// This statement's own deletion. A table a foreign key
 			// references keeps it: there a REPLACE deletes the row and its
-			// key's actions follow (fk_innodb.go).
+			// key's actions follow (fk_immediate.go).
 			v = r.Versions[n-1]
 		}
 		if v == nil || !v.Deleted || v.Prev == nil || v.Prev.Values == nil || !e.sameKey(cols, v.Prev.Values, vals) {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txlab/txlab/semantics/model"
+	"github.com/txlab/txlab/semantics/rules"
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -398,9 +398,9 @@ func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info, byStep []
 // plainReadsSnapshot reports whether the semantics table says a plain
 // SELECT of dbms at level is a consistent read that locks nothing.
 func plainReadsSnapshot(dbms string, level target.Level) bool {
-	r := model.Lookup(dbms, level, nil)
-	switch r.Target[model.KindSelect] {
-	case model.SnapTxn, model.SnapStatement:
+	r := rules.Lookup(dbms, level, nil)
+	switch r.Target[rules.KindSelect] {
+	case rules.SnapTxn, rules.SnapStatement:
 	default:
 		return false
 	}
@@ -410,7 +410,7 @@ func plainReadsSnapshot(dbms string, level target.Level) bool {
 // txnSnapshot reports whether every plain read of a transaction at level
 // sees one snapshot, so that a read after a statement sees what it saw.
 func txnSnapshot(dbms string, level target.Level) bool {
-	return model.Lookup(dbms, level, nil).Target[model.KindSelect] == model.SnapTxn
+	return rules.Lookup(dbms, level, nil).Target[rules.KindSelect] == rules.SnapTxn
 }
 
 // viewSelect rewrites the predicate read s (predicate id) to return its

@@ -1,11 +1,11 @@
-package model
+package rules
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/txn"
 	"github.com/txlab/txlab/verdict"
 )
 
@@ -87,9 +87,9 @@ type Promised struct {
 
 // row is one line of the table.
 type row struct {
-	dbms   []string       // target.Info().DBMS values; every DBMS when empty
-	levels []target.Level // every level when empty
-	mode   string         // the transaction mode the row is of; "" for every mode
+	dbms   []string    // target.Info().DBMS values; every DBMS when empty
+	levels []txn.Level // every level when empty
+	mode   string      // the transaction mode the row is of; "" for every mode
 	// when is the setting condition, "name=value" or "name!=value" (see
 	// Setting); "" for always.
 	when    string
@@ -170,7 +170,7 @@ func sessionMode(dbms string, settings map[string]string) string {
 
 // rows are the rows of the table that apply to dbms at level in mode under
 // settings, in order.
-func rows(dbms string, level target.Level, mode string, settings map[string]string) []row {
+func rows(dbms string, level txn.Level, mode string, settings map[string]string) []row {
 	var out []row
 	for _, r := range table {
 		if len(r.dbms) > 0 && !slices.Contains(r.dbms, dbms) ||
@@ -185,7 +185,7 @@ func rows(dbms string, level target.Level, mode string, settings map[string]stri
 }
 
 // LookupPromise returns what dbms promises at level under settings.
-func LookupPromise(dbms string, level target.Level, settings map[string]string) Promised {
+func LookupPromise(dbms string, level txn.Level, settings map[string]string) Promised {
 	var p Promised
 	for _, r := range rows(dbms, level, sessionMode(dbms, settings), settings) {
 		if r.promise != nil {
@@ -199,7 +199,7 @@ func LookupPromise(dbms string, level target.Level, settings map[string]string) 
 // under the given server settings: those of the session's transaction
 // mode, with every mode's rules in Modes where the DBMS has several.
 // Known is false when no row makes them known.
-func Lookup(dbms string, level target.Level, settings map[string]string) Rules {
+func Lookup(dbms string, level txn.Level, settings map[string]string) Rules {
 	views := func(mode string) Rules {
 		r := Rules{DBMS: dbms, Level: level, Mode: mode}
 		for _, row := range rows(dbms, level, mode, settings) {
@@ -389,11 +389,11 @@ var Docs = map[string]string{
 
 // Level lists.
 var (
-	ru, rc, rr, snap, ser = target.ReadUncommitted, target.ReadCommitted, target.RepeatableRead, target.Snapshot, target.Serializable
+	ru, rc, rr, snap, ser = txn.ReadUncommitted, txn.ReadCommitted, txn.RepeatableRead, txn.Snapshot, txn.Serializable
 	innodb                = []string{"mysql", "mariadb"}
 )
 
-func lv(ls ...target.Level) []target.Level { return ls }
+func lv(ls ...txn.Level) []txn.Level { return ls }
 
 // table is the semantics table. DBMS names are target.Info().DBMS values.
 var table = []row{
@@ -430,7 +430,7 @@ var table = []row{
 	{dbms: innodb, source: srcInnoDBRead, views: func(r *Rules) {
 		r.RowLocks = true
 		r.SnapshotAt = FirstConsistentRead
-		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout}
+		r.Errors = []txn.ErrorClass{txn.ClassDeadlock, txn.ClassLockTimeout}
 		r.Sources = []string{srcInnoDBRead, srcInnoDBLocks, srcInnoDBLockingRead, srcInnoDBLockModes, srcInnoDBClustered, srcInnoDBForeignKeys}
 		r.Target = readsOf(Current)
 		r.Source = readsOf(Current)
@@ -448,6 +448,7 @@ var table = []row{
 		r.SavepointReadView = &innodbSavepointReadView
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
+	{dbms: innodb, source: srcInnoDBForeignKeys, views: func(r *Rules) { r.ForeignKeyIndexes = true }},
 	{dbms: innodb, levels: lv(ru), source: srcInnoDBRead, views: func(r *Rules) {
 		r.Target[KindSelect] = Dirty
 		r.Source = readsOf(Dirty)
@@ -466,7 +467,7 @@ var table = []row{
 	{dbms: innodb, levels: lv(ru, rc), source: innodbRCScanLock.Rule.Source, views: func(r *Rules) { r.ScanLockMayStay = &innodbRCScanLock }},
 	{dbms: innodb, levels: lv(ser), source: srcInnoDBRead, views: func(r *Rules) { r.LockingSelectInTxn = true }},
 	{dbms: []string{"mariadb"}, levels: lv(rr, ser), when: "innodb_snapshot_isolation=ON", source: srcInnoDBSI, views: func(r *Rules) {
-		r.WriteConflict = target.ClassSerialization
+		r.WriteConflict = txn.ClassSerialization
 		r.ConflictAfterWait = &mdev39263
 		r.Sources = append(r.Sources, srcInnoDBSI)
 	}},
@@ -485,7 +486,7 @@ var table = []row{
 	{dbms: []string{"postgres"}, source: srcPGMVCC, views: func(r *Rules) {
 		r.RowLocks = true
 		r.SnapshotAt = FirstStatement
-		r.Errors = []target.ErrorClass{target.ClassDeadlock}
+		r.Errors = []txn.ErrorClass{txn.ClassDeadlock}
 		r.Sources = []string{srcPGMVCC}
 		r.FailureAborts = true
 		r.SkipLockedLimit = true
@@ -494,12 +495,14 @@ var table = []row{
 		r.KeyLocks = true
 		r.Sources = append(r.Sources, srcPGRowLocks)
 	}},
-	{dbms: []string{"postgres"}, source: srcPGTableLocks, views: func(r *Rules) { r.TableLocks = true }},
+	{dbms: []string{"postgres"}, source: SrcPGTableLocks, views: func(r *Rules) { r.TableLocks = true }},
 	{dbms: []string{"postgres"}, source: srcPGForeignKeys, views: func(r *Rules) {
 		r.ForeignKeys = FKPostgres
 		r.Sources = append(r.Sources, srcPGForeignKeys)
 	}},
 	{dbms: []string{"postgres"}, source: srcPGSavepoint, views: func(r *Rules) { r.SavepointSource = srcPGSavepoint }},
+	{dbms: []string{"postgres"}, source: srcPGUpsert, views: func(r *Rules) { r.UpsertWritesRow = true }},
+	{dbms: []string{"postgres"}, source: srcPGUniqueFeatures, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 	{dbms: []string{"postgres"}, levels: lv(ru, rc), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
 		r.Target = readsOf(Recheck)
@@ -516,10 +519,10 @@ var table = []row{
 		r.Target[KindInsertSelect] = Current
 		r.Target[KindUpsert] = Current
 		r.Source = readsOf(SnapTxn)
-		r.WriteConflict = target.ClassSerialization
+		r.WriteConflict = txn.ClassSerialization
 	}},
 	{dbms: []string{"postgres"}, levels: lv(ser), source: srcPGMVCC, views: func(r *Rules) {
-		r.Errors = append(r.Errors, target.ClassSerialization)
+		r.Errors = append(r.Errors, txn.ClassSerialization)
 		r.ReadsLockPredicates = true
 	}},
 
@@ -528,26 +531,29 @@ var table = []row{
 		r.SnapshotAt = FirstStatement
 		r.Target = readsOf(SnapTxn)
 		r.Source = readsOf(SnapTxn)
-		r.WriteConflict = target.ClassBusy
-		r.Errors = []target.ErrorClass{target.ClassBusy, target.ClassSerialization}
+		r.WriteConflict = txn.ClassBusy
+		r.Errors = []txn.ErrorClass{txn.ClassBusy, txn.ClassSerialization}
 		r.Sources = []string{srcSQLite, srcSQLiteForeignKeys}
 		r.ForeignKeys = FKSQLite
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
+	{dbms: []string{"sqlite"}, source: srcSQLiteUnique, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 
 	// CockroachDB: serializable, and read committed overriding it.
 	{dbms: []string{"cockroach"}, source: srcCockroach, views: func(r *Rules) {
 		r.RowLocks = true
 		r.SnapshotAt = FirstStatement
-		r.Errors = []target.ErrorClass{target.ClassSerialization, target.ClassDeadlock}
+		r.Errors = []txn.ErrorClass{txn.ClassSerialization, txn.ClassDeadlock}
 		r.Sources = []string{srcCockroach}
 		r.Target = readsOf(SnapTxn)
 		r.Source = readsOf(SnapTxn)
-		r.WriteConflict = target.ClassSerialization
+		r.WriteConflict = txn.ClassSerialization
 		// Its reads are tracked as key spans that a commit refreshes.
 		r.ReadsLockPredicates = true
 	}},
 	{dbms: []string{"cockroach"}, levels: lv(rc, ser), source: srcCockroach, views: known},
+	{dbms: []string{"cockroach"}, source: srcCockroachUpsert, views: func(r *Rules) { r.UpsertWritesRow = true }},
+	{dbms: []string{"cockroach"}, source: srcCockroachFeatures, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
 	{dbms: []string{"cockroach"}, levels: lv(rc), source: srcCockroach, views: func(r *Rules) {
 		r.Target = readsOf(Current)
 		r.Target[KindSelect] = SnapStatement
@@ -561,7 +567,7 @@ var table = []row{
 		// The snapshot is taken at BEGIN (and, at read committed in
 		// pessimistic mode, a plain SELECT takes one of its own).
 		r.SnapshotAt = AtBegin
-		r.Errors = []target.ErrorClass{target.ClassDeadlock, target.ClassLockTimeout, target.ClassSerialization}
+		r.Errors = []txn.ErrorClass{txn.ClassDeadlock, txn.ClassLockTimeout, txn.ClassSerialization}
 		r.Sources = []string{srcTiDBBegin, srcTiDBMode, srcTiDBLevel}
 		r.NoOpUpdate = &tidb28212
 		// Whether an UPDATE that changed nothing writes a version or keeps
@@ -574,13 +580,14 @@ var table = []row{
 		r.SkipLockedOpen = true
 	}},
 	{dbms: []string{"tidb"}, levels: lv(rc, rr), source: srcTiDBLevel, views: known},
+	{dbms: []string{"tidb"}, source: srcTiDBForeignKeys, views: func(r *Rules) { r.ForeignKeyIndexes = true }},
 	// Optimistic: every statement reads the snapshot of the transaction's
 	// start (read committed does not apply); writes are buffered and lock
 	// nothing until COMMIT, which fails on a row another transaction
 	// changed since the start.
 	{dbms: []string{"tidb"}, mode: TiDBOptimistic, source: srcTiDBOpt, views: func(r *Rules) {
 		r.Target, r.Source = readsOf(SnapTxn), readsOf(SnapTxn)
-		r.CommitConflict = target.ClassSerialization
+		r.CommitConflict = txn.ClassSerialization
 		r.Sources = append(r.Sources, srcTiDBOpt, srcTiDBCons)
 	}},
 	{dbms: []string{"tidb"}, mode: TiDBOptimistic, when: "tidb_constraint_check_in_place!=ON", source: srcTiDBCons, views: func(r *Rules) { r.LazyUnique = true }},
@@ -593,7 +600,7 @@ var table = []row{
 		r.RowLocks = true
 		r.Target, r.Source = readsOf(Current), readsOf(Current)
 		snap := SnapTxn
-		if r.Level == target.ReadCommitted {
+		if r.Level == txn.ReadCommitted {
 			snap = SnapStatement
 		}
 		r.Target[KindSelect], r.Source[KindSelect] = snap, snap

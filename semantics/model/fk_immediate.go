@@ -290,7 +290,7 @@ func keyTypes(ct *sqlast.CreateTable, cols []string) []sqlast.Type {
 
 // fkRule is the rule a foreign key check breaks.
 func (e *Engine) fkRule() verdict.Rule {
-	return e.rules.rule("foreign-key-check", fmt.Sprintf("%s checks a foreign key immediately, row by row: a write that leaves a child row without its parent key fails (1452, 1451)", e.rules.DBMS))
+	return e.rules.Rule("foreign-key-check", fmt.Sprintf("%s checks a foreign key immediately, row by row: a write that leaves a child row without its parent key fails (1452, 1451)", e.rules.DBMS))
 }
 
 // innodbChildChecks follows key k's check of the child rows t's UPDATE,

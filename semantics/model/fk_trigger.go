@@ -72,10 +72,6 @@ import (
 // COMMIT that waited, a child row another transaction holds locked, NO ACTION's look for another parent row with the key
 // (ri_Check_Pk_Match), a self-reference, key columns of different types.
 
-// srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
-// keys comes from (Rules.Sources).
-const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTION and RESTRICT raise an error when a referenced row is deleted or its key changed, CASCADE deletes or updates the referencing rows, SET NULL sets their referencing columns to null; NOT DEFERRABLE constraints are checked after every statement) and 13.3.2 Row-Level Locks (FOR KEY SHARE is taken by foreign key checks); src/backend/utils/adt/ri_triggers.c (the checks' queries: SELECT … FOR KEY SHARE, a child's check at the transaction snapshot, a parent's with the latest one; the actions' DELETE and UPDATE of the child run as the parent's transaction, with the transaction snapshot as crosscheck)"
-
 // checkLock is the row lock a foreign key's check takes on the parent row
 // it finds: InnoDB's shared lock, PostgreSQL's FOR KEY SHARE; lockNone
 // where the model does not follow the check.
@@ -328,7 +324,7 @@ func (e *Engine) restrictCheck(t *Txn, st *Stmt) *Deviation {
 				}
 				if refs(seen) {
 					d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: strings.ToUpper(keywordOf(st.SQL)), Table: k.parent,
-						Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT)"),
+						Rule: e.rules.Rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT)"),
 						Text: fmt.Sprintf("connection %d's %s succeeded, but row %v of %s, which its foreign key check sees, references the key %v it removed from %s; %s documents error 23503",
 							st.Conn, strings.ToUpper(keywordOf(st.SQL)), seen.Values, k.child, key, k.parent, e.rules.DBMS)}
 					e.halt(deviated, "stopped at the first deviation")
@@ -519,7 +515,7 @@ func (e *Engine) childCheck(t *Txn, st *Stmt, k *foreignKey) *Deviation {
 // holds in any version.
 func (e *Engine) danglingDev(st *Stmt, k *foreignKey, v *Version, key target.Row, kind string) *Deviation {
 	d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: kind, Table: k.child,
-		Rule: e.rules.rule("foreign-key-check", "a write of a referencing row whose key no referenced row holds fails, at the statement's end or, for a deferred key, at COMMIT (23503; 40001 at REPEATABLE READ and SERIALIZABLE where the transaction's snapshot still holds the row)"),
+		Rule: e.rules.Rule("foreign-key-check", "a write of a referencing row whose key no referenced row holds fails, at the statement's end or, for a deferred key, at COMMIT (23503; 40001 at REPEATABLE READ and SERIALIZABLE where the transaction's snapshot still holds the row)"),
 		Text: fmt.Sprintf("connection %d's %s succeeded, but row %v of %s references the key %v, which no row of %s holds; %s documents an error (23503, or a serialization failure)",
 			st.Conn, kind, v.Values, k.child, key, k.parent, e.rules.DBMS)}
 	e.halt(deviated, "stopped at the first deviation")
@@ -714,7 +710,7 @@ func (e *Engine) deferredRestrict(t *Txn, st *Stmt, k *foreignKey, key target.Ro
 		}
 		if refs(seen) {
 			d := &Deviation{Kind: "missing-error", Verdict: verdict.Bug, Stmt: st, StmtKind: "COMMIT", Table: k.parent,
-				Rule: e.rules.rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT); a deferred key's check runs at COMMIT"),
+				Rule: e.rules.Rule("foreign-key-restrict", "a DELETE of a referenced row, or an UPDATE of its referenced key, fails while a row of the referencing table that the check's latest snapshot shows still references it (NO ACTION, RESTRICT); a deferred key's check runs at COMMIT"),
 				Text: fmt.Sprintf("connection %d's COMMIT succeeded, but row %v of %s, which its deferred foreign key check sees, references the key %v the transaction removed from %s; %s documents error 23503",
 					st.Conn, seen.Values, k.child, key, k.parent, e.rules.DBMS)}
 			e.halt(deviated, "stopped at the first deviation")
@@ -737,102 +733,4 @@ func current(r *Row, t *Txn, at int) []*Version {
 		out = append(out, lv)
 	}
 	return out
-}
-
-// sqliteDeferred decides SQLite's part of a DEFERRABLE key k in statement
-// s (what: affects): ok when the model follows it, and commit when the
-// key is then checked at s's own COMMIT (an autocommit statement). A key
-// that is INITIALLY IMMEDIATE is checked at each statement's end, as an
-// immediate one (lockFreeCheck; PRAGMA defer_foreign_keys, which would
-// defer it, stops the model as a statement it does not know); RESTRICT is
-// never deferred ("the RESTRICT action processing happens as soon as the
-// field is updated", "SQLite Foreign Key Support" 4.3). A deferred
-// key's violations are counted until COMMIT, which then fails (4.2): the
-// child's write and the parent's NO ACTION delete or key change wait in
-// t.fkDeferred (sqliteDeferredCommit). Its actions are not followed.
-func (e *Engine) sqliteDeferred(t *Txn, st *Stmt, k *foreignKey, s sqlast.Stmt, what string) (commit, ok bool) {
-	if e.rules.ForeignKeys != FKSQLite || e.rules.RowLocks || !k.Deferrable || !e.sameKeyTypes(k) {
-		return false, false
-	}
-	act := k.action(s)
-	restrict := act == sqlast.RefDefault || act == sqlast.RefNoAction || act == sqlast.RefRestrict
-	switch {
-	case what != "child" && (what != "parent" || !restrict):
-		return false, false
-	case !k.Deferred() || what == "parent" && act == sqlast.RefRestrict:
-		return false, true
-	case st.Err != nil:
-		return false, true // reverted: it counted nothing
-	case !t.Explicit:
-		return true, true
-	}
-	t.fkDeferred = append(t.fkDeferred, fkDeferred{child: k.child, parent: k.parent, cols: k.cols, row: -1})
-	return false, true
-}
-
-// sqliteDeferredCommit judges the COMMIT st of t, which wrote rows a
-// deferred key checks: one that succeeded must leave no violation. A
-// COMMIT that fails leaves the transaction open (SQLite Foreign Key
-// Support 4.2: "the attempt to COMMIT fails"; the transaction can still
-// be committed or rolled back), and the executor rolls it back at once
-// (executor.record): the transaction ends uncommitted, as the caller
-// records, and the model follows the case on. Whether the COMMIT had to
-// fail is not judged, as no statement's error is yet.
-func (e *Engine) sqliteDeferredCommit(t *Txn, st *Stmt, checks []fkDeferred) *Deviation {
-	if st.Err != nil {
-		return nil
-	}
-	done := map[string]bool{}
-	for _, c := range checks {
-		id := c.child + "\x00" + c.parent + "\x00" + strings.Join(c.cols, ",")
-		if done[id] {
-			continue
-		}
-		done[id] = true
-		for _, fk := range e.foreignKeys() {
-			if fk.child == c.child && fk.parent == c.parent && slices.Equal(fk.cols, c.cols) {
-				if dev := e.sqliteCommitCheck(t, st, &fk, "COMMIT"); dev != nil || e.halted != "" {
-					return dev
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// sqliteCommitCheck is SQLite's check of deferred key k when t commits
-// (at st, a COMMIT or an autocommit statement): in the state t commits,
-// its own rows over the latest committed ones (the one writer's view),
-// every child row's key is held by a parent row; else the COMMIT must
-// have failed.
-func (e *Engine) sqliteCommitCheck(t *Txn, st *Stmt, k *foreignKey, kind string) *Deviation {
-	cpos, ppos := positions(e.schema[k.child], k.cols), positions(e.schema[k.parent], k.refCols)
-	if cpos == nil || ppos == nil {
-		e.halt("not modelled: deferred-constraint", "the deferred foreign key of %s referencing %s: a key column is not found", k.child, k.parent)
-		return nil
-	}
-	view := func(r *Row) *Version {
-		if v := own(r, t); v != nil && live(v, st.End) {
-			return visible(v)
-		}
-		return visible(committed(r, st.Start))
-	}
-	keys := map[string]bool{}
-	for _, r := range e.h.rows[k.parent] {
-		if v := view(r); v != nil {
-			if key := pick(v.Values, ppos); key != nil {
-				keys[rowKey(key)] = true
-			}
-		}
-	}
-	for _, r := range e.h.rows[k.child] {
-		v := view(r)
-		if v == nil {
-			continue
-		}
-		if key := pick(v.Values, cpos); key != nil && !keys[rowKey(key)] {
-			return e.danglingDev(st, k, v, key, kind)
-		}
-	}
-	return nil
 }

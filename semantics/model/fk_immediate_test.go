@@ -7,7 +7,7 @@ import (
 )
 
 // TestInnoDBForeignKeys: InnoDB's foreign key checks and actions beyond a
-// child's INSERT (fk_innodb.go), as MariaDB 10.11 ran them at READ
+// child's INSERT (fk_immediate.go), as MariaDB 10.11 ran them at READ
 // COMMITTED and REPEATABLE READ (bugs/doc-innodb-fk-*.txn): each schedule
 // as the server ran it is accepted, a doctored one (a wait left out, an
 // error left out, a cascade's rows left as they were) is flagged, and

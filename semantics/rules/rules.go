@@ -1,22 +1,19 @@
-// Package model is txlab's executable statement of what each DBMS documents
-// about the rows a statement sees: Troc's database change history (a list of
-// versions per row, each with its writer) and, for every statement, the view
-// its DBMS, isolation level and statement kind allow, generalised to any
-// number of transactions and to row versions a statement *may* see (InnoDB
-// without gap locks, a statement that waited). The rules are data, one row
-// per DBMS family and level, each with its source; Engine replays an actual
-// schedule against them and reports the first statement whose outcome lies
-// outside the permitted set. Statement results are evaluated by the DBMS
-// itself on private copies of the tables (an Evaluator), so comparison,
-// collation and type rules are the DBMS's own.
-package model
+// Package rules is txlab's table of DBMS semantics as data: for each DBMS
+// family, isolation level, transaction mode and server setting, what the
+// level promises (Promised, which package semantics judges with) and how
+// each statement kind reads, locks and conflicts, with the documented
+// variations and confirmed defects and their verdicts (Rules, which
+// semantics/model's Engine replays). Every row of the table names its
+// source. The package imports only leaf packages (verdict, target/txn):
+// adding a DBMS is a row here, not engine code.
+package rules
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/txn"
 	"github.com/txlab/txlab/verdict"
 )
 
@@ -39,11 +36,11 @@ var kindNames = [...]string{"SELECT", "SELECT FOR SHARE", "SELECT FOR UPDATE", "
 
 func (k Kind) String() string { return kindNames[k] }
 
-// locking reports whether the statement takes row locks on what it reads.
-func (k Kind) locking() bool { return k != KindSelect }
+// Locking reports whether the statement takes row locks on what it reads.
+func (k Kind) Locking() bool { return k != KindSelect }
 
-// exclusive reports whether its row locks are exclusive.
-func (k Kind) exclusive() bool { return k != KindSelect && k != KindSelectShare }
+// Exclusive reports whether its row locks are exclusive.
+func (k Kind) Exclusive() bool { return k != KindSelect && k != KindSelectShare }
 
 // Read is how a statement picks the version of a row it sees.
 type Read int
@@ -98,7 +95,7 @@ type Variation struct {
 // server settings that matter.
 type Rules struct {
 	DBMS  string
-	Level target.Level
+	Level txn.Level
 	// Target is how each statement kind reads the rows of the table it reads
 	// or writes (a SELECT: every table it reads).
 	Target map[Kind]Read
@@ -146,7 +143,7 @@ type Rules struct {
 	// WriteConflict, when set, is the error class a write (or locking read)
 	// must fail with when it acts on a row whose latest committed version is
 	// newer than the transaction's snapshot (first-updater-wins).
-	WriteConflict target.ErrorClass
+	WriteConflict txn.ErrorClass
 	// ConflictAfterWait, when set, is what it means that a write which
 	// waited for a row's lock, and whose holder committed a change to the
 	// row meanwhile, succeeded where WriteConflict requires an error
@@ -251,7 +248,7 @@ type Rules struct {
 	// when a row its transaction wrote has a version another transaction
 	// committed after its snapshot (TiDB's optimistic transactions: write
 	// conflicts are found at commit, first committer wins).
-	CommitConflict target.ErrorClass
+	CommitConflict txn.ErrorClass
 	// SavepointSource is where the DBMS documents what ROLLBACK TO
 	// SAVEPOINT does with locks ("": not documented, or not modelled).
 	SavepointSource string
@@ -280,6 +277,21 @@ type Rules struct {
 	// changes nothing (InnoDB: MySQL 8.0 manual 17.7.3), so the model can
 	// mark the rows it updates.
 	UpsertLocksRow bool
+	// UpsertWritesRow: an ON CONFLICT DO UPDATE writes a new version of
+	// the row it meets and locks it, even where no value changes
+	// (PostgreSQL), so the model can mark the rows it updates. Where
+	// neither this nor UpsertLocksRow holds, the model does not mark them.
+	UpsertWritesRow bool
+	// ForeignKeyIndexes: a foreign key's referencing columns get a
+	// secondary index where no index starts with them (InnoDB, TiDB), which
+	// the rules that follow index records (IndexMoveMayMiss) see.
+	ForeignKeyIndexes bool
+	// UniqueIndexFeatures: a UNIQUE partial or expression index only
+	// decides which writes fail on another row's key (PostgreSQL, SQLite),
+	// so the model's copy gets it and refuses what the DBMS refuses.
+	// Elsewhere (InnoDB, where a UNIQUE index may be the clustered key the
+	// model follows) a write to its table stops the judging.
+	UniqueIndexFeatures bool
 	// Mode names the transaction mode these rules are of, where the DBMS
 	// has several (TiDB: "pessimistic", "optimistic"); "" elsewhere.
 	Mode string
@@ -291,7 +303,7 @@ type Rules struct {
 	Autocommit string
 	// Errors lists error classes any statement may fail with (deadlock
 	// victims, serialization failures at serializable, busy).
-	Errors []target.ErrorClass
+	Errors []txn.ErrorClass
 	// Sources are where the rows above are documented.
 	Sources []string
 	// Known is false when the table has no row for the DBMS and level.
@@ -299,7 +311,8 @@ type Rules struct {
 }
 
 // ForeignKeys is which DBMS's foreign-key checks and actions the engine
-// follows; each has its own mechanism (fk_innodb.go, fk_pg.go).
+// follows; each has its own mechanism (semantics/model: fk_immediate.go,
+// fk_trigger.go, fk_lockfree.go).
 type ForeignKeys int
 
 // Foreign-key models.
@@ -337,10 +350,10 @@ const (
 	SavepointKeepsButInserts
 )
 
-// rule names a rule of this DBMS and level: "<dbms>-<level>-<what>", or
+// Rule names a rule of this DBMS and level: "<dbms>-<level>-<what>", or
 // "<dbms>-<mode>-<level>-<what>" for a transaction mode other than the
 // DBMS's default (TiDB's optimistic transactions).
-func (r Rules) rule(what, text string) verdict.Rule {
+func (r Rules) Rule(what, text string) verdict.Rule {
 	dbms := r.DBMS
 	if r.Mode != "" && r.Mode != TiDBPessimistic {
 		dbms += "-" + r.Mode
@@ -352,8 +365,8 @@ func (r Rules) rule(what, text string) verdict.Rule {
 	}
 }
 
-// name is the DBMS's name with the transaction mode, where it has several.
-func (r Rules) name() string {
+// Name is the DBMS's name with the transaction mode, where it has several.
+func (r Rules) Name() string {
 	if r.Mode != "" {
 		return r.DBMS + " (" + r.Mode + ")"
 	}
@@ -363,17 +376,17 @@ func (r Rules) name() string {
 // StatementView is the rule of a statement outside the view its DBMS
 // documents.
 func (r Rules) StatementView() verdict.Rule {
-	return r.rule("statement-view", fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level))
+	return r.Rule("statement-view", fmt.Sprintf("a statement's outcome must follow the view %s documents at %s", r.DBMS, r.Level))
 }
 
 // DocumentedViews is the rule of a difference (from a serial order, a
 // textbook level) that the documented view of every statement produces.
 func (r Rules) DocumentedViews() verdict.Rule {
-	return r.rule("documented-views", fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level))
+	return r.Rule("documented-views", fmt.Sprintf("every statement saw, waited and wrote as %s documents at %s; the difference from the serial order comes from those views", r.DBMS, r.Level))
 }
 
 // Permits reports whether any statement may fail with class c.
-func (r Rules) Permits(c target.ErrorClass) bool { return slices.Contains(r.Errors, c) }
+func (r Rules) Permits(c txn.ErrorClass) bool { return slices.Contains(r.Errors, c) }
 
 // Sources of the rules below (see ../shared/semantics-facts.md for the
 // marks of each claim).
@@ -390,7 +403,29 @@ const (
 	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation (13.2.3: predicate locks; a sequential scan locks the relation); src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
+	srcPGUpsert          = "PostgreSQL 15 docs, INSERT (ON CONFLICT DO UPDATE: \"all rows will be locked when the ON CONFLICT DO UPDATE action is taken\"; the update writes a new row version, as any UPDATE: 13.1 Introduction, MVCC)"
+	srcPGUniqueFeatures  = "PostgreSQL 15 docs 11.8 Partial Indexes (Example 11.3: a partial unique index enforces uniqueness among the rows that satisfy its predicate, and constrains no other) and 11.7 Indexes on Expressions (a unique index on an expression constrains the expression's values)"
+	srcSQLiteUnique      = "SQLite docs: Partial Indexes 3 (Unique Partial Indexes: the rows the WHERE clause selects must be unique, the others are not constrained); Indexes On Expressions (a UNIQUE index on expressions)"
+	srcCockroachUpsert   = "CockroachDB v23.2 docs: INSERT (ON CONFLICT … DO UPDATE, PostgreSQL's upsert; untested here)"
+	srcCockroachFeatures = "CockroachDB v23.2 docs: Partial Indexes, Expression Indexes (UNIQUE ones constrain the rows and values they index; untested here)"
 )
+
+// The sources of what the model follows of foreign keys (Rules.Sources; the mechanisms are semantics/model's fk_*.go).
+const (
+	srcInnoDBForeignKeys = "MySQL 8.0 manual 1.7.2.3 FOREIGN KEY Constraint Differences (a foreign key check sets shared row-level locks on the parent records it examines; InnoDB checks immediately, row by row), 15.1.20.5 FOREIGN KEY Constraints (an index on the referencing columns is created where none exists; RESTRICT and NO ACTION reject the parent's delete or key update, CASCADE deletes the child rows, SET NULL sets their key NULL) and 17.7.3 Locks Set by Different SQL Statements in InnoDB (a check sets shared locks on the index records it looks at, also where the constraint fails)"
+	srcSQLiteForeignKeys = "SQLite docs, SQLite Foreign Key Support 4.2 (an immediate foreign key violation at the end of a statement reverts the statement; a deferred one fails the attempt to COMMIT) and 4.3 (ON DELETE / ON UPDATE CASCADE and SET NULL change the child rows as part of the parent's statement)"
+)
+
+// srcPGForeignKeys is where the model's reading of PostgreSQL's foreign
+// keys comes from (Rules.Sources).
+const srcPGForeignKeys = "PostgreSQL 15 docs, CREATE TABLE (REFERENCES: NO ACTION and RESTRICT raise an error when a referenced row is deleted or its key changed, CASCADE deletes or updates the referencing rows, SET NULL sets their referencing columns to null; NOT DEFERRABLE constraints are checked after every statement) and 13.3.2 Row-Level Locks (FOR KEY SHARE is taken by foreign key checks); src/backend/utils/adt/ri_triggers.c (the checks' queries: SELECT … FOR KEY SHARE, a child's check at the transaction snapshot, a parent's with the latest one; the actions' DELETE and UPDATE of the child run as the parent's transaction, with the transaction snapshot as crosscheck)"
+
+// srcPGRowLocks is where PostgreSQL's row lock strengths are documented.
+const srcPGRowLocks = "PostgreSQL 15 docs 13.3.2 Row-Level Locks and Table 13.3 Conflicting Row-Level Locks (FOR UPDATE is also acquired by any DELETE and by an UPDATE that modifies the values of a column of a unique index usable by a foreign key; FOR NO KEY UPDATE by any other UPDATE; FOR KEY SHARE conflicts with FOR UPDATE only, FOR SHARE with FOR NO KEY UPDATE and FOR UPDATE)"
+
+// SrcPGTableLocks is where PostgreSQL's table-level locks are documented;
+// the rule of a table lock wait cites it.
+const SrcPGTableLocks = "PostgreSQL 15 docs 13.3.1 Table-Level Locks and Table 13.2 Conflicting Lock Modes (SELECT takes ACCESS SHARE on the tables it references; a SELECT with a locking clause ROW SHARE on the tables the clause applies to; UPDATE, DELETE and INSERT ROW EXCLUSIVE on their target; a lock is held to the transaction's end, or released by a ROLLBACK TO a savepoint set before it); LOCK (LOCK TABLE takes the mode it names, ACCESS EXCLUSIVE by default; with NOWAIT it fails instead of waiting; it does not take the snapshot of a repeatable read transaction)"
 
 var (
 	mdev30835 = Variation{
@@ -415,7 +450,7 @@ var (
 			Text:   "a SKIP LOCKED read left out a row that another transaction's locking statement scanned without matching it: at READ COMMITTED InnoDB releases the locks of nonmatching rows once the WHERE is evaluated, but a row just past an index range scan stayed locked; whether that is a defect is not known",
 			Source: "MySQL 8.0 manual 17.7.2.1 Transaction Isolation Levels (READ COMMITTED: record locks for nonmatching rows are released after MySQL has evaluated the WHERE condition); seen on MariaDB 10.11.19: after DELETE … WHERE c0 <= 0 through an index on c0, a SKIP LOCKED read skipped the row c0 = 1 and an UPDATE of it waited (txlab campaign, 2026-11-27)",
 		},
-		Verdict: Suspect,
+		Verdict: verdict.Suspect,
 	}
 	innodbSavepointReadView = Variation{
 		Rule: verdict.Rule{
@@ -467,7 +502,7 @@ var (
 			Text:   "a locking statement that waited for a row whose holder changed a column of a secondary index missed the row: the change delete-marked the row's index record and inserted a new one, which can land behind the statement's index scan, and without gap locks nothing stops that; MariaDB fixed the primary-key form at repeatable read as a bug (MDEV-27992), and whether it holds this form a bug is not known",
 			Source: "MySQL 8.0 manual 17.3 InnoDB Multi-Versioning (Multi-Versioning and Secondary Indexes: an update of a secondary index column delete-marks the old index record and inserts a new one); MariaDB docs, InnoDB transaction isolation levels (READ COMMITTED takes no gap locks); MDEV-27992",
 		},
-		Verdict: Suspect,
+		Verdict: verdict.Suspect,
 	}
 	mdev26642 = Variation{
 		Rule: verdict.Rule{

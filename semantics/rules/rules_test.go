@@ -1,4 +1,4 @@
-package model
+package rules
 
 import (
 	"bufio"
@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txlab/txlab/sqlast"
-	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/txn"
 )
 
 var readNames = map[string]Read{"snap-stmt": SnapStatement, "snap-txn": SnapTxn, "current": Current, "dirty": Dirty, "recheck": Recheck}
@@ -39,7 +38,7 @@ func TestRules(t *testing.T) {
 			k, v, _ := strings.Cut(kv, "=")
 			settings[k] = v
 		}
-		r := Lookup(hf[0], target.Level(hf[1]), settings)
+		r := Lookup(hf[0], txn.Level(hf[1]), settings)
 		for _, fact := range strings.Fields(facts) {
 			name, val, _ := strings.Cut(fact, "=")
 			var good bool
@@ -63,7 +62,7 @@ func TestRules(t *testing.T) {
 			case name == "no-conflict":
 				good = r.WriteConflict == ""
 			case name == "permits":
-				good = r.Permits(target.ErrorClass(val))
+				good = r.Permits(txn.ErrorClass(val))
 			case name == "locks":
 				good = r.RowLocks
 			case name == "no-locks":
@@ -92,30 +91,6 @@ func TestRules(t *testing.T) {
 			if !good {
 				t.Errorf("%s: %s does not hold (rules %+v)", strings.TrimSpace(head), fact, r)
 			}
-		}
-	}
-}
-
-// TestUnheldType: a DECIMAL without its size, which the model's copy of a
-// table would hold otherwise than the DBMS, makes it stop judging; sized
-// types are kept as written, TEXT too, and SQLite is held.
-func TestUnheldType(t *testing.T) {
-	for _, c := range []struct {
-		d      sqlast.Dialect
-		create string
-		want   string
-	}{
-		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(10,2), b VARCHAR(20), c INT)", ""},
-		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(5, 2), b varchar( 10 ))", ""},
-		{sqlast.MySQL, "CREATE TABLE t(c1 DECIMAL)", "DECIMAL"},
-		{sqlast.MySQL, "CREATE TABLE t(c1 numeric NOT NULL)", "numeric"},
-		{sqlast.MySQL, "CREATE TABLE t (a DECIMAL(12,4))", ""},
-		{sqlast.MySQL, "CREATE TABLE t (a INT, b TEXT)", ""},
-		{sqlast.Postgres, "CREATE TABLE t (name VARCHAR(255))", ""},
-		{sqlast.SQLite, "CREATE TABLE t (a TEXT, b DECIMAL)", ""},
-	} {
-		if got := unheldType(c.d, c.create); got != c.want {
-			t.Errorf("%s: %q, want %q", c.create, got, c.want)
 		}
 	}
 }

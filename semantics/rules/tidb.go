@@ -1,4 +1,4 @@
-package model
+package rules
 
 import (
 	"github.com/txlab/txlab/verdict"
@@ -14,13 +14,14 @@ const (
 // Sources of TiDB's rules: docs.pingcap.com/tidb/stable (v8.5), each page
 // named by its path, with what it says that a rule below encodes.
 const (
-	srcTiDBBegin     = "TiDB docs, START TRANSACTION (sql-statement-start-transaction, MySQL compatibility: START TRANSACTION immediately starts a transaction and is equivalent to MySQL's START TRANSACTION WITH CONSISTENT SNAPSHOT)"
-	srcTiDBMode      = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Switch transaction mode: tidb_txn_mode sets the mode of explicit transactions; BEGIN PESSIMISTIC and BEGIN OPTIMISTIC take precedence over it)"
-	srcTiDBPess      = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Behaviors: SELECT is a snapshot read of what committed before the transaction started; UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed data and lock the rows they act on; deadlock 1213, lock wait timeout 1205; Differences from MySQL InnoDB: no gap locks, data an embedded SELECT reads is not locked, LOCK IN SHARE MODE is an error unless tidb_enable_noop_functions, autocommit statements try optimistically first and may report Write Conflict)"
-	srcTiDBLevel     = "TiDB docs, Transaction Isolation Levels (transaction-isolation-levels: Repeatable Read is snapshot isolation from the transaction's start, and an optimistic transaction whose row another transaction updated after its start fails to commit and rolls back; Read Committed takes effect only in pessimistic mode, optimistic transactions still use Repeatable Read; no semi-consistent read)"
-	srcTiDBOpt       = "TiDB docs, Optimistic Transaction Model (optimistic-transaction: a transaction reads the snapshot of its start_ts, keeps its writes in its own memory and finds write-write conflicts only at the two-phase commit)"
-	srcTiDBClustered = "TiDB docs, Clustered Indexes (clustered-indexes: a CLUSTERED table's rows are keyed by the primary key, a NONCLUSTERED one's by a hidden _tidb_rowid; TiDB clusters only by the primary key; tidb_enable_clustered_index, ON here, decides the default); TiDB docs, Character Set and Collation (utf8mb4_bin, a binary collation, is the default)"
-	srcTiDBCons      = "TiDB docs, Constraints (constraints, UNIQUE KEY: optimistic transactions check unique constraints lazily, strictly at commit, unless tidb_constraint_check_in_place=ON; pessimistic ones when the statement runs)"
+	srcTiDBBegin       = "TiDB docs, START TRANSACTION (sql-statement-start-transaction, MySQL compatibility: START TRANSACTION immediately starts a transaction and is equivalent to MySQL's START TRANSACTION WITH CONSISTENT SNAPSHOT)"
+	srcTiDBMode        = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Switch transaction mode: tidb_txn_mode sets the mode of explicit transactions; BEGIN PESSIMISTIC and BEGIN OPTIMISTIC take precedence over it)"
+	srcTiDBPess        = "TiDB docs, Pessimistic Transaction Mode (pessimistic-transaction, Behaviors: SELECT is a snapshot read of what committed before the transaction started; UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed data and lock the rows they act on; deadlock 1213, lock wait timeout 1205; Differences from MySQL InnoDB: no gap locks, data an embedded SELECT reads is not locked, LOCK IN SHARE MODE is an error unless tidb_enable_noop_functions, autocommit statements try optimistically first and may report Write Conflict)"
+	srcTiDBLevel       = "TiDB docs, Transaction Isolation Levels (transaction-isolation-levels: Repeatable Read is snapshot isolation from the transaction's start, and an optimistic transaction whose row another transaction updated after its start fails to commit and rolls back; Read Committed takes effect only in pessimistic mode, optimistic transactions still use Repeatable Read; no semi-consistent read)"
+	srcTiDBOpt         = "TiDB docs, Optimistic Transaction Model (optimistic-transaction: a transaction reads the snapshot of its start_ts, keeps its writes in its own memory and finds write-write conflicts only at the two-phase commit)"
+	srcTiDBClustered   = "TiDB docs, Clustered Indexes (clustered-indexes: a CLUSTERED table's rows are keyed by the primary key, a NONCLUSTERED one's by a hidden _tidb_rowid; TiDB clusters only by the primary key; tidb_enable_clustered_index, ON here, decides the default); TiDB docs, Character Set and Collation (utf8mb4_bin, a binary collation, is the default)"
+	srcTiDBForeignKeys = "TiDB docs, FOREIGN KEY Constraints (foreign-key, Restrictions: where the child table has no index for a foreign key, one with the foreign key's name is created automatically)"
+	srcTiDBCons        = "TiDB docs, Constraints (constraints, UNIQUE KEY: optimistic transactions check unique constraints lazily, strictly at commit, unless tidb_constraint_check_in_place=ON; pessimistic ones when the statement runs)"
 )
 
 var (
