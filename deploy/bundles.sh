@@ -30,7 +30,9 @@ check() { # name bundle [--db X]
   local name=$1 b=$2; shift 2
   local want; want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["signature"])' "$b/report.json")
   local runok=no redok=no expok=no
-  "$TXLAB" run "$@" --json "$b" 2>"$b.run.err" | sigs | grep -qxF "$want" && runok=yes
+  # txlab exits 1 when it reports a bug: under pipefail that is not a
+  # failure of the check, so the exit status is left out of the pipe.
+  { "$TXLAB" run "$@" --json "$b" 2>"$b.run.err" || true; } | sigs | grep -qxF "$want" && runok=yes
   cp -r "$b" "$b.red"
   "$TXLAB" reduce --runs 1 "$@" "$b.red" >"$b.red.out" 2>&1 && grep -qF "keeping $want" "$b.red.out" && redok=yes
   # The exported vendor test, imported back and run with the bundle's
@@ -48,7 +50,7 @@ check() { # name bundle [--db X]
       for c in "$b.imp"/*.txn; do
         cp -r "$b" "$b.exp"
         grep '^-- replay' "$b/case.txn" >"$b.exp/case.txn"; cat "$c" >>"$b.exp/case.txn"
-        "$TXLAB" run "$@" --json "$b.exp" 2>>"$b.imp.err" | sigs | grep -qxF "$want" && expok=yes
+        { "$TXLAB" run "$@" --json "$b.exp" 2>>"$b.imp.err" || true; } | sigs | grep -qxF "$want" && expok=yes
         rm -rf "$b.exp"
       done
     fi
