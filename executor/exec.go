@@ -174,6 +174,13 @@ func bound(res *Result, ev *Event, kept *int64) {
 			*kept += size
 		}
 	}
+	if e := ev.Error; e != nil && e.Oversize && res.Truncated == "" {
+		what := fmt.Sprintf("connection %d's statement %d", ev.Conn, ev.Step+1)
+		if ev.Conn == 0 {
+			what = fmt.Sprintf("setup statement %d", ev.Step+1)
+		}
+		res.Truncated = fmt.Sprintf("%s: %s", what, e.Message)
+	}
 	if ev.Truncated > 0 && res.Truncated == "" {
 		lim := target.CurrentLimits()
 		what := fmt.Sprintf("connection %d's statement %d", ev.Conn, ev.Step+1)

@@ -201,6 +201,10 @@ type Error struct {
 	// (SQLite keeps the transaction open after COMMIT fails a deferred
 	// foreign key).
 	RolledBack bool `json:"rolled_back,omitempty"`
+	// Oversize says the server sent a message (a row, an error) larger
+	// than txlab keeps of a result (Limits.Bytes): the adapter refused it
+	// unread and closed the connection, and the case is not judged.
+	Oversize bool `json:"oversize,omitempty"`
 }
 
 func (e *Error) Error() string {

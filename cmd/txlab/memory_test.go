@@ -91,6 +91,11 @@ func TestHostileMemory(t *testing.T) {
 			{name: "wide", body: "1> SELECT g, repeat('x', 1048576) FROM generate_series(1, 400) g;", code: 2, stdout: wideKept, stderr: notJudged},
 			{name: "many", body: "1> SELECT g FROM generate_series(1, 5000000) g;", code: 2, stdout: manyKept, stderr: notJudged},
 			{name: "final-state", body: "1> INSERT INTO t SELECT g FROM generate_series(1, 200000) g;", code: 2, stdout: finalKept, stderr: notJudged},
+			// One value, or one error text, larger than the bound: pgconn
+			// reads a message whole, so it is refused unread (a 900 MB
+			// value took 1.8 GB, a 500 MB error text 2 GB and was printed).
+			{name: "one-huge-value", body: "1> SELECT repeat('x', 100000000);", code: 2, stdout: "the server sent a message of 100000006 bytes", stderr: notJudged},
+			{name: "one-huge-error", body: "1> SELECT repeat('9x', 50000000)::int;", code: 2, stdout: "more than txlab keeps of a result", stderr: notJudged},
 		}},
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {

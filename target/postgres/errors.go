@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/txlab/txlab/target"
 )
@@ -62,6 +64,7 @@ func (t *Target) classify(ctx context.Context, c *pgconn.PgConn, err error) erro
 		if pe.Detail != "" {
 			msg += " (" + pe.Detail + ")"
 		}
+		msg = shorten(msg)
 		return &target.Error{
 			Class:      classOf(pe.Code),
 			Code:       pe.Code,
@@ -69,8 +72,31 @@ func (t *Target) classify(ctx context.Context, c *pgconn.PgConn, err error) erro
 			RolledBack: c.TxStatus() == 'E',
 		}
 	}
+	var big *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &big) {
+		return &target.Error{Class: target.ClassConnection, RolledBack: true, Oversize: true,
+			Message: fmt.Sprintf("the server sent a message of %d bytes, more than txlab keeps of a result (%d bytes, --max-result-bytes): the connection was closed", big.ActualBodyLen, big.MaxExpectedBodyLen)}
+	}
 	if c.IsClosed() {
 		return &target.Error{Class: target.ClassConnection, Message: err.Error(), RolledBack: true}
 	}
 	return &target.Error{Class: target.ClassOther, Message: err.Error()}
+}
+
+// maxErrorText is the most of a server's error text txlab keeps: the
+// text can quote a value the case made (an invalid input of 500 MB), and
+// it is printed and written into reports.
+const maxErrorText = 4 << 10
+
+// shorten cuts an error text longer than maxErrorText, saying how long it
+// was.
+func shorten(msg string) string {
+	if len(msg) <= maxErrorText {
+		return msg
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes of error text in all)", msg[:cut], len(msg))
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
@@ -103,6 +105,7 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	}
 	cfg.RuntimeParams["search_path"] = adminSearchPath
 	pinEncoding(cfg)
+	boundMessages(cfg)
 	// On cancellation, first ask the server to cancel the statement (the
 	// session survives, with an error like any other); close the socket only
 	// if that does not work.
@@ -156,6 +159,28 @@ func Open(ctx context.Context, connURL, flavor, schema string) (*Target, error) 
 	t.Owned = target.Owned{Cat: catalog{t}, Where: fmt.Sprintf("schema %q of %s", schema, redact(connURL)),
 		Registry: quoteIdent(schema) + "." + quoteIdent(target.RegistryTable)}
 	return t, nil
+}
+
+// boundMessages makes connections made with cfg (and its copies) refuse a
+// message from the server larger than txlab keeps of a whole result: pgconn
+// reads a message whole before txlab sees a row of it, so a single value of
+// 900 MB (SELECT repeat('x', 900000000)) or an error text of 500 MB took
+// gigabytes before any bound on rows could count it. The statement fails
+// and its connection closes; the case is not judged.
+func boundMessages(cfg *pgconn.Config) {
+	cfg.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		f := pgproto3.NewFrontend(r, w)
+		f.SetMaxBodyLen(maxMessage())
+		return f
+	}
+}
+
+// maxMessage is the largest message body accepted: a row (or an error)
+// larger than what txlab keeps of a result cannot be kept anyway. It is
+// at least 1 MiB, so that the catalogs' and the final state's messages are
+// never refused under a tiny --max-result-bytes.
+func maxMessage() int {
+	return int(max(target.CurrentLimits().Bytes, 1<<20))
 }
 
 // adminSearchPath is the administrative connection's search_path: the
