@@ -125,8 +125,15 @@ func TestHostileCasesOnServers(t *testing.T) {
 			"1> PREPARE s FROM 'DELETE FROM shop.orders';\n1> EXECUTE s;",
 			"1> RENAME TABLE shop.orders TO txlab.stolen;",
 			"1> DELETE shop FROM t AS view JOIN shop.orders AS shop;",
+			// Made, then never recorded: every later run refused the schema.
+			"1> CREATE TABLE `b\\` (id INT);",
 		}},
-		{localdb.Postgres, "pgx", []string{"CREATE SCHEMA shop", "CREATE TABLE shop.orders (id INT)", "INSERT INTO shop.orders VALUES (1), (2)"}, []string{
+		{localdb.Postgres, "pgx", []string{"CREATE SCHEMA shop", "CREATE TABLE shop.orders (id INT)", "INSERT INTO shop.orders VALUES (1), (2)",
+			// A user's function anyone may call (EXECUTE and the schema's
+			// USAGE go to PUBLIC, as many databases grant them), which
+			// writes as its owner: a case role reaches it like any other.
+			"GRANT USAGE ON SCHEMA shop TO PUBLIC",
+			"CREATE FUNCTION shop.wipe() RETURNS int SECURITY DEFINER LANGUAGE sql AS 'DELETE FROM shop.orders; SELECT 1'"}, []string{
 			"1> WITH x AS (DELETE FROM ONLY shop.orders RETURNING *) SELECT * FROM x;",
 			"1> UPDATE ONLY shop.orders SET id = 0;",
 			"1> SET search_path = shop;\n1> DELETE FROM orders;",
@@ -134,6 +141,10 @@ func TestHostileCasesOnServers(t *testing.T) {
 			"1> DO $$ BEGIN DELETE FROM shop.orders; END $$;",
 			"1> TRUNCATE shop.orders;",
 			"1> /* */ DROP TABLE shop.orders;",
+			// SQL in a string, run by the server (the second red team's
+			// probe wrote a user's table through ts_stat and ts_rewrite).
+			"1> SELECT * FROM ts_stat('SELECT to_tsvector(shop.wipe()::text)');",
+			"1> SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, (shop.wipe()::text)::tsquery');",
 		}},
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {

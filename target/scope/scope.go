@@ -200,6 +200,13 @@ func (r Rules) nameLength(t token) error {
 	if t.kind != tWord && t.kind != tQuoted {
 		return nil
 	}
+	if t.kind == tQuoted && strings.ContainsAny(t.text, "\\\x00") {
+		// txlab's registry and sweep quote names as strings, where a
+		// backslash means something else on MySQL: a table named a\ was
+		// made, then never recorded, and every later run refused the
+		// schema until someone dropped it by hand.
+		return refuse("names %q: txlab does not take names with a backslash or NUL", short(t.text))
+	}
 	switch r.Dialect {
 	case sqlast.Postgres:
 		if len(t.text) > pgMaxName {

@@ -545,6 +545,8 @@ var pgDenied = map[string]string{
 	"pg_log_backend_memory_contexts": "is server administration",
 	"pg_import_system_collations":    "changes the catalog",
 	"pg_stat_file":                   "reads a file",
+	"ts_stat":                        "runs SQL from a string",
+	"ts_rewrite":                     "runs SQL from a string (its two-argument form)",
 	"loread":                         "reads a large object",
 	"lowrite":                        "writes a large object",
 }

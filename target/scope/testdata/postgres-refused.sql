@@ -128,7 +128,14 @@ SELECT * FROM dblink('dbname=other', 'DELETE FROM t') AS x(a int)
 SELECT dblink_exec('dbname=other', 'DROP TABLE t')
 ==== query_to_xml
 SELECT query_to_xml('DELETE FROM shop.orders RETURNING 1', true, true, '')
-==== setval on a qualified name
+==== ts_stat runs the SQL of its argument (the red team's probe wrote a user's table)
+SELECT * FROM ts_stat('SELECT to_tsvector(public.add_note(''x'')::text)')
+==== ts_stat qualified
+SELECT * FROM pg_catalog.ts_stat('SELECT to_tsvector(set_config(''search_path'', ''public'', false))')
+==== ts_rewrite's two-argument form runs the SQL of its second
+SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, (public.add_note(''x'')::text)::tsquery')
+==== a quoted name with a backslash
+CREATE TABLE "a\" (id INT)
 SELECT setval('shop.orders_id_seq', 1)
 ==== setval on a quoted qualified name
 SELECT setval('"shop".orders_id_seq', 1)
