@@ -127,6 +127,8 @@ type bugTestOptions struct {
 	check                   bool
 }
 
+// runBugsTest runs bugs test: the ids given (or the corpus) on each target
+// of --db in turn, checked against the corpus before any server starts.
 func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, args []string) error {
 	if err := orc.validateForCases(); err != nil {
 		return usageErr(err)
