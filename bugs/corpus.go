@@ -1,7 +1,10 @@
 // Package bugs is txlab's corpus of known bugs: one case file per bug and
 // DBMS (this directory), with the known-bug headers (bug, link, affects,
 // fixed, levels, oracle, rule, symptom). The files are embedded, so `txlab bugs
-// list` works from any directory.
+// list` works from any directory. Test runs the corpus on a target; the
+// tables and the progress display of txlab bugs test are here too
+// (TargetRun, WriteTable, WriteMatrix, Display), so that the command only
+// wires its flags to them.
 package bugs
 
 import (

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/txlab/txlab/bugs"
-	"github.com/txlab/txlab/internal/atomicfile"
-	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
 
@@ -58,26 +53,10 @@ txlab run --db DBMS DIR/FILE.txn replays it (in a clone: bugs/FILE.txn).`,
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("--dbms: %w", err)}
 			}
-			out := cmd.OutOrStdout()
 			if g.json {
-				enc := json.NewEncoder(out)
-				for _, e := range entries {
-					if err := enc.Encode(e); err != nil {
-						return err
-					}
-				}
-				return nil
+				return bugs.WriteListJSON(cmd.OutOrStdout(), entries)
 			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "BUG\tKIND\tDBMS\tLEVELS\tFILE\tSYMPTOM")
-			for _, e := range entries {
-				levels := e.Levels
-				if levels == "" && e.Case.Isolation != "" {
-					levels = strings.ToLower(e.Case.Isolation.Abbrev())
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Bug, e.Kind, e.DBMS, dash(levels), e.File, e.Symptom)
-			}
-			return tw.Flush()
+			return bugs.WriteList(cmd.OutOrStdout(), entries)
 		},
 	}
 	list.Flags().StringVar(&dbms, "dbms", "", "only the bugs of this DBMS: "+strings.Join(bugs.DBMSs, ", ")+" (e.g. --dbms mariadb)")
@@ -148,27 +127,8 @@ type bugTestOptions struct {
 	check                   bool
 }
 
-// bugTarget is one target's run of bugs test.
-type bugTarget struct {
-	Spec    string // --db's spec, as shown (shownSpec)
-	Info    target.Info
-	Results []bugs.Result
-	// Err says why the target's run did not finish (it did not start, its
-	// server stopped answering); Results hold what ran before.
-	Err error
-	// Missing are the BUG ids given that are not in this target's corpus.
-	Missing []string
-}
-
-// label names the target in the table's header: the spec, or for a URL
-// the DBMS.
-func (bt *bugTarget) label() string {
-	if strings.Contains(bt.Spec, "://") && bt.Info.DBMS != "" {
-		return bt.Info.DBMS
-	}
-	return bt.Spec
-}
-
+// runBugsTest runs bugs test: the ids given (or the corpus) on each target
+// of --db in turn, checked against the corpus before any server starts.
 func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, args []string) error {
 	if err := orc.validateForCases(); err != nil {
 		return usageErr(err)
@@ -195,33 +155,32 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 	}
 	// An id no DBMS has is said before a server starts for nothing, and so
 	// is one the one target's DBMS lacks when its spec names the DBMS.
-	for _, id := range args {
-		if !slices.ContainsFunc(corpus, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
-			return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", id))
-		}
+	if _, missing := bugs.Select(corpus, args); len(missing) > 0 {
+		return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", missing[0]))
 	}
 	if d := specDBMS(specs[0]); !multi && d != "" && opt.dbms == "" {
 		own, err := bugs.ForTarget(d)
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
-		for _, id := range args {
-			if !slices.ContainsFunc(own, func(e bugs.Entry) bool { return strings.EqualFold(e.Bug, id) }) {
-				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, d, d))
-			}
+		if _, missing := bugs.Select(own, args); len(missing) > 0 {
+			return usageErr(noBugFor(missing[0], d))
 		}
 	}
-	prog := newBugProgress(cmd.ErrOrStderr(), !g.verbose, len(specs))
-	var runs []*bugTarget
+	stderr := cmd.ErrOrStderr()
+	f, ok := stderr.(*os.File)
+	// -v's log lines would break a line redrawn in place.
+	prog := bugs.NewDisplay(stderr, !g.verbose && ok && term.IsTerminal(int(f.Fd())), len(specs))
+	var runs []*bugs.TargetRun
 	for i, spec := range specs {
 		if cmd.Context().Err() != nil {
 			break
 		}
-		bt := &bugTarget{Spec: shownSpec(spec)}
+		bt := &bugs.TargetRun{Spec: shownSpec(spec)}
 		runs = append(runs, bt)
-		prog.start(i, bt.Spec)
+		prog.Start(i, bt.Spec)
 		err := testTarget(cmd, g, orc, opt, spec, args, multi, bt, prog)
-		prog.done(bt)
+		prog.Done(bt)
 		if err != nil && !multi {
 			return printBugTests(cmd, g, runs, false, opt.check, err)
 		}
@@ -231,12 +190,10 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 }
 
 // bundleBugs replaces the finding bundles among bugs test's arguments with
-// the corpus bugs their findings are (the entry whose rule decided the
-// verdict, or the one a suppression matched) and takes the target,
+// the corpus bugs their findings are (bugs.OfBundle) and takes the target,
 // settings, level and oracle the bundles record, as txlab run does: txlab
 // bugs test BUNDLE_DIR asks whether that bug still reproduces where it was
-// found. A bundle whose finding is no corpus bug is an error, not a run of
-// every bug.
+// found.
 func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
 	var out, dirs []string
 	for _, a := range args {
@@ -244,22 +201,9 @@ func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(a, "report.json"))
+		e, err := bugs.OfBundle(a)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a finding bundle: %w", a, err)
-		}
-		var rep report.Report
-		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(a, "report.json"), err)
-		}
-		e, ok := bugs.ByRule(rep.Finding.Rule)
-		if !ok && rep.Finding.KnownAs != "" {
-			if es, _ := bugs.Find(rep.Finding.KnownAs); len(es) > 0 {
-				e, ok = es[0], true
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: its finding (rule %s) is no bug of the corpus (txlab bugs list): txlab run %s replays it", a, rep.Finding.Rule, a)
+			return nil, err
 		}
 		if !slices.Contains(out, e.Bug) {
 			out = append(out, e.Bug)
@@ -274,9 +218,14 @@ func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
 	return out, nil
 }
 
+// noBugFor says that the id given is no bug of dbms's corpus.
+func noBugFor(id, dbms string) error {
+	return fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, dbms, dbms)
+}
+
 // testTarget runs the corpus on one target into bt; an error says the run
 // did not finish.
-func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, spec string, ids []string, multi bool, bt *bugTarget, prog *bugProgress) (err error) {
+func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, spec string, ids []string, multi bool, bt *bugs.TargetRun, prog *bugs.Display) (err error) {
 	tg := *g
 	tg.db = spec
 	t, err := tg.open(cmd)
@@ -301,22 +250,10 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 		return &exitError{code: 2, err: err}
 	}
 	if len(ids) > 0 {
-		var chosen []bugs.Entry
-		for _, id := range ids {
-			n := len(chosen)
-			for _, e := range entries {
-				if strings.EqualFold(e.Bug, id) {
-					chosen = append(chosen, e)
-				}
-			}
-			if len(chosen) == n && !multi {
-				return usageErr(fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, info.DBMS, info.DBMS))
-			}
-			if len(chosen) == n {
-				bt.Missing = append(bt.Missing, id)
-			}
+		entries, bt.Missing = bugs.Select(entries, ids)
+		if len(bt.Missing) > 0 && !multi {
+			return usageErr(noBugFor(bt.Missing[0], info.DBMS))
 		}
-		entries = chosen
 	}
 	var levels []target.Level
 	if multi {
@@ -335,8 +272,8 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 		return &exitError{code: 2, err: err}
 	}
 	closeOracles = orc.close
-	prog.opened(bt)
-	bt.Results, err = bugs.Test(cmd.Context(), t, entries, levels, cases, orc.writer, tg.execOptions(""), prog.run)
+	prog.Opened(bt)
+	bt.Results, err = bugs.Test(cmd.Context(), t, entries, levels, cases, orc.writer, tg.execOptions(""), prog.Run)
 	for i := range bt.Results {
 		bt.Results[i].DB = bt.Spec
 	}
@@ -344,7 +281,7 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 		return &exitError{code: 2, err: err}
 	}
 	if opt.record != "" {
-		if err := recordStatuses(opt.record, info, bt.Results); err != nil {
+		if err := bugs.RecordStatuses(opt.record, info, bt.Results); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 	}
@@ -370,77 +307,31 @@ func parseLevelNames(s string) ([]target.Level, error) {
 
 // printBugTests prints the results (the one-target table, or the table with
 // a column per target) and says how the command ends: runErr (a run that
-// ended the command), the targets that did not finish, a bug that could not
-// run, or with check a changed status.
-func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugTarget, multi, check bool, runErr error) error {
-	out := cmd.OutOrStdout()
-	var ran []bugs.Result
-	for _, bt := range runs {
-		ran = append(ran, bt.Results...)
-	}
-	if runErr != nil && len(ran) == 0 {
+// ended the command), a failure of the runs (bugs.Failure), or with check
+// a changed status.
+func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugs.TargetRun, multi, check bool, runErr error) error {
+	if runErr != nil && !slices.ContainsFunc(runs, func(r *bugs.TargetRun) bool { return len(r.Results) > 0 }) {
 		return runErr
 	}
-	if g.json {
-		enc := json.NewEncoder(out)
-		for _, bt := range runs {
-			for _, r := range bt.Results {
-				if err := enc.Encode(r); err != nil {
-					return err
-				}
-			}
-			if bt.Err != nil {
-				if err := enc.Encode(struct {
-					DB    string `json:"db"`
-					Error string `json:"error"`
-				}{bt.Spec, oneLine(bt.Err)}); err != nil {
-					return err
-				}
-			}
+	out := cmd.OutOrStdout()
+	switch {
+	case g.json:
+		if err := bugs.WriteJSON(out, runs); err != nil {
+			return err
 		}
-	} else if multi {
-		writeBugMatrix(out, runs)
-	} else {
-		writeBugTable(out, ran)
+	case multi:
+		bugs.WriteMatrix(out, runs)
+	default:
+		bugs.WriteTable(out, runs)
 	}
 	if runErr != nil {
 		return runErr
 	}
-	var failed []string
-	for _, bt := range runs {
-		if bt.Err != nil {
-			failed = append(failed, bt.Spec+": "+oneLine(bt.Err))
-		}
+	if err := bugs.Failure(runs, multi); err != nil {
+		return &exitError{code: 2, err: err}
 	}
-	if len(failed) > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%d of %d targets did not finish: %s", len(failed), len(runs), strings.Join(failed, "; "))}
-	}
-	if err := unrun(runs); err != nil {
-		return err
-	}
-	changed := 0
-	for _, bt := range runs {
-		for _, r := range bt.Results {
-			for _, l := range r.Levels {
-				if l.Status == bugs.Error && l.Recorded != bugs.Error {
-					on := ""
-					if multi {
-						on = " on " + bt.Spec
-					}
-					return &exitError{code: 2, err: fmt.Errorf("%s at %s%s could not run", r.Bug, l.Level, on)}
-				}
-				if l.Changed {
-					changed++
-				}
-			}
-		}
-	}
-	if check && changed > 0 {
-		var where []string
-		for _, bt := range runs {
-			where = append(where, bt.Info.DBMS+" "+bt.Info.Version)
-		}
-		return &exitError{code: 1, err: fmt.Errorf("%d bug × level status(es) differ from the corpus's status headers for %s", changed, strings.Join(where, ", "))}
+	if err := bugs.CheckRecorded(runs); check && err != nil {
+		return &exitError{code: 1, err: err}
 	}
 	return nil
 }
@@ -461,84 +352,4 @@ func specDBMS(spec string) string {
 		return name
 	}
 	return ""
-}
-
-// unrun says which BUG ids given ran on none of the targets (a MariaDB bug
-// given to --db postgres@10,postgres@18), which the table alone would show
-// by leaving them out.
-func unrun(runs []*bugTarget) error {
-	if len(runs) == 0 {
-		return nil
-	}
-	var none []string
-	for _, id := range runs[0].Missing {
-		if !slices.ContainsFunc(runs[1:], func(bt *bugTarget) bool { return !slices.Contains(bt.Missing, id) }) {
-			none = append(none, id)
-		}
-	}
-	if len(none) == 0 {
-		return nil
-	}
-	var of []string
-	for _, id := range none {
-		es, _ := bugs.Find(id)
-		var dbmss []string
-		for _, e := range es {
-			if !slices.Contains(dbmss, e.DBMS) {
-				dbmss = append(dbmss, e.DBMS)
-			}
-		}
-		of = append(of, fmt.Sprintf("%s (a %s bug)", id, strings.Join(dbmss, "/")))
-	}
-	return usageErr(fmt.Errorf("not in any target's corpus, so not run: %s; --dbms DBMS runs a DBMS's bugs on another", strings.Join(of, ", ")))
-}
-
-// recordStatuses writes each result's statuses into the status header of
-// its case file in dir.
-func recordStatuses(dir string, info target.Info, results []bugs.Result) error {
-	for _, r := range results {
-		path := filepath.Join(dir, filepath.Base(r.File))
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		text, err := bugs.Record(string(data), bugs.FormatStatus(info.DBMS, bugs.VersionKey(info.Version), r.Levels))
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeBugTable prints the bug × level table of bugs test.
-func writeBugTable(w io.Writer, results []bugs.Result) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BUG\tLEVEL\tSTATUS\tVERDICT\tRECORDED\tDETAIL")
-	for _, r := range results {
-		for _, l := range r.Levels {
-			rec := dash(l.Recorded)
-			if l.Changed {
-				rec = "CHANGED (was " + l.Recorded + ")"
-			}
-			detail := strings.Join(l.Rules, " ")
-			switch {
-			case l.Error != "":
-				detail = l.Error
-			case l.Status == bugs.NotReproduced && len(l.Failed) > 0:
-				detail = strings.Join(l.Failed, "; ")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Bug, l.Level.Abbrev(), l.Status, dash(l.Verdict), rec, dash(detail))
-		}
-	}
-	tw.Flush()
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,39 +23,19 @@ files are written there instead (DIR/NAME.txn), ready for txlab run --db T DIR/N
   txlab bugs show mdev-30835-rc.txn`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var entries []bugs.Entry
-			for _, id := range args {
-				found, err := bugs.Find(id)
-				if err != nil {
-					return err
-				}
-				if len(found) == 0 {
-					return &exitError{code: 2, err: fmt.Errorf("no known bug or corpus file %q (txlab bugs list names them)", id)}
-				}
-				entries = append(entries, found...)
+			entries, err := bugs.FindAll(args)
+			if err != nil {
+				return &exitError{code: 2, err: err}
 			}
-			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return &exitError{code: 2, err: err}
-				}
+			if out == "" {
+				return bugs.WriteCases(cmd.OutOrStdout(), entries)
 			}
-			for i, e := range entries {
-				text, err := bugs.Text(e)
-				if err != nil {
-					return err
-				}
-				if out == "" {
-					if i > 0 {
-						fmt.Fprintln(cmd.OutOrStdout())
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "-- %s\n%s", e.File, text)
-					continue
-				}
-				path := filepath.Join(out, strings.TrimPrefix(e.File, "bugs/"))
-				if err := os.WriteFile(path, text, 0o644); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n", path, e.Bug)
+			paths, err := bugs.SaveCases(out, entries)
+			for i, path := range paths {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n", path, entries[i].Bug)
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
 			}
 			return nil
 		},

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/fuzz/procs"
 	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/verdict"
 )
 
 // asTxlab makes the test binary txlab: fuzz --procs runs its own program
@@ -184,7 +184,7 @@ func TestWorkerArgs(t *testing.T) {
 	if err := cmd.ParseFlags([]string{"--procs", "3", "--json", "--out", "o", "--seed", "5", "-v", "--set", "a=1", "--set", "b=2", "--features", "none", "--duration", "90s"}); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(workerArgs(cmd, procsCampaign{n: 3, workers: 2, seed: 5, out: "o"}, 1, "tmp/shard-2"), " ")
+	got := strings.Join(workerArgs(cmd, procs.Campaign{Procs: 3, Workers: 2, Seed: 5, Out: "o"}, 1, "tmp/shard-2"), " ")
 	for _, want := range []string{"--verbose=true", "--set=a=1 --set=b=2", "--features=none", "--duration=1m30s",
 		"--shard 2/3 --seed 5 --workers 2 --out tmp/shard-2 --procs-worker o"} {
 		if !strings.Contains(got, want) {
@@ -195,38 +195,5 @@ func TestWorkerArgs(t *testing.T) {
 		if strings.Contains(got, not) {
 			t.Errorf("worker args %q hold %q", got, not)
 		}
-	}
-}
-
-// TestRelocate: the findings name their signature's merged bundle, or
-// none where it did not survive, never a worker's removed directory.
-func TestRelocate(t *testing.T) {
-	fs := []verdict.Finding{{Signature: "a", Dir: "/tmp/w/shard-1/0001-a"}, {Signature: "a", Dir: "/tmp/w/shard-2/0001-a"}, {Signature: "b", Dir: "/tmp/w/shard-2/0002-b"}, {Signature: "c"}}
-	relocate(fs, []report.SignatureCount{{Signature: "a", Dir: "out/0007-a"}, {Signature: "c"}})
-	if fs[0].Dir != "out/0007-a" || fs[1].Dir != "out/0007-a" || fs[2].Dir != "" || fs[3].Dir != "" {
-		t.Errorf("relocated %+v", fs)
-	}
-}
-
-// TestWorkerEnv: a worker process gets its share of the cores, at least
-// its workers, unless GOMAXPROCS is set already.
-func TestWorkerEnv(t *testing.T) {
-	env := []string{"HOME=/h"}
-	for _, tc := range []struct {
-		cores, n, workers int
-		want              string
-	}{
-		{16, 16, 1, "GOMAXPROCS=1"}, {16, 4, 1, "GOMAXPROCS=4"}, {2, 4, 1, "GOMAXPROCS=1"}, {16, 4, 8, "GOMAXPROCS=8"},
-	} {
-		got := workerEnv(env, tc.cores, procsCampaign{n: tc.n, workers: tc.workers})
-		if len(got) != 2 || got[0] != "HOME=/h" || got[1] != tc.want {
-			t.Errorf("%d cores, %d processes of %d workers: %q, want %s", tc.cores, tc.n, tc.workers, got, tc.want)
-		}
-	}
-	if got := workerEnv([]string{"GOMAXPROCS=3"}, 16, procsCampaign{n: 2, workers: 1}); len(got) != 1 || got[0] != "GOMAXPROCS=3" {
-		t.Errorf("a GOMAXPROCS given: %q", got)
-	}
-	if len(env) != 1 {
-		t.Errorf("the parent's environment changed: %q", env)
 	}
 }
