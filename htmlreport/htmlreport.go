@@ -383,7 +383,7 @@ func (b *Bundle) BugReport() string {
 		return ""
 	}
 	r := b.Report
-	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Case: c, Details: r.Details}
+	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Rule: r.Finding.Rule, Case: c, Details: r.Details}
 	if r.DB != nil {
 		f.DBMS, f.Version, f.Settings = r.DB.DBMS, r.DB.Version, r.DB.Settings
 	} else {

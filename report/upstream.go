@@ -15,7 +15,7 @@ func upstreamFiles(b *Bundle, db *DB) map[string][]byte {
 	if b.Case == nil {
 		return nil
 	}
-	f := upstream.Finding{Level: b.Finding.Isolation, Kind: b.Finding.Kind, Summary: b.Finding.Summary, Case: b.Case}
+	f := upstream.Finding{Level: b.Finding.Isolation, Kind: b.Finding.Kind, Summary: b.Finding.Summary, Rule: b.Finding.Rule, Case: b.Case}
 	if db != nil {
 		f.DBMS, f.Version, f.Settings = db.DBMS, db.Version, db.Settings
 	}

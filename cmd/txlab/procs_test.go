@@ -25,7 +25,16 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	os.Setenv(asTxlab, "1")
-	os.Exit(m.Run())
+	// Tests that run a case without --out write their bundles where a
+	// user's would go, the package directory: the test run takes away
+	// what it made there.
+	_, err := os.Stat(report.DefaultDir)
+	existed := err == nil
+	code := m.Run()
+	if !existed {
+		os.RemoveAll(report.DefaultDir)
+	}
+	os.Exit(code)
 }
 
 // signatures are the signature counts of a bundle directory (none when the

@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/convert/mysqltest"
 	"github.com/txlab/txlab/convert/pgspec"
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -44,8 +45,9 @@ type Finding struct {
 	// Level is the level the finding was judged at ("" = the case's).
 	Level string
 	// Kind is the finding's kind (incorrect-blocking, lost-update, …);
-	// Summary the oracle's sentence.
-	Kind, Summary string
+	// Summary the oracle's sentence; Rule the rule that decided its
+	// verdict (one named after a tracker's issue names a known bug).
+	Kind, Summary, Rule string
 	// Case is the case the finding was made on.
 	Case *testcase.Case
 	// Events is Case's schedule as it ran (nil: not known): which
@@ -198,7 +200,7 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) s
 		b.WriteString(s.SQL + ";")
 		var notes []string
 		if i == focus {
-			notes = append(notes, fmt.Sprintf("<- statement %d, see below", i+1))
+			notes = append(notes, "<- this statement: see Expected below")
 		}
 		if o.Blocked[i] {
 			notes = append(notes, "waits for a lock; go on in the next terminal")
@@ -220,6 +222,8 @@ type details struct {
 	Want []target.Row `json:"want"`
 	May  []target.Row `json:"may"`
 	Got  []target.Row `json:"got"`
+	// WantAffected is the row count the statement's documented view gives.
+	WantAffected *int64 `json:"want_affected"`
 	// WSS's: how the final state differs from a serial order's.
 	Violation struct {
 		Serial struct {
@@ -278,7 +282,7 @@ func Paste(f Finding) string {
 	b.WriteString("\n")
 	if focus >= 0 {
 		s := c.Steps[focus]
-		what := fmt.Sprintf("statement %d (connection %d: %s)", focus+1, s.Conn, oneLine(s.SQL))
+		what := fmt.Sprintf("connection %d's %s", s.Conn, oneLine(s.SQL))
 		exp, act := expectation(f.Kind, d, eventOf(f.Events, focus))
 		if exp != "" {
 			fmt.Fprintf(&b, "Expected: %s %s.\n", what, exp)
@@ -293,7 +297,30 @@ func Paste(f Finding) string {
 	if f.Summary != "" {
 		fmt.Fprintf(&b, "What went wrong: %s.\n", strings.TrimSuffix(Connections(c, f.Summary), "."))
 	}
+	if id, link := knownIssue(f.Rule); link != "" {
+		fmt.Fprintf(&b, "Known issue: this is the behaviour of %s (%s).\n", id, link)
+	}
 	return b.String()
+}
+
+// issueRule is a rule named after a tracker's issue: mdev-30835-…,
+// mysql-104833-…, tidb-57170-….
+var issueRule = regexp.MustCompile(`^(mdev|mysql|tidb)-([0-9]+)-`)
+
+// knownIssue is the issue a rule is named after and its page, or "".
+func knownIssue(rule string) (id, link string) {
+	m := issueRule.FindStringSubmatch(rule)
+	if m == nil {
+		return "", ""
+	}
+	switch m[1] {
+	case "mdev":
+		return "MDEV-" + m[2], "https://jira.mariadb.org/browse/MDEV-" + m[2]
+	case "mysql":
+		return "MySQL bug #" + m[2], "https://bugs.mysql.com/bug.php?id=" + m[2]
+	default:
+		return "TiDB issue #" + m[2], "https://github.com/pingcap/tidb/issues/" + m[2]
+	}
 }
 
 // titles name the kinds whose names are an oracle's own terms.
@@ -346,9 +373,9 @@ func expectation(kind string, d details, ev *executor.Event) (string, string) {
 			return "", ""
 		}
 		if ev.Status == executor.StatusBlocked || ev.Resumed {
-			return "runs without waiting: no other transaction holds a lock it needs", "it waited for a lock"
+			return "runs without waiting: no other transaction holds a lock it needs", "it waited for a lock, then " + said(*ev)
 		}
-		return "waits until another transaction releases a lock it needs", "it ran without waiting: " + executor.Outcome(*ev)
+		return "waits until the transaction holding the row's lock commits or rolls back", "it did not wait: " + said(*ev)
 	case "incorrect-result", "incorrect-affected", "incorrect-error":
 		if len(d.Want)+len(d.May)+len(d.Got) > 0 {
 			exp := "returns " + rows(d.Want)
@@ -357,8 +384,11 @@ func expectation(kind string, d details, ev *executor.Event) (string, string) {
 			}
 			return exp, "it returned " + rows(d.Got)
 		}
+		if d.WantAffected != nil && ev != nil {
+			return "affects " + english.Plural(int(*d.WantAffected), "row") + ", as the rows its isolation level lets it see give", said(*ev)
+		}
 		if ev != nil {
-			return "gives the outcome its isolation level documents", "it gave " + executor.Outcome(*ev)
+			return "gives the outcome its isolation level documents", said(*ev)
 		}
 	}
 	return "", ""
@@ -459,3 +489,21 @@ func ordinal(n int) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// said is what the client showed for a statement, in the words of the
+// DBMS's own client: the rows, the rows affected, or the error.
+func said(ev executor.Event) string {
+	switch {
+	case ev.Error != nil:
+		e := ev.Error
+		if e.Code != "" {
+			return fmt.Sprintf("it failed with error %s: %s", e.Code, oneLine(e.Message))
+		}
+		return "it failed: " + oneLine(e.Message)
+	case ev.Rows != nil || len(ev.Columns) > 0:
+		return "it returned " + english.Plural(len(ev.Rows), "row")
+	case ev.Affected >= 0:
+		return "Query OK, " + english.Plural(int(ev.Affected), "row") + " affected"
+	}
+	return "it succeeded"
+}

@@ -30,7 +30,7 @@ func finding(t *testing.T, dir string) upstream.Finding {
 	if err != nil || json.Unmarshal(data, &r) != nil {
 		t.Fatalf("report.json: %v", err)
 	}
-	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Case: c, Details: r.Details}
+	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Rule: r.Finding.Rule, Case: c, Details: r.Details}
 	if r.DB != nil {
 		f.DBMS, f.Version, f.Settings = r.DB.DBMS, r.DB.Version, r.DB.Settings
 	} else {

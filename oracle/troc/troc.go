@@ -96,6 +96,9 @@ func bundle(c *testcase.Case, level target.Level, info target.Info, d *model.Dev
 	fmt.Fprintln(&b, "\nthe actual schedule:")
 	res.WriteSchedule(&b)
 	details := map[string]any{"kind": d.Kind, "rule": d.Rule, "statement_kind": d.StmtKind, "want": d.Want, "may": d.May, "got": d.Got}
+	if d.WantAffected != nil {
+		details["want_affected"] = *d.WantAffected
+	}
 	if d.Stmt != nil {
 		details["conn"], details["step"], details["sql"] = d.Stmt.Conn, d.Stmt.Step+1, d.Stmt.SQL
 	}

@@ -76,8 +76,11 @@ type Deviation struct {
 	// return as well, Got what it returned (incorrect-result; for
 	// incorrect-final-state the table's rows).
 	Want, May, Got []target.Row
-	Table          string
-	Text           string
+	// WantAffected is the row count the statement's documented view gives
+	// (incorrect-affected; nil when the deviation does not know it).
+	WantAffected *int64
+	Table        string
+	Text         string
 }
 
 // Engine replays one case's actual schedule through the rules.

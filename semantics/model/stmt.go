@@ -1163,8 +1163,8 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 		}
 		d := &Deviation{Kind: "incorrect-blocking", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: lt.row.Table,
-			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (its version %v)",
-				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), lt.test.Values)}
+			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (the row %s)",
+				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), rowText(lt.test.Values))}
 		if lt.vary != nil {
 			if lt.vary.Verdict != verdict.Bug {
 				continue // skipping it is documented
@@ -1404,4 +1404,13 @@ func (e *Engine) limitPermits(ctx context.Context, sel *sqlast.SelectStmt, got [
 		}
 	}
 	return true, true, nil
+}
+
+// rowText writes a row's values as a DBMS's client shows a tuple: (a, NULL).
+func rowText(r target.Row) string {
+	vals := make([]string, len(r))
+	for i, v := range r {
+		vals[i] = v.String()
+	}
+	return "(" + strings.Join(vals, ", ") + ")"
 }

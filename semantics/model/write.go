@@ -333,8 +333,9 @@ func (e *Engine) wrongAffected(ctx context.Context, st *Stmt, s *stmtInfo, view 
 		e.halt("open rows: "+s.kind.String(), "cannot decide %s: the rows it affects depend on rows the model leaves open", st.SQL)
 		return nil, nil
 	}
+	want := int64(got)
 	d := &Deviation{Kind: "incorrect-affected", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
-		Table: s.table,
+		Table: s.table, WantAffected: &want,
 		Text: fmt.Sprintf("connection %d's %s affected %s; on its documented view it affects %d",
 			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), got)}
 	e.halt(deviated, "stopped at the first deviation")
@@ -710,7 +711,7 @@ func (e *Engine) tryVariation(ctx context.Context, st *Stmt, s *stmtInfo, view [
 	if err != nil || res == nil || st.Affected < min(res.Affected, plain) || st.Affected > max(res.Affected, plain) {
 		return nil, err
 	}
-	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table,
+	d := &Deviation{Kind: "incorrect-affected", Verdict: vary.Verdict, Rule: vary.Rule, Stmt: st, StmtKind: s.kind.String(), Table: s.table, WantAffected: &plain,
 		Text: fmt.Sprintf("connection %d's %s affected %s: it skipped rows that match in the version it waited for (%s)",
 			st.Conn, s.kind, english.Plural(int(st.Affected), "row"), vary.Rule.Text)}
 	e.halt(deviated, "stopped at the first deviation")
