@@ -138,6 +138,11 @@ func (t *Target) classify(ctx context.Context, err error) error {
 		return e
 	}
 	var ne net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, drv.ErrInvalidConn) {
+		if e := oversizeError(); e != nil {
+			return e
+		}
+	}
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, drv.ErrInvalidConn) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) {
 		// The session is gone, and with it any transaction.

@@ -259,6 +259,7 @@ func Open(ctx context.Context, cfg *drv.Config, flavor, schema string) (*Target,
 }
 
 func openDB(cfg *drv.Config) (*sql.DB, error) {
+	bound(cfg)
 	conn, err := drv.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("mysql config: %w", err)
