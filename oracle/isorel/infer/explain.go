@@ -12,12 +12,12 @@ import (
 func (d *Deps) because(e Edge) string {
 	switch e.Kind {
 	case depgraph.WR:
-		return fmt.Sprintf("T%d read %s as written by T%d (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
+		return fmt.Sprintf("T%d read %s as T%d wrote it (%s)", e.To, d.RowName(e.Row), e.From, e.WList.leftBy())
 	case depgraph.WW:
 		if e.ToStmt >= 0 {
-			return fmt.Sprintf("T%d deleted %s after T%d wrote it (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
+			return fmt.Sprintf("T%d deleted %s after T%d wrote it (%s)", e.To, d.RowName(e.Row), e.From, e.WList.leftBy())
 		}
-		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (wList %s)", e.To, d.RowName(e.Row), e.From, e.WList)
+		return fmt.Sprintf("T%d overwrote %s after T%d wrote it (%s)", e.To, d.RowName(e.Row), e.From, e.WList.leftBy())
 	case depgraph.RW:
 		if e.Predicate != "" {
 			return d.becausePredicate(e)
@@ -26,7 +26,7 @@ func (d *Deps) because(e Edge) string {
 		if t := d.byID[e.To]; t != nil && e.ToStmt >= 0 && e.ToStmt < len(t.Stmts) && t.Stmts[e.ToStmt].Kind != "SELECT" {
 			verb = "deleted"
 		}
-		return fmt.Sprintf("T%d %s %s after T%d read it (T%d read wList %s)", e.To, verb, d.RowName(e.Row), e.From, e.From, e.WList)
+		return fmt.Sprintf("T%d %s %s after T%d read it (T%d read it %s)", e.To, verb, d.RowName(e.Row), e.From, e.From, e.WList.leftBy())
 	case depgraph.SO:
 		s := 0
 		if t := d.byID[e.From]; t != nil {
@@ -37,8 +37,10 @@ func (d *Deps) because(e Edge) string {
 	return "?"
 }
 
-// explain renders a cycle Elle-style: "T3 < T5, because …. Then T5 < T7,
-// because …. However, T7 < T3, because …: a cycle."
+// explain renders a cycle Elle-style, in words a DBMS's developer reads:
+// "T3 must come before T5, because …. Then T5 must come before T7, because
+// …. However, T7 must come before T3, because …: a cycle, so no serial
+// order of them gives this."
 func (d *Deps) explain(es []Edge) string {
 	var b strings.Builder
 	for i, e := range es {
@@ -49,9 +51,9 @@ func (d *Deps) explain(es []Edge) string {
 		default:
 			b.WriteString(" Then ")
 		}
-		fmt.Fprintf(&b, "T%d < T%d, because %s", e.From, e.To, d.because(e))
+		fmt.Fprintf(&b, "T%d must come before T%d, because %s", e.From, e.To, d.because(e))
 		if i == len(es)-1 {
-			b.WriteString(": a cycle.")
+			b.WriteString(": a cycle, so no serial order of them gives this.")
 		} else {
 			b.WriteString(".")
 		}
@@ -110,7 +112,20 @@ func (d *Deps) becausePredicate(e Edge) string {
 	case e.WList.String() == "":
 		return fmt.Sprintf("T%d did not see %s in %s, and T%d wrote a version of %s that it matches (a phantom)", e.From, d.RowName(e.Row), read, e.To, d.RowName(e.Row))
 	case matched:
-		return fmt.Sprintf("T%d saw %s (wList %s) match %s, and T%d wrote a later version that no longer matches", e.From, d.RowName(e.Row), e.WList, read, e.To)
+		return fmt.Sprintf("T%d saw %s (%s) match %s, and T%d changed it so that it no longer matches", e.From, d.RowName(e.Row), e.WList.leftBy(), read, e.To)
 	}
-	return fmt.Sprintf("T%d saw %s (wList %s) not match %s, and T%d wrote a later version that matches", e.From, d.RowName(e.Row), e.WList, read, e.To)
+	return fmt.Sprintf("T%d saw %s (%s) not match %s, and T%d changed it so that it matches", e.From, d.RowName(e.Row), e.WList.leftBy(), read, e.To)
+}
+
+// leftBy names the version by its last writer, as a reader of a bug
+// report says it: "as the setup left it", "as T3 left it" (the wList, the
+// row's writers in order, is in report.txt's listing and history.jsonl).
+func (w WList) leftBy() string {
+	if w.p == nil || len(w.wl) == 0 {
+		return "as no transaction wrote it"
+	}
+	if id := w.p.ids[w.wl[len(w.wl)-1]]; id != 0 {
+		return fmt.Sprintf("as T%d left it", id)
+	}
+	return "as the setup left it"
 }

@@ -94,7 +94,7 @@ func oneFinding(t *testing.T, file string) (*Result, Finding) {
 
 func TestExplain(t *testing.T) {
 	_, f := oneFinding(t, "testdata/writeskew.jsonl")
-	want := "T1 < T2, because T2 overwrote r2 after T1 read it (T1 read wList T0). However, T2 < T1, because T1 overwrote r1 after T2 read it (T2 read wList T0): a cycle."
+	want := "T1 must come before T2, because T2 overwrote r2 after T1 read it (T1 read it as the setup left it). However, T2 must come before T1, because T1 overwrote r1 after T2 read it (T2 read it as the setup left it): a cycle, so no serial order of them gives this."
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
 	}
@@ -118,7 +118,7 @@ func TestExplain(t *testing.T) {
 // history does not name keeps its rowId.
 func TestExplainNamesRows(t *testing.T) {
 	res, f := oneFinding(t, "testdata/writeskew-named.jsonl")
-	want := "T1 < T2, because T2 overwrote t(id=2) after T1 read it (T1 read wList T0). However, T2 < T1, because T1 overwrote t(id=1) r1 after T2 read it (T2 read wList T0): a cycle."
+	want := "T1 must come before T2, because T2 overwrote t(id=2) after T1 read it (T1 read it as the setup left it). However, T2 must come before T1, because T1 overwrote t(id=1) r1 after T2 read it (T2 read it as the setup left it): a cycle, so no serial order of them gives this."
 	if f.Text != want {
 		t.Errorf("text:\n got %s\nwant %s", f.Text, want)
 	}
