@@ -89,10 +89,25 @@ func (t *Target) setupCaseRole(ctx context.Context) (*pgconn.Config, error) {
 		verb + " ROLE " + r + " LOGIN PASSWORD " + quoteString(pw) +
 			" NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS",
 		"GRANT USAGE, CREATE ON SCHEMA " + quoteIdent(t.schema) + " TO " + r,
-		"GRANT CONNECT, TEMPORARY ON DATABASE " + quoteIdent(db) + " TO " + r,
 	}
 	for _, q := range stmts {
 		if _, err := t.adminQuery(ctx, q); err != nil {
+			return nil, fmt.Errorf("set up txlab's case role %s: %w", role.name, err)
+		}
+	}
+	// A database's default privileges give PUBLIC CONNECT and TEMPORARY:
+	// granting them anyway wrote an explicit ACL into the user's database
+	// (NULL became {=Tc/admin,admin=CTc/admin}), which DROP OWNED at Close
+	// does not take back. Grant only what the role lacks.
+	for _, priv := range []string{"CONNECT", "TEMPORARY"} {
+		has, err := t.adminQuery(ctx, "SELECT pg_catalog.has_database_privilege("+quoteString(role.name)+", "+quoteString(db)+", "+quoteString(priv)+")")
+		if err != nil {
+			return nil, fmt.Errorf("set up txlab's case role %s: %w", role.name, err)
+		}
+		if len(has) == 1 && has[0][0].S == "t" {
+			continue
+		}
+		if _, err := t.adminQuery(ctx, "GRANT "+priv+" ON DATABASE "+quoteIdent(db)+" TO "+r); err != nil {
 			return nil, fmt.Errorf("set up txlab's case role %s: %w", role.name, err)
 		}
 	}

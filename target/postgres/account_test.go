@@ -220,3 +220,30 @@ UNION ALL SELECT typname FROM pg_type WHERE typnamespace = 'txlab_sweep'::regnam
 	}
 	targettest.Fresh(t, tg, "CREATE SEQUENCE s", "CREATE TYPE mood AS ENUM ('x')")
 }
+
+// TestDatabaseACLUntouched: a database with its default privileges (PUBLIC
+// may connect and make temporary tables) keeps them as they were, NULL in
+// pg_database: txlab grants its case role nothing it already has there
+// (an explicit ACL written by a GRANT stays after DROP OWNED).
+func TestDatabaseACLUntouched(t *testing.T) {
+	root := rootConn(t)
+	rootQuery(t, root, "DROP DATABASE IF EXISTS acl_default")
+	rootQuery(t, root, "CREATE DATABASE acl_default")
+	t.Cleanup(func() { run(context.Background(), root, "DROP DATABASE IF EXISTS acl_default") })
+	u, err := url.Parse(shared.Server(t).DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/acl_default"
+	tg, err := Open(targettest.Ctx(t), u.String(), "", "txlab_acl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targettest.Fresh(t, tg, "CREATE TABLE t (id INT)")
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if acl := rootQuery(t, root, "SELECT datacl IS NULL, coalesce(datacl::text, '') FROM pg_database WHERE datname = 'acl_default'"); acl[0][0].S != "t" {
+		t.Errorf("the database's ACL after a run: %s, want NULL (the defaults)", acl[0][1].S)
+	}
+}
