@@ -137,21 +137,12 @@ saying what failed).`,
 			if duration > 0 {
 				until = began.Add(duration)
 			}
-			targets, err := g.openWorkers(cmd, workers, until)
+			s, err := openWorkerSession(cmd, g, workers, until)
 			if err != nil {
 				return err
 			}
-			// The oracles' sessions end before the targets.
-			closeOracles := func() {}
-			defer release(&err, targets[0], func() error {
-				closeOracles()
-				var errs []error
-				for _, t := range targets {
-					errs = append(errs, t.Close())
-				}
-				return errors.Join(errs...)
-			})
-			t := targets[0]
+			defer s.end(&err)
+			t, targets := s.target(), s.targets
 			levels, err := parseLevels(isolation, t.Info().DBMS, t.Levels())
 			if err != nil {
 				return usageErr(err)
@@ -177,11 +168,10 @@ saying what failed).`,
 				f, ok := progress.(*os.File)
 				plain = !ok || !term.IsTerminal(int(f.Fd()))
 			}
-			cases, work, err := orc.build(cmd.Context(), g, t)
+			cases, work, err := s.judge(cmd.Context(), g, &orc)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return err
 			}
-			closeOracles = orc.close
 			sets, err := orc.perWorker(cmd.Context(), cases, len(targets))
 			if err != nil {
 				return &exitError{code: 2, err: err}

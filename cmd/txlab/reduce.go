@@ -111,24 +111,19 @@ as --db is never taken from a file: then reduce says which --db to give and exit
 				return usageErr(err)
 			}
 			from := input
-			t, err := g.openAt(cmd, level)
+			s, err := openSession(cmd, g, level)
 			if err != nil {
 				return err
 			}
-			// The oracles' sessions end before the target.
-			closeOracles := func() {}
-			defer release(&err, t, func() error {
-				closeOracles()
-				return t.Close()
-			})
+			defer s.end(&err)
+			t := s.target()
 			// --out is the reduced case's file; the candidates' findings
 			// are only matched, never saved.
 			out := orc.out
-			oracles, _, err := orc.build(cmd.Context(), g, t)
+			oracles, _, err := s.judge(cmd.Context(), g, &orc)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return err
 			}
-			closeOracles = orc.close
 			exec := g.execOptions(level)
 			// The budget covers the whole reduction, finding the finding to
 			// keep included.

@@ -59,27 +59,21 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
 					return usageErr(err)
 				}
 			}
-			t, err := g.openAt(cmd, level)
+			s, err := openSession(cmd, g, level)
 			if err != nil {
 				return err
 			}
-			// The oracles' sessions end before the target.
-			closeOracles := func() {}
-			defer release(&err, t, func() error {
-				closeOracles()
-				return t.Close()
-			})
-			cases, _, err := orc.build(cmd.Context(), g, t)
+			defer s.end(&err)
+			cases, _, err := s.judge(cmd.Context(), g, &orc)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return err
 			}
-			closeOracles = orc.close
 			if replaysBundle && !cmd.Flags().Changed("out") {
 				// The bundle is the finding already: a replay writes a new
 				// one only when --out asks for it.
 				orc.writer.NoFiles = true
 			}
-			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
+			st, err := replay.RunFiles(cmd.Context(), s.target(), args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, Writer: orc.writer, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
 			})
