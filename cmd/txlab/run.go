@@ -8,6 +8,7 @@ import (
 
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/replay"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
 
@@ -40,11 +41,11 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
   txlab run txlab-reports/0003-troc-incorrect-blocking-bug   # a bundle, with its target and flags`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			replaysBundle := anyBundle(args)
+			replaysBundle := report.AnyWritten(args)
 			if err := applyReplay(cmd, args); err != nil {
 				return usageErr(err)
 			}
-			args = bundleCases(args)
+			args = report.BundleCases(args)
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err
