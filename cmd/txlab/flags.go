@@ -194,6 +194,11 @@ func parseLevel(s string) (target.Level, error) {
 	return l, nil
 }
 
+// parseLevels is target.ParseLevels, under the name bugs.go calls.
+func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, error) {
+	return target.ParseLevels(s, dbms, supported)
+}
+
 // openAt opens the target and refuses a level it does not have ("" passes),
 // closing it again then.
 func (g *globalFlags) openAt(cmd *cobra.Command, l target.Level) (target.Target, error) {
