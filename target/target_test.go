@@ -17,3 +17,29 @@ func TestSortRowsTyped(t *testing.T) {
 		t.Errorf("sorted %s, want %s", g, want)
 	}
 }
+
+// TestParseLevels: a list of levels, all (the target's), none; a level the
+// DBMS lacks is refused rather than skipped.
+func TestParseLevels(t *testing.T) {
+	supported := []Level{ReadCommitted, Serializable}
+	for s, want := range map[string][]Level{"": nil, "all": supported, "ALL": supported, "rc,SER": {ReadCommitted, Serializable}} {
+		got, err := ParseLevels(s, "x", supported)
+		if err != nil || strings.Join(levelNames(got), ",") != strings.Join(levelNames(want), ",") {
+			t.Errorf("ParseLevels(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if _, err := ParseLevels("rc,rr", "x", supported); err == nil || !strings.Contains(err.Error(), "x does not support isolation level repeatable-read") {
+		t.Errorf("a level the DBMS lacks: %v", err)
+	}
+	if _, err := ParseLevels("rc,bogus", "x", supported); err == nil {
+		t.Error("an unknown level was accepted")
+	}
+}
+
+func levelNames(ls []Level) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
+	}
+	return out
+}
