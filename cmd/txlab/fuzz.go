@@ -229,7 +229,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 	if err != nil {
 		return opt, nil, err
 	}
-	sets, err := ff.orc.perWorker(cmd.Context(), cases, len(s.targets))
+	sets, err := ff.orc.sets.PerWorker(cmd.Context(), cases, len(s.targets))
 	if err != nil {
 		return opt, nil, &exitError{code: 2, err: err}
 	}
