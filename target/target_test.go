@@ -43,3 +43,23 @@ func levelNames(ls []Level) []string {
 	}
 	return out
 }
+
+// TestParseBytes: what FormatBytes writes reads back; units are binary,
+// case and a space do not matter; zero, negatives and overflows are refused.
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"64MiB": 64 << 20, "512 kb": 512 << 10, "1048576": 1 << 20, "1g": 1 << 30, "100B": 100} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, n := range []int64{1, 1536 << 10, 3 << 30} {
+		if got, err := ParseBytes(FormatBytes(n)); err != nil || got != n {
+			t.Errorf("ParseBytes(FormatBytes(%d)) = %d, %v", n, got, err)
+		}
+	}
+	for _, s := range []string{"0", "-1MiB", "12TB", "x", "99999999999999G"} {
+		if _, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", s)
+		}
+	}
+}
