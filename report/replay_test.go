@@ -153,3 +153,35 @@ func TestShellSplit(t *testing.T) {
 		t.Error("an unterminated quote was accepted")
 	}
 }
+
+// TestShownSpec: a spec is written down as given, a URL without its
+// password.
+func TestShownSpec(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"postgres@18", "postgres@18"},
+		{"postgres@/usr/lib/postgresql/15/bin", "postgres@/usr/lib/postgresql/15/bin"},
+		{"sqlite:/tmp/x.db", "sqlite:/tmp/x.db"},
+		{"mysql://root:secret@127.0.0.1:3306/", "mysql://root:xxxxx@127.0.0.1:3306/"},
+		{"postgres://me@localhost/postgres", "postgres://me@localhost/postgres"},
+		{"postgres://localhost/db?user=me&password=secret", "postgres://localhost/db?password=xxxxx&user=me"},
+		{"mysql://root:se%zzcret@h/", "mysql://…"},
+	} {
+		got := report.ShownSpec(tt.in)
+		if got != tt.want || strings.Contains(got, "secret") {
+			t.Errorf("ShownSpec(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestCommonReplay: the flags a writer's bundles replay with name the
+// target as shown, its settings and the judging flags.
+func TestCommonReplay(t *testing.T) {
+	got := report.CommonReplay("mysql://root:pw@h/", []string{"a=1"}, "serializable", true)
+	want := []string{"--db", "mysql://root:xxxxx@h/", "--set", "a=1", "--model", "serializable", "--strict"}
+	if !slices.Equal(got, want) {
+		t.Errorf("CommonReplay = %q, want %q", got, want)
+	}
+	if got := report.CommonReplay("sqlite", nil, "", false); !slices.Equal(got, []string{"--db", "sqlite"}) {
+		t.Errorf("CommonReplay(sqlite) = %q", got)
+	}
+}

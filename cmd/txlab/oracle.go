@@ -119,7 +119,8 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	}
 	info := t.Info()
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
-		DB: g.targetRecord(info), Replay: g.replayFlags(o.common), KnownBug: bugs.CauseOf}
+		DB: report.TargetDB(g.db, info, g.settings), Replay: report.CommonReplay(g.db, g.settings, string(o.common.Model), o.common.Strict),
+		KnownBug: bugs.CauseOf}
 	o.sets = o.sel.Sets(registry.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen})
 	return o.sets.Build(ctx)
 }
