@@ -191,3 +191,14 @@ func FuzzDumpSetup(f *testing.F) {
 		}
 	})
 }
+
+// TestNames: a file's one case is base.txn, its several base-N.txn, and a
+// name given already is not given again.
+func TestNames(t *testing.T) {
+	var n convert.Names
+	got := []string{n.Next("a/nowait.spec", 0, 2), n.Next("a/nowait.spec", 1, 2), n.Next("b/nowait-2.spec", 0, 1), n.Next("x.txt", 0, 1), n.Next("y/x.py", 0, 1)}
+	want := []string{"nowait-1.txn", "nowait-2.txn", "nowait-2.2.txn", "x.txn", "x.2.txn"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}

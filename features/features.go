@@ -5,6 +5,7 @@
 package features
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -182,4 +183,32 @@ func Of(c *testcase.Case) []string {
 		}
 	}
 	return slices.Clip(out)
+}
+
+// Parse reads a choice of features for a campaign: all (nil: those the
+// target supports), none (the base subset: an empty list) or names,
+// comma-separated. A name in Base is left out (the base subset has it
+// wherever the dialect does). With supported (the target's), every name
+// must be one of them; without, it need only be known.
+func Parse(spec string, supported []string) ([]string, error) {
+	switch spec = strings.TrimSpace(spec); spec {
+	case "all", "":
+		return nil, nil
+	case "none":
+		return []string{}, nil
+	}
+	var out []string
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case !slices.Contains(Names, name):
+			return nil, fmt.Errorf("unknown feature %q (known: %s)", name, strings.Join(Names, ", "))
+		case slices.Contains(Base, name):
+			continue
+		case supported != nil && !slices.Contains(supported, name):
+			return nil, fmt.Errorf("%s is not supported (supported: %s)", name, strings.Join(supported, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }

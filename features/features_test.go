@@ -103,3 +103,23 @@ func TestUses(t *testing.T) {
 		}
 	}
 }
+
+// TestParse: all is the target's features, none the base subset; a name
+// in the base subset is left out, one the target lacks refused.
+func TestParse(t *testing.T) {
+	supported := []string{"savepoint", "nowait"}
+	for spec, want := range map[string][]string{"all": nil, "": nil, "none": {}, " savepoint, nowait ": {"savepoint", "nowait"}, "savepoint,replace": {"savepoint"}} {
+		got, err := Parse(spec, supported)
+		if err != nil || (got == nil) != (want == nil) || !slices.Equal(got, want) {
+			t.Errorf("Parse(%q) = %#v, %v; want %#v", spec, got, err, want)
+		}
+	}
+	for spec, want := range map[string]string{"merge": "merge is not supported (supported: savepoint, nowait)", "savepoints": `unknown feature "savepoints"`} {
+		if _, err := Parse(spec, supported); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q): %v, want %q", spec, err, want)
+		}
+	}
+	if _, err := Parse("merge", nil); err != nil {
+		t.Errorf("merge before the target is known: %v", err)
+	}
+}

@@ -427,3 +427,20 @@ func WriteBundle(dir string) (string, error) {
 	path := filepath.Join(dir, report.PageFile)
 	return path, writePage(path, b)
 }
+
+// WriteRun ends a campaign's report: it saves w's signature counts beside
+// the bundles and renders the report over its directory. It returns the
+// index's path, "" when the run wrote nothing there.
+func WriteRun(w *report.Writer) (string, error) {
+	if w == nil || len(w.Summary()) == 0 {
+		return "", nil
+	}
+	if err := w.SaveSummary(); err != nil {
+		return "", err
+	}
+	dir := w.Dir
+	if dir == "" {
+		dir = report.DefaultDir
+	}
+	return Write(dir)
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/txlab/txlab/report"
+	"github.com/txlab/txlab/verdict"
 )
 
 // bundles copies testdata/bundles (written by txlab run and fuzz on
@@ -352,5 +353,32 @@ func TestChromiumHostileGraph(t *testing.T) {
 	// the window (1280×900) shows at least half.
 	if green < 20000 {
 		t.Errorf("the graph is not drawn: %d green samples in the screenshot", green)
+	}
+}
+
+// TestWriteRun: a run that recorded nothing writes no report (a campaign
+// that finds nothing leaves no directory); one that did saves its counts
+// and writes the index over its directory.
+func TestWriteRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if page, err := WriteRun(nil); page != "" || err != nil {
+		t.Errorf("nil writer: %q, %v", page, err)
+	}
+	w := &report.Writer{Dir: dir}
+	if page, err := WriteRun(w); page != "" || err != nil {
+		t.Errorf("nothing recorded: %q, %v", page, err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("nothing recorded, yet %s was made", dir)
+	}
+	if _, _, err := w.Write(report.Bundle{Finding: verdict.Finding{Oracle: "wss", Kind: "tx-wss", Verdict: verdict.Bug, Rule: "r"}, Text: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := WriteRun(w)
+	if err != nil || page != filepath.Join(dir, "index.html") {
+		t.Fatalf("WriteRun = %q, %v", page, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.SummaryFile)); err != nil {
+		t.Errorf("no %s: %v", report.SummaryFile, err)
 	}
 }

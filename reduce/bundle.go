@@ -3,15 +3,20 @@ package reduce
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
+	"github.com/txlab/txlab/verdict"
 )
 
 // Bundle files: the reduced case replaces case.txn, the case as found is
@@ -166,4 +171,38 @@ func writeSchedule(dir string, r *executor.Result) error {
 		os.Rename(orig, path)
 	}
 	return err
+}
+
+// InPlace returns fuzz's reducer of new bug bundles (fuzz.Options.Reduce):
+// it reduces a bundle's case in place with the worker's oracles, keeping
+// none of the candidates' findings. A bundle whose case does not give its
+// finding again (a flaky finding), that the campaign's end cuts short or
+// that cannot be reduced for any reason of its own is left as found (said
+// on log, when not nil); only a failed run (a lost connection) or write (a
+// full disk) is an error.
+func InPlace(exec executor.Options, budget time.Duration, log io.Writer) func(context.Context, target.Target, []oracle.CaseOracle, verdict.Finding) (bool, error) {
+	return func(ctx context.Context, t target.Target, oracles []oracle.CaseOracle, f verdict.Finding) (bool, error) {
+		var res *Result
+		key, err := KeyOf(f)
+		if err == nil {
+			res, err = Bundle(ctx, t, f.Dir, key, Options{Oracles: oracles, Exec: exec, Budget: budget, Dialect: t.Info().Dialect})
+		}
+		var run *RunError
+		var write *WriteError
+		switch {
+		case ctx.Err() != nil:
+			return false, nil
+		case errors.As(err, &run), errors.As(err, &write):
+			return false, err
+		case err != nil:
+			if log != nil {
+				fmt.Fprintf(log, "%s: not reduced: %v\n", f.Dir, err)
+			}
+			return false, nil
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s: reduced %s → %s in %.1f s\n", f.Dir, res.Before, res.After, res.Elapsed.Seconds())
+		}
+		return true, nil
+	}
 }

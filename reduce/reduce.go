@@ -278,44 +278,36 @@ var passes = []pass{
 }
 
 func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase.Case, error) {
-	try := func(cand *testcase.Case) (bool, error) {
-		if cand == nil || cand.Validate() != nil {
-			return false, nil
-		}
-		ok, err := r.gives(ctx, cand)
-		if ok {
-			r.res.Kept++
-			r.res.Schedule, r.res.Evidence = r.lastRun, r.lastEvidence
-			if r.opt.Log != nil {
-				fmt.Fprintf(r.opt.Log, "reduce: %s: %s\n", p.name, sizeOf(cand))
-			}
-		}
-		return ok, err
+	if p.drop == nil {
+		return r.greedy(ctx, c, p.name, func(c *testcase.Case, i int) (*testcase.Case, bool) { return p.candidate(r, c, i) })
 	}
-	if p.drop != nil {
-		for chunk := max(p.items(c)/2, 1); chunk >= 1; chunk /= 2 {
-			for from := 0; from < p.items(c) && !r.outOfTime() && ctx.Err() == nil; {
-				to := min(from+chunk, p.items(c))
-				cand := p.drop(c, from, to)
-				ok, err := try(cand)
-				if err != nil {
-					return c, err
-				}
-				if ok {
-					c = cand
-					continue
-				}
-				from = to
+	// Candidate i of a run length drops the i-th run of that many items.
+	for chunk := max(p.items(c)/2, 1); chunk >= 1; chunk /= 2 {
+		var err error
+		c, err = r.greedy(ctx, c, p.name, func(c *testcase.Case, i int) (*testcase.Case, bool) {
+			from := i * chunk
+			if from >= p.items(c) {
+				return nil, false
 			}
+			return p.drop(c, from, min(from+chunk, p.items(c))), true
+		})
+		if err != nil {
+			return c, err
 		}
-		return c, nil
 	}
+	return c, nil
+}
+
+// greedy tries c's candidates (next: candidate i and whether there is one)
+// in order until the budget runs out: one that gives the finding replaces
+// c, and the next try is candidate i of the smaller case.
+func (r *reducer) greedy(ctx context.Context, c *testcase.Case, name string, next func(c *testcase.Case, i int) (*testcase.Case, bool)) (*testcase.Case, error) {
 	for i := 0; !r.outOfTime() && ctx.Err() == nil; {
-		cand, more := p.candidate(r, c, i)
+		cand, more := next(c, i)
 		if !more {
 			break
 		}
-		ok, err := try(cand)
+		ok, err := r.try(ctx, name, cand)
 		if err != nil {
 			return c, err
 		}
@@ -326,6 +318,24 @@ func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase
 		i++
 	}
 	return c, nil
+}
+
+// try runs a candidate (nil or invalid: one that does not apply) and
+// reports whether it gives the finding, keeping its run's schedule and
+// evidence then.
+func (r *reducer) try(ctx context.Context, name string, cand *testcase.Case) (bool, error) {
+	if cand == nil || cand.Validate() != nil {
+		return false, nil
+	}
+	ok, err := r.gives(ctx, cand)
+	if ok {
+		r.res.Kept++
+		r.res.Schedule, r.res.Evidence = r.lastRun, r.lastEvidence
+		if r.opt.Log != nil {
+			fmt.Fprintf(r.opt.Log, "reduce: %s: %s\n", name, sizeOf(cand))
+		}
+	}
+	return ok, err
 }
 
 // candidate returns candidate i and whether there was one (a nil candidate

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -195,4 +198,29 @@ func FormatBytes(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// ParseBytes reads a size FormatBytes writes, or any number of bytes with
+// an optional unit: B, KB/KiB, MB/MiB, GB/GiB, all powers of 1024; case
+// and a space between do not matter. It must be positive.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	mult := int64(1)
+	switch strings.TrimSuffix(strings.TrimSuffix(t[len(num):], "B"), "I") {
+	case "":
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	default:
+		return 0, fmt.Errorf("%q: want bytes, e.g. 64MiB, 512KiB or 1048576", s)
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q: want a positive size, e.g. 64MiB, 512KiB or 1048576", s)
+	}
+	return n * mult, nil
 }

@@ -65,6 +65,31 @@ func CheckLevel(dbms string, l Level, supported []Level) error {
 	return &UnsupportedLevelError{DBMS: dbms, Level: l, Supported: supported}
 }
 
+// ParseLevels reads a comma-separated list of levels, or "all" (every
+// level the target supports: supported); "" is none (the DBMS default).
+// A level dbms lacks is refused here: a campaign would otherwise skip it
+// and end with nothing run and nothing said.
+func ParseLevels(s, dbms string, supported []Level) ([]Level, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if strings.EqualFold(s, "all") {
+		return supported, nil
+	}
+	var out []Level
+	for _, part := range strings.Split(s, ",") {
+		l, err := ParseLevel(part)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckLevel(dbms, l, supported); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
 // Value is one column value as text; Null marks SQL NULL. It marshals to a
 // JSON string or null.
 type Value struct {

@@ -17,3 +17,49 @@ func TestSortRowsTyped(t *testing.T) {
 		t.Errorf("sorted %s, want %s", g, want)
 	}
 }
+
+// TestParseLevels: a list of levels, all (the target's), none; a level the
+// DBMS lacks is refused rather than skipped.
+func TestParseLevels(t *testing.T) {
+	supported := []Level{ReadCommitted, Serializable}
+	for s, want := range map[string][]Level{"": nil, "all": supported, "ALL": supported, "rc,SER": {ReadCommitted, Serializable}} {
+		got, err := ParseLevels(s, "x", supported)
+		if err != nil || strings.Join(levelNames(got), ",") != strings.Join(levelNames(want), ",") {
+			t.Errorf("ParseLevels(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if _, err := ParseLevels("rc,rr", "x", supported); err == nil || !strings.Contains(err.Error(), "x does not support isolation level repeatable-read") {
+		t.Errorf("a level the DBMS lacks: %v", err)
+	}
+	if _, err := ParseLevels("rc,bogus", "x", supported); err == nil {
+		t.Error("an unknown level was accepted")
+	}
+}
+
+func levelNames(ls []Level) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
+	}
+	return out
+}
+
+// TestParseBytes: what FormatBytes writes reads back; units are binary,
+// case and a space do not matter; zero, negatives and overflows are refused.
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"64MiB": 64 << 20, "512 kb": 512 << 10, "1048576": 1 << 20, "1g": 1 << 30, "100B": 100} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, n := range []int64{1, 1536 << 10, 3 << 30} {
+		if got, err := ParseBytes(FormatBytes(n)); err != nil || got != n {
+			t.Errorf("ParseBytes(FormatBytes(%d)) = %d, %v", n, got, err)
+		}
+	}
+	for _, s := range []string{"0", "-1MiB", "12TB", "x", "99999999999999G"} {
+		if _, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", s)
+		}
+	}
+}

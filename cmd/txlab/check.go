@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/oracle/mt"
 )
 
@@ -26,27 +27,10 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
   txlab check --model linearizable lwt-history.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			type result struct {
-				code int
-				text string
-				js   any
-			}
-			done := make(chan result, 1)
-			go func() {
-				defer crash.Exit()
-				code, text, js := mt.CheckFile(args[0], model)
-				done <- result{code, text, js}
-			}()
-			var r result
-			select {
-			case r = <-done:
-			case <-cmd.Context().Done():
-				// Opening or reading a FIFO (or a stalled network file)
-				// blocks in the kernel where no context reaches; the
-				// process ends with the reader still waiting.
+			code, text, js, err := mt.CheckFileContext(cmd.Context(), args[0], model)
+			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%s: interrupted", args[0])}
 			}
-			code, text, js := r.code, r.text, r.js
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -62,18 +46,10 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
 			case 1:
 				return &exitError{code: 1}
 			}
-			return &exitError{code: 2, err: fmt.Errorf("%s", firstLine(text))}
+			first, _, _ := strings.Cut(text, "\n")
+			return &exitError{code: 2, err: errors.New(first)}
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "serializable", "consistency model: serializable, snapshot, strict-serializable or linearizable\n(also SER, SI, SSER, LIN) (e.g. --model snapshot)")
 	return cmd
-}
-
-func firstLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,9 +99,8 @@ func (g *globalFlags) validate() error {
 	return nil
 }
 
-// byteSize is a flag value of bytes: a number with an optional unit
-// (B, KB/KiB, MB/MiB, GB/GiB, all powers of 1024; case and a space
-// between do not matter), printed back the way FormatBytes writes it.
+// byteSize is a flag value of bytes (target.ParseBytes), printed back the
+// way target.FormatBytes writes it.
 type byteSize int64
 
 func (b *byteSize) String() string { return target.FormatBytes(int64(*b)) }
@@ -111,25 +108,11 @@ func (b *byteSize) String() string { return target.FormatBytes(int64(*b)) }
 func (b *byteSize) Type() string { return "bytes" }
 
 func (b *byteSize) Set(s string) error {
-	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
-	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
-	mult := int64(1)
-	switch strings.TrimSuffix(strings.TrimSuffix(t[len(num):], "B"), "I") {
-	case "":
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
-	default:
-		return fmt.Errorf("%q: want bytes, e.g. 64MiB, 512KiB or 1048576", s)
+	n, err := target.ParseBytes(s)
+	if err != nil {
+		return err
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > math.MaxInt64/mult {
-		return fmt.Errorf("%q: want a positive size, e.g. 64MiB, 512KiB or 1048576", s)
-	}
-	*b = byteSize(n * mult)
+	*b = byteSize(n)
 	return nil
 }
 
@@ -192,6 +175,11 @@ func parseLevel(s string) (target.Level, error) {
 		return "", usageErr(err)
 	}
 	return l, nil
+}
+
+// parseLevels is target.ParseLevels, under the name bugs.go calls.
+func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, error) {
+	return target.ParseLevels(s, dbms, supported)
 }
 
 // openAt opens the target and refuses a level it does not have ("" passes),

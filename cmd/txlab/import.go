@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/txlab/txlab/convert"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/internal/english"
-	"github.com/txlab/txlab/testcase"
 )
 
 func newImportCmd() *cobra.Command {
@@ -50,21 +47,19 @@ Cases go to stdout, or one file each into --out DIR.`,
 			}
 			first := true
 			failed := 0
-			// A file's cases are base-1.txn, base-2.txn, …: a file named
-			// base-2 (PostgreSQL has nowait.spec and nowait-2.spec) must
-			// not overwrite another's case.
-			written := map[string]bool{}
+			var names convert.Names
 			for _, path := range args {
 				// A file that cannot be read or converted is said on its
 				// own line and the others still convert, as in txlab run;
 				// the exit status then says something failed.
-				cases, err := importFile(from, path, setup, cmd.ErrOrStderr())
+				cases, err := convert.File(from, path, setup, func(w string) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: warning: %s\n", w)
+				})
 				if err != nil {
 					failed++
 					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s: %v\n", path, err)
 					continue
 				}
-				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 				for i, c := range cases {
 					if out == "" {
 						if !first {
@@ -74,15 +69,7 @@ Cases go to stdout, or one file each into --out DIR.`,
 						fmt.Fprint(cmd.OutOrStdout(), c.String())
 						continue
 					}
-					name := base + ".txn"
-					if len(cases) > 1 {
-						name = fmt.Sprintf("%s-%d.txn", base, i+1)
-					}
-					dst := filepath.Join(out, name)
-					for n := 2; written[dst]; n++ {
-						dst = filepath.Join(out, fmt.Sprintf("%s.%d.txn", strings.TrimSuffix(name, ".txn"), n))
-					}
-					written[dst] = true
+					dst := filepath.Join(out, names.Next(path, i, len(cases)))
 					if err := atomicfile.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
 						return &exitError{code: 2, err: err}
 					}
@@ -99,75 +86,4 @@ Cases go to stdout, or one file each into --out DIR.`,
 	cmd.Flags().StringVar(&out, "out", "", "write one case file per case into DIR instead of stdout (e.g. --out imported/)")
 	cmd.Flags().StringVar(&setup, "setup", "", "a mysqldump file whose tables and rows become the setup of every case that has none; for\nReplBug, data/sql/BUG_mysql_bk.sql beside the modules is found by itself (e.g. --setup db.sql)")
 	return cmd
-}
-
-// importFile converts the cases of one file and gives them their setup.
-// A file that is not UTF-8 is refused with its line and byte offset, as
-// txlab run refuses such a case file: its statements would reach the
-// server as UTF-8, and another encoding's bytes read differently there.
-func importFile(from, path, setup string, warn io.Writer) ([]*testcase.Case, error) {
-	b, err := readUTF8(path, "") // the caller names the file
-	if err != nil {
-		return nil, err
-	}
-	cases, err := convert.Parse(from, path, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cases {
-		if err := addDumpSetup(c, from, path, setup, warn); err != nil {
-			return nil, err
-		}
-	}
-	return cases, nil
-}
-
-// addDumpSetup gives a case without setup the tables and rows of a database
-// dump: the one named by --setup, or, for a ReplBug module, the dump
-// ReplBug keeps for the bug (TxCheck's scenarios run on such databases).
-// A dump found by itself that cannot be read is said on warn, and the case
-// keeps no setup.
-func addDumpSetup(c *testcase.Case, from, module, setup string, warn io.Writer) error {
-	if len(c.Setup) > 0 {
-		return nil
-	}
-	dump, found := setup, false
-	if dump == "" && from == "replbug" {
-		dump, found = convert.ReplBugDump(module, c.Known.Bug), true
-	}
-	if dump == "" {
-		return nil
-	}
-	stmts, err := readDump(dump)
-	if err != nil && found {
-		fmt.Fprintf(warn, "txlab: warning: %v; the case has no setup\n", err)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	c.Setup = stmts
-	c.Comments = append(c.Comments, "The setup is the tables and rows of "+filepath.Base(dump)+" (a database dump), its CREATE TABLE and INSERT statements only.")
-	return nil
-}
-
-func readDump(path string) ([]string, error) {
-	b, err := readUTF8(path, path)
-	if err != nil {
-		return nil, err
-	}
-	return convert.DumpSetup(path, bytes.NewReader(b))
-}
-
-// readUTF8 reads a file to convert, refusing one that is not UTF-8; the
-// refusal names the file as name ("": only the line).
-func readUTF8(path, name string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := testcase.CheckUTF8(name, string(b)); err != nil {
-		return nil, err
-	}
-	return b, nil
 }

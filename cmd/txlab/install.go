@@ -3,21 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/pgrelease"
+	"github.com/txlab/txlab/target/connect"
 )
-
-// installed is what install reports of one target, in --json.
-type installed struct {
-	Spec    string `json:"spec"`
-	Version string `json:"version"`
-	Dir     string `json:"dir"`
-}
 
 func newInstallCmd(g *globalFlags) *cobra.Command {
 	var list bool
@@ -42,46 +33,21 @@ cores; needs Go and the module proxy).`,
   txlab install tidb
   txlab install --list`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var out []installed
+			var out []connect.Installed
 			if list {
-				cache, err := pgrelease.CacheDir()
-				if err != nil {
+				var err error
+				if out, err = connect.ListInstalled(); err != nil {
 					return &exitError{code: 2, err: err}
-				}
-				rels, err := pgrelease.Installed(cache)
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				for _, r := range rels {
-					out = append(out, installed{Spec: "postgres@" + r.Package, Version: r.Version, Dir: r.Dir})
-				}
-				if bin, ok := localdb.TiDBInstalled(); ok {
-					out = append(out, installed{Spec: "tidb", Version: localdb.TiDBVersion, Dir: filepath.Dir(bin)})
 				}
 			} else if len(args) == 0 {
 				return usageErr(fmt.Errorf("install what? e.g. txlab install postgres@18 (or --list)"))
 			}
 			for _, a := range args {
-				kind, ver, _ := strings.Cut(a, "@")
-				switch strings.ToLower(kind) {
-				case "postgres", "postgresql":
-					if ver == "" {
-						return usageErr(fmt.Errorf("install %s: which release? e.g. postgres@18", a))
-					}
-					r, err := pgrelease.Install(cmd.Context(), ver, pgrelease.Options{Log: cmd.ErrOrStderr()})
-					if err != nil {
-						return &exitError{code: 2, err: fmt.Errorf("install %s: %w", a, err)}
-					}
-					out = append(out, installed{Spec: a, Version: "PostgreSQL " + r.Version, Dir: r.Dir})
-				case "tidb":
-					r, err := installTiDB(cmd, ver)
-					if err != nil {
-						return &exitError{code: 2, err: fmt.Errorf("install %s: %w", a, err)}
-					}
-					out = append(out, r)
-				default:
-					return usageErr(fmt.Errorf("install %s: txlab installs postgres@VERSION and tidb (MariaDB comes from Debian's mariadb-server)", a))
+				r, err := connect.Install(cmd.Context(), a, cmd.ErrOrStderr())
+				if err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("install %s: %w", a, err)}
 				}
+				out = append(out, r)
 			}
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -96,16 +62,4 @@ cores; needs Go and the module proxy).`,
 	}
 	cmd.Flags().BoolVar(&list, "list", false, "list what is installed in the cache: PostgreSQL releases and txlab's build of TiDB")
 	return cmd
-}
-
-// installTiDB builds TiDB's server into txlab's cache (once).
-func installTiDB(cmd *cobra.Command, ver string) (installed, error) {
-	if err := localdb.CheckTiDBVersion(ver); err != nil {
-		return installed{}, err
-	}
-	path, err := localdb.InstallTiDB(cmd.Context(), cmd.ErrOrStderr())
-	if err != nil {
-		return installed{}, err
-	}
-	return installed{Spec: "tidb", Version: "TiDB " + localdb.TiDBVersion, Dir: path}, nil
 }

@@ -10,14 +10,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/buildinfo"
 	"github.com/txlab/txlab/internal/crash"
+	"github.com/txlab/txlab/internal/memlimit"
 )
 
 // exitError carries an exit code: 1 when bugs were found, 2 for usage or
@@ -32,53 +32,11 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	setMemoryLimit()
+	memlimit.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// defaultMemoryLimit is the Go runtime's soft memory limit unless
-// GOMEMLIMIT sets one: what txlab keeps is bounded (target.Limits) far
-// below it, and past it the collector runs harder rather than let the
-// heap grow to twice what is live (GOGC) until the kernel's OOM killer
-// ends the process, and the server txlab started, without a word.
-const defaultMemoryLimit = 1 << 30
-
-// setMemoryLimit applies defaultMemoryLimit, or three quarters of the
-// machine's (or the cgroup's) memory where that is less.
-func setMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return // the runtime has read it
-	}
-	limit := int64(defaultMemoryLimit)
-	if avail := availableMemory(); avail > 0 && avail/4*3 < limit {
-		limit = avail / 4 * 3
-	}
-	debug.SetMemoryLimit(limit)
-}
-
-// availableMemory is the cgroup's memory limit, else the machine's
-// memory, 0 when neither can be read.
-func availableMemory() int64 {
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
-			return n
-		}
-	}
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // run executes the command line and returns the process exit code.
@@ -158,7 +116,7 @@ postgresql://, cockroach://.`,
 	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to FILE, for go tool pprof (e.g. --cpuprofile cpu.out)")
 	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write an allocation profile of the command to FILE when it ends (e.g. --memprofile mem.out)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
-	root.Version = buildIdentity().String()
+	root.Version = buildinfo.Read(version).String()
 	root.SetVersionTemplate("txlab {{.Version}}\n")
 	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newInstallCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

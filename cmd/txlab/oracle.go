@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
-	"github.com/txlab/txlab/semantics/model/conform"
 	"github.com/txlab/txlab/target"
 )
 
@@ -38,10 +36,8 @@ type oracleFlags struct {
 	// writer is the one writer of the run's bundles: the oracles only
 	// return their findings, the command hands them to it.
 	writer *report.Writer
-	// built are what build made, for close.
-	built    []oracle.CaseOracle
-	checkers []*conform.Checker
-	settings map[string]string
+	// sets are the oracle sets build made, for perWorker and close.
+	sets *registry.Sets
 }
 
 func (o *oracleFlags) register(cmd *cobra.Command, generating bool) {
@@ -123,53 +119,16 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 	}
 	info := t.Info()
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
-		DB: g.targetRecord(info), Replay: g.replayFlags(o.common), KnownBug: bugs.CauseOf}
-	o.settings = settings
-	o.built, o.checkers = nil, nil
-	return o.buildSet(ctx)
+		DB: report.TargetDB(g.db, info, g.settings), Replay: report.CommonReplay(g.db, g.settings, string(o.common.Model), o.common.Strict),
+		KnownBug: bugs.CauseOf}
+	o.sets = o.sel.Sets(registry.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen})
+	return o.sets.Build(ctx)
 }
 
-// buildSet makes one set of the chosen oracles with a model checker of its
-// own. The oracles only judge: what they return goes to the one writer
-// (fuzz.Options.Writer, replay.Options.Writer, bugs.Test), which they may
-// only ask whether a signature was recorded already.
-func (o *oracleFlags) buildSet(ctx context.Context) ([]oracle.CaseOracle, oracle.Workload, error) {
-	checker := &conform.Checker{Settings: o.settings}
-	o.checkers = append(o.checkers, checker)
-	cases, work, err := o.sel.Build(ctx, registry.Env{Common: o.common, Settings: o.settings, Seen: o.writer.Seen, Model: checker})
-	o.built = append(o.built, cases...)
-	return cases, work, err
-}
-
-// perWorker gives each of n fuzz workers a set of the case oracles of its
-// own: first the set build made, then n-1 more, so that what an oracle
-// keeps beside a target (its caches, the model's evaluator sessions,
-// IsoRel's sibling schema) is one worker's.
-func (o *oracleFlags) perWorker(ctx context.Context, first []oracle.CaseOracle, n int) ([][]oracle.CaseOracle, error) {
-	if len(first) == 0 {
-		return nil, nil
-	}
-	sets := [][]oracle.CaseOracle{first}
-	for len(sets) < n {
-		cases, _, err := o.buildSet(ctx)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, cases)
-	}
-	return sets, nil
-}
-
-// close releases the connections the oracles opened for themselves
-// (IsoRel's sibling schema, the model's evaluator sessions), before the
-// targets close.
+// close releases the connections the oracles opened for themselves,
+// before the targets close.
 func (o *oracleFlags) close() {
-	for _, c := range o.built {
-		if cl, ok := c.(io.Closer); ok {
-			cl.Close()
-		}
-	}
-	for _, c := range o.checkers {
-		c.Close()
+	if o.sets != nil {
+		o.sets.Close()
 	}
 }

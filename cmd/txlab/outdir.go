@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+
+	"github.com/txlab/txlab/report"
 )
 
 // checkOut says, before a campaign starts, when its --out directory cannot
@@ -19,34 +17,8 @@ func checkOut(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	if err := writableDir(dir); err != nil {
+	if err := report.Writable(dir); err != nil {
 		return fmt.Errorf("--out %s: cannot write there (%w); give another --out", dir, err)
 	}
 	return nil
-}
-
-// writableDir creates and removes a file in dir, or in the nearest existing
-// directory above it.
-func writableDir(dir string) error {
-	d := filepath.Clean(dir)
-	for {
-		st, err := os.Stat(d)
-		if err == nil && !st.IsDir() {
-			return fmt.Errorf("%s is a file", d)
-		}
-		if err == nil {
-			break
-		}
-		parent := filepath.Dir(d)
-		if !errors.Is(err, fs.ErrNotExist) || parent == d {
-			return err
-		}
-		d = parent
-	}
-	f, err := os.CreateTemp(d, ".txlab-probe-*")
-	if err != nil {
-		return err
-	}
-	cerr := f.Close()
-	return errors.Join(cerr, os.Remove(f.Name()))
 }

@@ -1,34 +1,27 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
-	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/reduce"
-	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/testcase"
-	"github.com/txlab/txlab/verdict"
 )
 
+// reduceFlags are txlab reduce's flags.
+type reduceFlags struct {
+	finding   string
+	isolation string
+	runs      int
+	budget    time.Duration
+	orc       oracleFlags
+}
+
 func newReduceCmd(g *globalFlags) *cobra.Command {
-	var (
-		finding   string
-		isolation string
-		runs      int
-		budget    time.Duration
-		orc       oracleFlags
-	)
+	var rf reduceFlags
 	cmd := &cobra.Command{
 		Use:   "reduce [flags] CASE|BUNDLE",
 		Short: "Shrink a case to the smallest one that still gives its finding",
@@ -55,172 +48,88 @@ as --db is never taken from a file: then reduce says which --db to give and exit
   txlab reduce --db mariadb --isolation rc --out small.txn case.txn
   txlab reduce --db mariadb --finding 'wss tx-wss INSERT+UPDATE read-committed bug [mdev-30835-update-skips-uncommitted-insert]' case.txn`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			// A bundle reduces where it was found, as txlab run replays it.
-			if err := applyReplay(cmd, args); err != nil {
-				return usageErr(err)
-			}
-			level, err := parseLevel(isolation)
-			if err != nil {
-				return err
-			}
-			if runs < 1 {
-				return usageErr(fmt.Errorf("--runs must be at least 1"))
-			}
-			if budget < 0 {
-				return usageErr(fmt.Errorf("--budget %v: want a positive duration, or 0 for no limit (e.g. 30s)", budget))
-			}
-			input := args[0]
-			st, err := os.Stat(input)
-			if err != nil {
-				return usageErr(err)
-			}
-			bundleDir := ""
-			var key reduce.Key
-			haveKey := false
-			if finding != "" {
-				if key, err = reduce.ParseKey(finding); err != nil {
-					return usageErr(fmt.Errorf("--finding: %w", err))
-				}
-				haveKey = true
-			}
-			var c *testcase.Case
-			if st.IsDir() {
-				bundleDir = input
-				if !haveKey {
-					if key, err = reduce.BundleKey(input); err != nil {
-						return usageErr(fmt.Errorf("%s is not a finding bundle: %w", input, err))
-					}
-					haveKey = true
-				}
-				if c, _, err = reduce.ReadBundleCase(input); err != nil {
-					return usageErr(err)
-				}
-			} else {
-				if c, err = testcase.ParseFile(input); err == nil {
-					err = c.Validate()
-				}
-				if err != nil {
-					return usageErr(err)
-				}
-			}
-			if haveKey && !cmd.Flags().Changed("oracle") {
-				orc.list = key.Oracle
-			}
-			if err := orc.validateForCases(); err != nil {
-				return usageErr(err)
-			}
-			from := input
-			t, err := g.openAt(cmd, level)
-			if err != nil {
-				return err
-			}
-			// The oracles' sessions end before the target.
-			closeOracles := func() {}
-			defer release(&err, t, func() error {
-				closeOracles()
-				return t.Close()
-			})
-			// --out is the reduced case's file; the candidates' findings
-			// are only matched, never saved.
-			out := orc.out
-			oracles, _, err := orc.build(cmd.Context(), g, t)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			closeOracles = orc.close
-			exec := g.execOptions(level)
-			// The budget covers the whole reduction, finding the finding to
-			// keep included.
-			began := time.Now()
-			if !haveKey {
-				fctx := cmd.Context()
-				if budget > 0 {
-					var cancel context.CancelFunc
-					fctx, cancel = context.WithTimeout(fctx, budget)
-					defer cancel()
-				}
-				if key, err = firstFinding(fctx, t, c, oracles, exec); err != nil {
-					var se *executor.ScopeError
-					if errors.As(err, &se) {
-						return &exitError{code: 2, err: fmt.Errorf("%s: %w", input, err)}
-					}
-					return err
-				}
-				if budget > 0 {
-					if budget -= time.Since(began); budget <= 0 {
-						return &exitError{code: 2, err: fmt.Errorf("the --budget ran out while running %s to find its finding", c.Name)}
-					}
-				}
-			}
-			errs := cmd.ErrOrStderr()
-			fmt.Fprintf(errs, "txlab reduce: keeping %s on %s %s\n", key, t.Info().DBMS, t.Info().Version)
-			opt := reduce.Options{Oracles: oracles, Exec: exec, Runs: runs, Budget: budget, Dialect: t.Info().Dialect, Log: errs}
-			var res *reduce.Result
-			if bundleDir != "" {
-				res, err = reduce.Bundle(cmd.Context(), t, bundleDir, key, opt)
-				out = filepath.Join(bundleDir, reduce.CaseFile)
-			} else {
-				res, err = reduce.Reduce(cmd.Context(), t, c, key, opt)
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if bundleDir == "" {
-				reduce.Annotate(res, from, key, c)
-				text := res.Case.String()
-				if out == "" {
-					fmt.Fprint(cmd.OutOrStdout(), text)
-				} else if err := atomicfile.WriteFile(out, []byte(text), 0o644); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-			}
-			fmt.Fprintf(errs, "txlab reduce: %s → %s in %.1f s (%d runs)", res.Before, res.After, res.Elapsed.Seconds(), res.Executions)
-			if res.OutOfTime {
-				fmt.Fprint(errs, "; the --budget ran out")
-			}
-			if out != "" {
-				fmt.Fprintf(errs, "; written to %s", out)
-			}
-			fmt.Fprintln(errs)
-			return nil
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return rf.run(cmd, g, args[0])
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&finding, "finding", "", "the finding to keep, as a signature (report.json's \"signature\"); default: the bundle's,\nor the case's first bug finding (e.g. --finding 'troc incorrect-result SELECT repeatable-read bug [mdev-26642-noop-update-view]')")
-	f.StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header (e.g. --isolation rc)")
-	f.IntVar(&runs, "runs", 3, "a candidate is kept only when each of this many runs gives the finding (e.g. --runs 5)")
-	f.DurationVar(&budget, "budget", 5*time.Minute, "stop reducing after this long and keep the smallest case so far; 0 = no limit (e.g. --budget 30s)")
-	orc.register(cmd, false)
+	f.StringVar(&rf.finding, "finding", "", "the finding to keep, as a signature (report.json's \"signature\"); default: the bundle's,\nor the case's first bug finding (e.g. --finding 'troc incorrect-result SELECT repeatable-read bug [mdev-26642-noop-update-view]')")
+	f.StringVar(&rf.isolation, "isolation", "", "isolation level for every connection, overriding the case's header (e.g. --isolation rc)")
+	f.IntVar(&rf.runs, "runs", 3, "a candidate is kept only when each of this many runs gives the finding (e.g. --runs 5)")
+	f.DurationVar(&rf.budget, "budget", 5*time.Minute, "stop reducing after this long and keep the smallest case so far; 0 = no limit (e.g. --budget 30s)")
+	rf.orc.register(cmd, false)
 	// --out is the reduced case here.
-	orc.out = ""
+	rf.orc.out = ""
 	outFlag := cmd.Flags().Lookup("out")
 	outFlag.DefValue = ""
 	outFlag.Usage = "write the reduced case to this file instead of stdout (a bundle's is written in place) (e.g. --out small.txn)"
 	return cmd
 }
 
-// firstFinding runs c once and returns the key of its first bug finding, or
-// of its first finding when none is a bug.
-func firstFinding(ctx context.Context, t target.Target, c *testcase.Case, oracles []oracle.CaseOracle, exec executor.Options) (reduce.Key, error) {
-	o, err := oracle.CheckCase(ctx, t, c, oracles, exec, false)
+// run reduces the case file or bundle at path.
+func (rf *reduceFlags) run(cmd *cobra.Command, g *globalFlags, path string) (err error) {
+	// A bundle reduces where it was found, as txlab run replays it.
+	if err := applyReplay(cmd, []string{path}); err != nil {
+		return usageErr(err)
+	}
+	level, err := parseLevel(rf.isolation)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !target.IsFrozen(err) {
-			err = fmt.Errorf("the --budget ran out while running %s to find its finding", c.Name)
-		}
-		return reduce.Key{}, &exitError{code: 2, err: err}
+		return err
 	}
-	report.Sign(o.Findings, o.Evidence)
-	if len(o.Findings) == 0 {
-		return reduce.Key{}, &exitError{code: 2, err: fmt.Errorf("%s gives no finding on %s: nothing to keep", c.Name, t.Info().DBMS)}
+	if rf.runs < 1 {
+		return usageErr(fmt.Errorf("--runs must be at least 1"))
 	}
-	i := slices.IndexFunc(o.Findings, func(f verdict.Finding) bool { return f.Verdict == verdict.Bug })
-	if i < 0 {
-		i = 0
+	if rf.budget < 0 {
+		return usageErr(fmt.Errorf("--budget %v: want a positive duration, or 0 for no limit (e.g. 30s)", rf.budget))
 	}
-	k, err := reduce.KeyOf(o.Findings[i])
+	in, err := reduce.Open(path, rf.finding)
 	if err != nil {
-		return reduce.Key{}, &exitError{code: 2, err: err}
+		return usageErr(err)
 	}
-	return k, nil
+	if in.HaveKey && !cmd.Flags().Changed("oracle") {
+		rf.orc.list = in.Key.Oracle
+	}
+	if err := rf.orc.validateForCases(); err != nil {
+		return usageErr(err)
+	}
+	s, err := openSession(cmd, g, level)
+	if err != nil {
+		return err
+	}
+	defer s.end(&err)
+	t := s.target()
+	// The candidates' findings are only matched, never saved.
+	oracles, _, err := s.judge(cmd.Context(), g, &rf.orc)
+	if err != nil {
+		return err
+	}
+	exec := g.execOptions(level)
+	budget, err := in.FindKey(cmd.Context(), t, oracles, exec, rf.budget)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	errs := cmd.ErrOrStderr()
+	fmt.Fprintf(errs, "txlab reduce: keeping %s on %s %s\n", in.Key, t.Info().DBMS, t.Info().Version)
+	res, err := in.Run(cmd.Context(), t, reduce.Options{Oracles: oracles, Exec: exec, Runs: rf.runs, Budget: budget, Dialect: t.Info().Dialect, Log: errs})
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	// --out is the reduced case's file; a bundle's is written in place.
+	out := rf.orc.out
+	if in.Bundle != "" {
+		out = filepath.Join(in.Bundle, reduce.CaseFile)
+	} else if out == "" {
+		fmt.Fprint(cmd.OutOrStdout(), res.Case.String())
+	} else if err := atomicfile.WriteFile(out, []byte(res.Case.String()), 0o644); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	fmt.Fprintf(errs, "txlab reduce: %s → %s in %.1f s (%d runs)", res.Before, res.After, res.Elapsed.Seconds(), res.Executions)
+	if res.OutOfTime {
+		fmt.Fprint(errs, "; the --budget ran out")
+	}
+	if out != "" {
+		fmt.Fprintf(errs, "; written to %s", out)
+	}
+	fmt.Fprintln(errs)
+	return nil
 }

@@ -55,7 +55,7 @@ func TestReplayBundle(t *testing.T) {
 		}
 		return sigs
 	}
-	recorded, err := shellSplit(strings.TrimPrefix(r.Replay, "txlab "))
+	recorded, err := report.ShellSplit(strings.TrimPrefix(r.Replay, "txlab "))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,17 +83,11 @@ func TestReplayHeaderLimits(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "c.txn")
 		os.WriteFile(path, []byte("-- replay: "+header+"\nCREATE TABLE t (a INT);\n1> SELECT * FROM t;\n"), 0o644)
-		words, _ := shellSplit(header)
+		words, _ := report.ShellSplit(header)
 		code, stdout, stderr := txlab(t, "run", path)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "give --db "+report.ShellJoin(words[1:2])) {
 			t.Errorf("header %d %q: exit %d, stdout %q, stderr %q: want one line naming the --db to give, and nothing run", i, header, code, stdout, stderr)
 		}
-	}
-	// A server setting that could run a program is not taken from a file;
-	// one the semantics table reads is.
-	if !semanticSetting("innodb_snapshot_isolation=ON") || !semanticSetting("tidb_txn_mode=optimistic") ||
-		semanticSetting("archive_command=curl x|sh") || semanticSetting("plugin_load=evil.so") || semanticSetting("tidb_config=/etc/x") {
-		t.Error("semanticSetting lets through the wrong settings")
 	}
 	path := filepath.Join(dir, "c.txn")
 	os.WriteFile(path, []byte("-- replay: --set 'archive_command=touch /tmp/pwned' --oracle none\nCREATE TABLE t (a INT);\n1> SELECT 1;\n"), 0o644)
@@ -216,31 +210,6 @@ func TestOwnBuildBundle(t *testing.T) {
 	}
 	if code, _, stderr := txlab(t, "reduce", "--runs", "1", "--db", spec, bundle); code != 0 || !strings.Contains(stderr, "keeping "+sig) {
 		t.Errorf("reduce --db %s BUNDLE: exit %d: %s", spec, code, stderr)
-	}
-}
-
-func TestThrowawaySpec(t *testing.T) {
-	for v, want := range map[string]bool{"sqlite": true, "mariadb": true, "postgres@18": true, "postgres@18.4.0-beta.17": true, "tidb@8.5.6": true,
-		"": false, "sqlite:/x.db": false, "mysql://h/": false, "mariadb@/usr": false, "mariadb@./b": false, "postgres@~/b": false, "postgres@18/../x": false, "x y": false} {
-		if got := throwawaySpec(v); got != want {
-			t.Errorf("throwawaySpec(%q) = %v, want %v", v, got, want)
-		}
-	}
-}
-
-func TestShellSplit(t *testing.T) {
-	for _, args := range [][]string{
-		{"--db", "mariadb", "--set", "innodb_snapshot_isolation=ON"},
-		{"--db", "postgres://me@h/db?x=1&y=2", "/tmp/a dir/0001-troc", "it's"},
-		{"--strict", ""},
-	} {
-		got, err := shellSplit(report.ShellJoin(args))
-		if err != nil || !slices.Equal(got, args) {
-			t.Errorf("shellSplit(ShellJoin(%q)) = %q, %v", args, got, err)
-		}
-	}
-	if _, err := shellSplit("--db 'x"); err == nil {
-		t.Error("an unterminated quote was accepted")
 	}
 }
 

@@ -55,7 +55,7 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 				return usageErr(err)
 			}
 			write := htmlreport.Write
-			if out == "" && isBundle(dir) {
+			if out == "" && report.IsBundle(dir) {
 				write = htmlreport.WriteBundle
 			}
 			path, err := write(dir)

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/replay"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 )
 
@@ -40,11 +42,11 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
   txlab run txlab-reports/0003-troc-incorrect-blocking-bug   # a bundle, with its target and flags`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			replaysBundle := anyBundle(args)
+			replaysBundle := report.AnyWritten(args)
 			if err := applyReplay(cmd, args); err != nil {
 				return usageErr(err)
 			}
-			args = bundleCases(args)
+			args = report.BundleCases(args)
 			level, err := parseLevel(isolation)
 			if err != nil {
 				return err
@@ -59,59 +61,60 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
 					return usageErr(err)
 				}
 			}
-			t, err := g.openAt(cmd, level)
+			s, err := openSession(cmd, g, level)
 			if err != nil {
 				return err
 			}
-			// The oracles' sessions end before the target.
-			closeOracles := func() {}
-			defer release(&err, t, func() error {
-				closeOracles()
-				return t.Close()
-			})
-			cases, _, err := orc.build(cmd.Context(), g, t)
+			defer s.end(&err)
+			cases, _, err := s.judge(cmd.Context(), g, &orc)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return err
 			}
-			closeOracles = orc.close
 			if replaysBundle && !cmd.Flags().Changed("out") {
 				// The bundle is the finding already: a replay writes a new
 				// one only when --out asks for it.
 				orc.writer.NoFiles = true
 			}
-			st, err := replay.RunFiles(cmd.Context(), t, args, replay.Options{
+			st, err := replay.RunFiles(cmd.Context(), s.target(), args, replay.Options{
 				Exec: g.execOptions(level), Oracles: cases, Writer: orc.writer, JSON: g.json,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
 			})
-			switch {
-			case err != nil:
+			if err != nil {
 				return &exitError{code: 2, err: err}
-			case st.Failed > 0:
-				// Each failed case already has its line on stderr.
-				return &exitError{code: 2}
-			case st.TooLarge > 0:
-				// The output shows what was kept; no oracle judged part of a result.
-				lim := target.CurrentLimits()
-				return &exitError{code: 2, err: fmt.Errorf("%s not judged: a result or the final state was larger than txlab keeps (--max-rows %d, --max-result-bytes %s)",
-					english.Plural(st.TooLarge, "case"), lim.Rows, target.FormatBytes(lim.Bytes))}
-			case st.Hangs > 0 || st.Unjudged > 0:
-				// The output shows what ran; the case's outcome is unknown.
-				var what []string
-				if st.Hangs > 0 {
-					what = append(what, fmt.Sprintf("%s did not finish (HANG)", english.Plural(st.Hangs, "case")))
-				}
-				if st.Unjudged > 0 {
-					what = append(what, fmt.Sprintf("%s not judged", english.Plural(st.Unjudged, "case")))
-				}
-				return &exitError{code: 2, err: fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), g.hangTimeout)}
-			case st.Bugs > 0:
-				return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(st.Bugs, "finding"))}
 			}
-			return nil
+			return runOutcome(st, g.hangTimeout)
 		},
 	}
 	orc.register(cmd, false)
 	orc.registerSuppress(cmd)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header:\nread-uncommitted, read-committed, repeatable-read, snapshot, serializable (or RU, RC, RR, SI, SER)\n(e.g. --isolation rr)")
 	return cmd
+}
+
+// runOutcome is the exit status of a run of cases that all ran: 2 for a
+// case that failed, was not judged or did not finish, 1 for a bug.
+func runOutcome(st replay.Stats, hangTimeout time.Duration) error {
+	switch {
+	case st.Failed > 0:
+		// Each failed case already has its line on stderr.
+		return &exitError{code: 2}
+	case st.TooLarge > 0:
+		// The output shows what was kept; no oracle judged part of a result.
+		lim := target.CurrentLimits()
+		return &exitError{code: 2, err: fmt.Errorf("%s not judged: a result or the final state was larger than txlab keeps (--max-rows %d, --max-result-bytes %s)",
+			english.Plural(st.TooLarge, "case"), lim.Rows, target.FormatBytes(lim.Bytes))}
+	case st.Hangs > 0 || st.Unjudged > 0:
+		// The output shows what ran; the case's outcome is unknown.
+		var what []string
+		if st.Hangs > 0 {
+			what = append(what, fmt.Sprintf("%s did not finish (HANG)", english.Plural(st.Hangs, "case")))
+		}
+		if st.Unjudged > 0 {
+			what = append(what, fmt.Sprintf("%s not judged", english.Plural(st.Unjudged, "case")))
+		}
+		return &exitError{code: 2, err: fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), hangTimeout)}
+	case st.Bugs > 0:
+		return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(st.Bugs, "finding"))}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +69,11 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 				defer stop()
 				go sh.PollEvery(pctx, 100*time.Millisecond)
 			}
-			err = loop(ctx, sh, rl, in)
+			if interactive {
+				err = sh.RunTerminal(ctx, rl)
+			} else {
+				err = sh.RunScript(ctx, in)
+			}
 			if cerr := sh.Close(); err == nil {
 				err = cerr
 			}
@@ -82,44 +85,4 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 	}
 	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level of every connection (e.g. --isolation rc); \\isolation N L changes one")
 	return cmd
-}
-
-// loop feeds lines to the shell from the terminal (rl) or a script (in)
-// until the input ends, \quit, or the session fails.
-func loop(ctx context.Context, sh *shell.Shell, rl *readline.Instance, in io.Reader) error {
-	if rl != nil {
-		for {
-			rl.SetPrompt(sh.Prompt())
-			line, err := rl.Readline()
-			if errors.Is(err, readline.ErrInterrupt) {
-				// Ctrl-C drops the line being typed, and at a
-				// continuation prompt the statement it continues.
-				sh.Interrupt()
-				continue
-			}
-			if err != nil {
-				return nil // Ctrl-D
-			}
-			if err := sh.Line(ctx, line); err != nil {
-				var save *shell.SaveError
-				if errors.As(err, &save) {
-					// A person can \save elsewhere; ending would lose the session.
-					fmt.Fprintf(rl.Stderr(), "error: %v\n", err)
-					continue
-				}
-				return err
-			}
-		}
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		if err := sh.Line(ctx, sc.Text()); err != nil {
-			return err
-		}
-		if err := sh.Poll(); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
 }

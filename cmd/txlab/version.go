@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/txlab/txlab/internal/buildinfo"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -27,7 +28,7 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
   txlab version --json --db sqlite`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id := buildIdentity()
+			id := buildinfo.Read(version)
 			out := struct {
 				Version  string         `json:"version"`
 				Revision string         `json:"revision,omitempty"`
@@ -36,7 +37,7 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
 				OS       string         `json:"os"`
 				Arch     string         `json:"arch"`
 				Target   *targetVersion `json:"target,omitempty"`
-			}{Version: id.version, Revision: id.revision, Modified: id.modified, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+			}{Version: id.Version, Revision: id.Revision, Modified: id.Modified, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 			if cmd.Flags().Changed("db") {
 				t, err := g.open(cmd)
 				if err != nil {
@@ -58,49 +59,4 @@ func newVersionCmd(g *globalFlags) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// identity is what a build knows of itself: the module version (a tagged
-// release under `go install …@vX`, else "dev" or -ldflags' value) and the
-// VCS revision `go build` stamps in a checkout.
-type identity struct {
-	version  string
-	revision string
-	modified bool
-}
-
-func buildIdentity() identity {
-	id := identity{version: version}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return id
-	}
-	if id.version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		id.version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			id.revision = s.Value
-		case "vcs.modified":
-			id.modified = s.Value == "true"
-		}
-	}
-	return id
-}
-
-// String is the identity on one line: "v1.2.3", "dev (revision 0b69b1a2c3d4)"
-// or "dev (revision 0b69b1a2c3d4, modified)".
-func (id identity) String() string {
-	if id.revision == "" {
-		return id.version
-	}
-	rev := id.revision
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if id.modified {
-		return fmt.Sprintf("%s (revision %s, modified)", id.version, rev)
-	}
-	return fmt.Sprintf("%s (revision %s)", id.version, rev)
 }

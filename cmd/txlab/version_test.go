@@ -3,23 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
-)
 
-func TestIdentityString(t *testing.T) {
-	for _, c := range []struct {
-		id   identity
-		want string
-	}{
-		{identity{version: "dev"}, "dev"},
-		{identity{version: "v1.2.3"}, "v1.2.3"},
-		{identity{version: "dev", revision: "0b69b1a2c3d4e5f60718293a4b5c6d7e8f901234"}, "dev (revision 0b69b1a2c3d4)"},
-		{identity{version: "v0.0.0-2026", revision: "abc", modified: true}, "v0.0.0-2026 (revision abc, modified)"},
-	} {
-		if got := c.id.String(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.id, got, c.want)
-		}
-	}
-}
+	"github.com/txlab/txlab/internal/buildinfo"
+)
 
 // TestVersionFlag: --version and `txlab version` name the same build.
 func TestVersionFlag(t *testing.T) {
@@ -27,7 +13,7 @@ func TestVersionFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--version: exit %d, %q", code, errOut)
 	}
-	want := "txlab " + buildIdentity().String() + "\n"
+	want := "txlab " + buildinfo.Read(version).String() + "\n"
 	if out != want {
 		t.Errorf("--version printed %q, want %q", out, want)
 	}

@@ -1,11 +1,13 @@
 package mt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/txlab/txlab/history"
+	"github.com/txlab/txlab/internal/crash"
 )
 
 // CheckFile is `txlab check --model M HISTORY.jsonl`: it reads the history,
@@ -40,6 +42,31 @@ func CheckFile(path, model string) (exit int, report string, js any) {
 		return 0, fmt.Sprintf("%s: %d transactions, %s: valid\n", path, res.Txns, m), res
 	}
 	return 1, Format(path, res), res
+}
+
+// CheckFileContext is CheckFile ended early by ctx, with its error then:
+// opening or reading a FIFO (or a stalled network file) blocks in the
+// kernel where no context reaches, so the check runs in a goroutine of
+// its own, and an interrupted process ends with the reader still waiting.
+func CheckFileContext(ctx context.Context, path, model string) (exit int, report string, js any, err error) {
+	type result struct {
+		exit   int
+		report string
+		js     any
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer crash.Exit()
+		var r result
+		r.exit, r.report, r.js = CheckFile(path, model)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.exit, r.report, r.js, nil
+	case <-ctx.Done():
+		return 2, "", nil, ctx.Err()
+	}
 }
 
 // Format renders a result for people: one block per anomaly with its name,

@@ -8,6 +8,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -294,4 +295,66 @@ func orList(names []string) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Sets builds sets of a selection's oracles, each with a model checker of
+// its own, and keeps what it built so that Close can release it.
+type Sets struct {
+	sel      *Selection
+	env      Env
+	built    []oracle.CaseOracle
+	checkers []*conform.Checker
+}
+
+// Sets returns the builder of s's oracle sets in env; env.Model is
+// ignored: each set gets a checker of its own.
+func (s *Selection) Sets(env Env) *Sets {
+	env.Model = nil
+	return &Sets{sel: s, env: env}
+}
+
+// Build makes one set of the selected oracles with a model checker of its
+// own. The oracles only judge: what they return goes to the command's one
+// writer, which they may only ask whether a signature was recorded already
+// (Env.Seen).
+func (b *Sets) Build(ctx context.Context) ([]oracle.CaseOracle, oracle.Workload, error) {
+	env := b.env
+	env.Model = &conform.Checker{Settings: env.Settings}
+	b.checkers = append(b.checkers, env.Model)
+	cases, work, err := b.sel.Build(ctx, env)
+	b.built = append(b.built, cases...)
+	return cases, work, err
+}
+
+// PerWorker gives each of n fuzz workers a set of the case oracles of its
+// own: first (a set Build made), then n-1 more, so that what an oracle
+// keeps beside a target (its caches, the model's evaluator sessions,
+// IsoRel's sibling schema) is one worker's.
+func (b *Sets) PerWorker(ctx context.Context, first []oracle.CaseOracle, n int) ([][]oracle.CaseOracle, error) {
+	if len(first) == 0 {
+		return nil, nil
+	}
+	sets := [][]oracle.CaseOracle{first}
+	for len(sets) < n {
+		cases, _, err := b.Build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, cases)
+	}
+	return sets, nil
+}
+
+// Close releases the connections the oracles opened for themselves
+// (IsoRel's sibling schema, the model's evaluator sessions); it comes
+// before the targets close.
+func (b *Sets) Close() {
+	for _, c := range b.built {
+		if cl, ok := c.(io.Closer); ok {
+			cl.Close()
+		}
+	}
+	for _, c := range b.checkers {
+		c.Close()
+	}
 }

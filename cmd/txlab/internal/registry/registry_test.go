@@ -109,3 +109,55 @@ func TestHelpNamesEveryOracle(t *testing.T) {
 		}
 	}
 }
+
+// closer is a case oracle that records the model checker it was built with
+// and whether it was closed.
+type closer struct {
+	oracle.CaseOracle
+	env    registry.Env
+	closed bool
+}
+
+func (c *closer) Close() error { c.closed = true; return nil }
+
+type closerFactory struct {
+	fake
+	built *[]*closer
+}
+
+func (f *closerFactory) NewCase(_ context.Context, env registry.Env) (oracle.CaseOracle, error) {
+	c := &closer{env: env}
+	*f.built = append(*f.built, c)
+	return c, nil
+}
+
+// TestSets: each set has a model checker of its own, every fuzz worker a
+// set, and Close closes every oracle built.
+func TestSets(t *testing.T) {
+	var built []*closer
+	r := registry.NewRegistry(registry.Entry{Name: "c", Default: true, Flags: func(*pflag.FlagSet, bool) registry.Factory {
+		return &closerFactory{built: &built}
+	}})
+	sel, err := r.Bind(pflag.NewFlagSet("x", pflag.ContinueOnError), true).Select("", &registry.Common{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := sel.Sets(registry.Env{Settings: map[string]string{"k": "v"}})
+	first, _, err := sets.Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	per, err := sets.PerWorker(context.Background(), first, 3)
+	if err != nil || len(per) != 3 || len(built) != 3 || per[0][0] != first[0] {
+		t.Fatalf("PerWorker: %d sets, %d built, %v", len(per), len(built), err)
+	}
+	if built[0].env.Model == nil || built[0].env.Model == built[1].env.Model || built[1].env.Settings["k"] != "v" {
+		t.Error("the sets share a model checker, or lack the settings")
+	}
+	sets.Close()
+	for i, c := range built {
+		if !c.closed {
+			t.Errorf("oracle %d not closed", i)
+		}
+	}
+}
