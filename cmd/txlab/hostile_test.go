@@ -127,6 +127,11 @@ func TestHostileCasesOnServers(t *testing.T) {
 			"1> DELETE shop FROM t AS view JOIN shop.orders AS shop;",
 			// Made, then never recorded: every later run refused the schema.
 			"1> CREATE TABLE `b\\` (id INT);",
+			// A name after the dot may start with digits: read as the
+			// number .2024, it hid the database (the red team's probe
+			// wrote and dropped test.2024_orders, which PUBLIC may reach).
+			"1> UPDATE shop.2024_orders SET id = 0;",
+			"1> CREATE TABLE shop.1e5 (id INT);",
 		}},
 		{localdb.Postgres, "pgx", []string{"CREATE SCHEMA shop", "CREATE TABLE shop.orders (id INT)", "INSERT INTO shop.orders VALUES (1), (2)",
 			// A user's function anyone may call (EXECUTE and the schema's

@@ -114,6 +114,20 @@ func (l *lexer) errorf(format string, args ...any) error {
 	return fmt.Errorf("cannot read the statement at offset %d: "+format, append([]any{l.i}, args...)...)
 }
 
+// nameBefore says whether the token before pos is a name (a word, a quoted
+// identifier, or a "…" that ANSI_QUOTES may make one) that ends at pos.
+func (l *lexer) nameBefore(pos int) bool {
+	if len(l.toks) == 0 || pos == 0 {
+		return false
+	}
+	t := l.toks[len(l.toks)-1]
+	if t.kind != tWord && t.kind != tQuoted && !(t.kind == tString && t.dq) {
+		return false
+	}
+	c := l.src[pos-1]
+	return isIdentChar(c) || c == '`' || c == '"'
+}
+
 func (l *lexer) emit(k tokKind, text string, pos int) {
 	t := token{kind: k, text: text, pos: pos}
 	if k == tWord {
@@ -188,6 +202,18 @@ func (l *lexer) run() error {
 			if err := l.dollar(); err != nil {
 				return err
 			}
+		case my && c == '.' && l.nameBefore(pos) && isIdentChar(l.peek(1)):
+			// MySQL reads what directly follows a name's dot as a name,
+			// even one that starts with digits (test.1e5, test.2024_orders):
+			// read as the number .1e5, it hid the qualifier and the case
+			// wrote another database's table.
+			l.emit(tPunct, ".", pos)
+			l.i++
+			start := l.i
+			for l.i < len(l.src) && isIdentChar(l.src[l.i]) {
+				l.i++
+			}
+			l.emit(tWord, l.src[start:l.i], start)
 		case isDigit(c) || c == '.' && isDigit(l.peek(1)):
 			l.number()
 		case isIdentStart(c):

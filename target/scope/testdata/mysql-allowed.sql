@@ -580,3 +580,7 @@ INSERT INTO t VALUES ('café 漢字 ソ表')
 SELECT CONVERT(_utf8mb4'x' USING gbk)
 ==== a column's character set
 CREATE TABLE tg (a VARCHAR(10) CHARACTER SET gbk)
+==== a decimal after a column and a name that starts with digits stay allowed
+SELECT t.c0, 1.5, .5e3, 2024_x FROM t WHERE t.c0 > 0.25
+==== a table of txlab's own with a digit name, qualified by alias
+SELECT a.1x FROM t AS a

@@ -403,3 +403,15 @@ CREATE TABLE ééééééééééééééééééééééééééééééééé�
 CREATE TABLE `a\\` (id INT PRIMARY KEY)
 ==== a column name with a backslash
 SELECT `c\\` FROM t
+==== a table name after the dot that starts with digits (MySQL reads test.1e5 as database test, table 1e5)
+CREATE TABLE test.1e5 (id INT)
+==== the same, a user's table
+UPDATE test.2024_orders SET amount = 0 WHERE id = 1
+==== the same, read
+SELECT * FROM test.2024_orders
+==== the same, quoted database
+DELETE FROM `test`.2024_orders WHERE id = 2
+==== the same, dropped
+DROP TABLE test.2024_orders
+==== a case table renamed out under a digit name
+RENAME TABLE t TO test.1stolen
