@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -84,6 +85,9 @@ func (t *Target) setupCaseRole(ctx context.Context) (*pgconn.Config, error) {
 	verb := "CREATE"
 	if len(existing) > 0 {
 		verb = "ALTER"
+		if err := t.endOrphans(ctx, role.name); err != nil {
+			return nil, err
+		}
 	}
 	stmts := []string{
 		verb + " ROLE " + r + " LOGIN PASSWORD " + quoteString(pw) +
@@ -273,4 +277,41 @@ WHERE t.typnamespace = `+ns+` AND t.typelem = 0
 		}
 	}
 	return nil
+}
+
+// endOrphans ends the sessions of txlab's case role left by a run that
+// died (kill -9): this run holds the schema's lock, so no live run uses the
+// role. Such a session runs on until its statement ends (a pg_sleep, a
+// lock wait) and keeps the locks it took: the next run's setup waited on
+// them until its hang bound.
+func (t *Target) endOrphans(ctx context.Context, role string) error {
+	q := "SELECT pid FROM pg_catalog.pg_stat_activity WHERE usename = " + quoteString(role) + " AND pid <> pg_catalog.pg_backend_pid()"
+	for try := 0; ; try++ {
+		rows, err := t.adminQuery(ctx, q)
+		if err != nil {
+			return fmt.Errorf("look for sessions left by an earlier run: %w", err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		var pids []string
+		for _, r := range rows {
+			pids = append(pids, r[0].S)
+		}
+		if try == 50 {
+			return fmt.Errorf("sessions of txlab's case role %s left by an earlier run (server processes %s) do not end; end them with SELECT pg_terminate_backend(pid), or wait until they do", role, strings.Join(pids, ", "))
+		}
+		if try == 0 {
+			for _, pid := range pids {
+				if _, err := t.adminQuery(ctx, "SELECT pg_catalog.pg_terminate_backend("+pid+")"); err != nil {
+					return fmt.Errorf("sessions of txlab's case role %s left by an earlier run (server processes %s) hold their locks, and this role may not end them (%v): run SELECT pg_terminate_backend(pid) as a superuser", role, strings.Join(pids, ", "), err)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

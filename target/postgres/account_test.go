@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -245,5 +246,38 @@ func TestDatabaseACLUntouched(t *testing.T) {
 	}
 	if acl := rootQuery(t, root, "SELECT datacl IS NULL, coalesce(datacl::text, '') FROM pg_database WHERE datname = 'acl_default'"); acl[0][0].S != "t" {
 		t.Errorf("the database's ACL after a run: %s, want NULL (the defaults)", acl[0][1].S)
+	}
+}
+
+// TestOrphanedSessionsEnd: a run killed while a case session held a lock
+// and slept leaves that session running (the server notices the client is
+// gone only when the statement ends); the next run on the schema ends it
+// instead of waiting on its lock until the hang bound.
+func TestOrphanedSessionsEnd(t *testing.T) {
+	ctx := targettest.Ctx(t)
+	dead, err := Open(ctx, shared.Server(t).DSN(), "", "txlab_orphan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targettest.Fresh(t, dead, "CREATE TABLE t (id INT)")
+	s, err := dead.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targettest.MustExec(t, s, "BEGIN", "LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
+	go s.Exec(context.Background(), "SELECT pg_sleep(120)")
+	time.Sleep(200 * time.Millisecond)
+	// The run dies: its administrative connection goes (and with it the
+	// schema's lock), its case session stays.
+	dead.admin.Close(ctx)
+	start := time.Now()
+	next, err := Open(ctx, shared.Server(t).DSN(), "", "txlab_orphan")
+	if err != nil {
+		t.Fatalf("the next run: %v", err)
+	}
+	defer next.Close()
+	targettest.Fresh(t, next, "CREATE TABLE t (id INT)")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the next run's setup took %v: it waited on the orphan's lock", d)
 	}
 }

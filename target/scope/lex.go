@@ -263,6 +263,10 @@ func (l *lexer) lineComment() error {
 }
 
 // blockComment skips /* … */; PostgreSQL's nest.
+// maxCommentDepth bounds PostgreSQL's nested comments, far past what a
+// person writes.
+const maxCommentDepth = 32
+
 func (l *lexer) blockComment(nested bool) error {
 	depth := 0
 	for l.i < len(l.src) {
@@ -270,6 +274,9 @@ func (l *lexer) blockComment(nested bool) error {
 		case l.src[l.i] == '/' && l.peek(1) == '*' && (nested || depth == 0):
 			depth++
 			l.i += 2
+			if depth > maxCommentDepth {
+				return l.errorf("comments nested more than %d deep are refused: PostgreSQL's parser takes minutes over deep ones and cannot be interrupted meanwhile, so the case's server process outlived txlab", maxCommentDepth)
+			}
 		case l.src[l.i] == '*' && l.peek(1) == '/':
 			depth--
 			l.i += 2

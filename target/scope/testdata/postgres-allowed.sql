@@ -347,3 +347,5 @@ INSERT INTO t VALUES ('café 漢字 ソ表')
 SELECT convert_to('x', 'SJIS')
 ==== reading client_encoding
 SHOW client_encoding
+==== comments nested 32 deep
+SELECT 1 /*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/* x */*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/

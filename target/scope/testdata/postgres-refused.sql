@@ -362,3 +362,5 @@ CREATE TABLE t (tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt
 CREATE TABLE éééééééééééééééééééééééééééééééé (a INT)
 ==== a 64-byte sequence name
 CREATE SEQUENCE tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt
+==== comments nested 33 deep (60,000 kept the server's process parsing for minutes after txlab ended)
+SELECT 1 /*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/* x */*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/
