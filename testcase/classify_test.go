@@ -237,3 +237,21 @@ func TestStmt(t *testing.T) {
 		t.Errorf("a statement that does not parse parsed")
 	}
 }
+
+// TestOwnStmt: OwnStmt is an equal copy of the shared parse, changing
+// which leaves the parse as it is.
+func TestOwnStmt(t *testing.T) {
+	k := Classify("SELECT * FROM t WHERE a = 1")
+	shared, _ := k.Stmt(sqlast.MySQL)
+	own, err := k.OwnStmt(sqlast.MySQL)
+	if err != nil || own == shared || sqlast.Format(sqlast.MySQL, own) != sqlast.Format(sqlast.MySQL, shared) {
+		t.Fatalf("OwnStmt = %v, %v: want an equal copy of %v", own, err, shared)
+	}
+	own.(*sqlast.SelectStmt).Query.(*sqlast.Select).Where = nil
+	if again, _ := k.Stmt(sqlast.MySQL); sqlast.Format(sqlast.MySQL, again) != "SELECT * FROM t WHERE a = 1" {
+		t.Errorf("changing the copy changed the shared parse: %s", sqlast.Format(sqlast.MySQL, again))
+	}
+	if _, err := Classify("SELECT FROM").OwnStmt(sqlast.MySQL); err == nil {
+		t.Error("a statement that does not parse parsed")
+	}
+}

@@ -99,6 +99,17 @@ func (k Kind) Stmt(d sqlast.Dialect) (sqlast.Stmt, error) {
 	return k.parse.Parse(d)
 }
 
+// OwnStmt is Stmt as a copy of the caller's own (sqlast.Clone), for a
+// reader that changes the statement it reads: the shared parse is made
+// once all the same.
+func (k Kind) OwnStmt(d sqlast.Dialect) (sqlast.Stmt, error) {
+	st, err := k.Stmt(d)
+	if err != nil {
+		return nil, err
+	}
+	return sqlast.Clone(st), nil
+}
+
 // StmtOf is step s's statement parsed in dialect d: the parse its kind
 // carries (Kind.Stmt), or, for a step built without a kind or edited
 // since, one made now.
