@@ -206,10 +206,11 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 // Unjudged when none.
 func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) Unjudged {
 	for _, s := range c.Steps {
-		if testcase.KindOf(s).Keyword == "XA" {
+		k := testcase.KindOf(s)
+		if k.Keyword == "XA" {
 			return Unjudged{Reason: XATransaction, SQL: s.SQL}
 		}
-		if f := strings.Fields(strings.ToUpper(s.SQL)); len(f) > 2 && f[0] == "ROLLBACK" && (f[1] == "TO" || f[1] == "WORK" && f[2] == "TO") {
+		if k.Keyword == "ROLLBACK" && rollsBackToSavepoint(s.SQL) {
 			// The versions it undoes were read, by their own transaction
 			// at least, and never follow in any row's history.
 			return Unjudged{Reason: SavepointRollback, SQL: s.SQL}
@@ -230,30 +231,33 @@ func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) Unjudged
 			continue
 		}
 		for _, i := range t.Steps {
-			sql := c.Steps[i].SQL
-			if commitsImplicitly(sql) {
-				return Unjudged{Reason: ImplicitCommit, SQL: sql, Txn: t.ID}
+			if k := testcase.KindOf(c.Steps[i]); commitsImplicitly(k) {
+				return Unjudged{Reason: ImplicitCommit, SQL: k.Of, Txn: t.ID}
 			}
 		}
 	}
 	return Unjudged{}
 }
 
-// commitsImplicitly reports whether a MySQL-family statement ends the
-// open transaction by itself.
-func commitsImplicitly(sql string) bool {
+// rollsBackToSavepoint reports whether a ROLLBACK is ROLLBACK [WORK] TO …
+// (testcase.SavepointOf reads only the forms with one name after it).
+func rollsBackToSavepoint(sql string) bool {
 	f := strings.Fields(strings.ToUpper(sql))
-	if len(f) == 0 {
-		return false
-	}
-	temporary := len(f) > 1 && f[1] == "TEMPORARY" || len(f) > 3 && f[1] == "OR" && f[3] == "TEMPORARY"
-	switch f[0] {
+	return len(f) > 2 && (f[1] == "TO" || f[1] == "WORK" && f[2] == "TO")
+}
+
+// commitsImplicitly reports whether a MySQL-family statement of kind k
+// ends the open transaction by itself.
+func commitsImplicitly(k testcase.Kind) bool {
+	switch k.Keyword {
 	case "CREATE", "DROP":
+		f := strings.Fields(strings.ToUpper(k.Of))
+		temporary := len(f) > 1 && f[1] == "TEMPORARY" || len(f) > 3 && f[1] == "OR" && f[3] == "TEMPORARY"
 		return !temporary
 	case "ALTER", "RENAME", "TRUNCATE", "LOCK", "UNLOCK", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "FLUSH", "GRANT", "REVOKE":
 		return true
 	case "SET":
-		return strings.Contains(strings.Join(f, ""), "AUTOCOMMIT=1")
+		return strings.Contains(strings.Join(strings.Fields(strings.ToUpper(k.Of)), ""), "AUTOCOMMIT=1")
 	}
 	return false
 }
