@@ -33,19 +33,22 @@ func (m *Memo) SQL() string { return m.sql }
 // Parse is Parse(d, m.SQL()), parsed once per dialect; the statement is
 // shared (see Memo).
 func (m *Memo) Parse(d Dialect) (Stmt, error) {
-	if d < 0 || int(d) >= numDialects {
-		// Not a dialect of this package: nothing to keep it under.
-		return Parse(d, m.sql)
-	}
+	// A value that is no dialect of this package is parsed each time:
+	// there is nothing to keep it under.
+	kept := d >= 0 && int(d) < numDialects
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.done[d] {
-		// The one parse of a carried statement: every reader of a step's
-		// statement comes here through the memo its kind carries.
-		m.st[d], m.err[d] = Parse(d, m.sql)
-		m.done[d] = true
+	if kept && m.done[d] {
+		return m.st[d], m.err[d]
 	}
-	return m.st[d], m.err[d]
+	// The parse of a carried statement: every reader of a step's
+	// statement comes here, once per dialect, through the memo its kind
+	// carries.
+	st, err := Parse(d, m.sql)
+	if kept {
+		m.st[d], m.err[d], m.done[d] = st, err, true
+	}
+	return st, err
 }
 
 // Clone returns a deep copy of statement s, for a reader that changes a
