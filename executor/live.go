@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -76,8 +75,9 @@ func (l *Live) Exec(n int, sql string) ([]Event, error) {
 		return nil, err
 	}
 	r := l.r
-	r.c.Steps = append(r.c.Steps, testcase.Step{Conn: n, SQL: sql})
-	schema := !target.KeepsDefinitions(sql)
+	kind := testcase.Classify(sql)
+	r.c.Steps = append(r.c.Steps, testcase.Step{Conn: n, SQL: sql, Kind: kind})
+	schema := kind.Schema
 	l.schema = l.schema || schema
 	i := len(r.c.Steps) - 1
 	if cn.inflight != nil || len(cn.backlog) > 0 {
@@ -193,7 +193,7 @@ func (l *Live) CaseWithout(drop map[int]bool) *testcase.Case {
 		if drop[i] {
 			continue
 		}
-		if !setupKind(st.SQL) || !l.ranPlainly(i) {
+		if !setupKind(testcase.KindOf(st)) || !l.ranPlainly(i) {
 			break
 		}
 		setup = i + 1
@@ -276,12 +276,8 @@ func (l *Live) saveLevels(c *testcase.Case, from []int) {
 
 // setupKind says whether a statement may stand in a case's setup: one that
 // creates or fills tables. A SET or SELECT stays a step on its connection.
-func setupKind(sql string) bool {
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return false
-	}
-	switch strings.ToUpper(f[0]) {
+func setupKind(k testcase.Kind) bool {
+	switch k.Keyword {
 	case "CREATE", "INSERT", "REPLACE", "ALTER", "DROP", "UPDATE", "DELETE":
 		return true
 	}

@@ -151,7 +151,7 @@ func Of(c *testcase.Case) []string {
 	// outside a transaction (autocommit).
 	open, txns := map[int]bool{}, map[int]int{}
 	for _, st := range c.Steps {
-		switch testcase.ControlOf(st.SQL) {
+		switch testcase.KindOf(st).Control {
 		case testcase.Begin:
 			open[st.Conn] = true
 			txns[st.Conn]++

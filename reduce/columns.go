@@ -18,13 +18,14 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 	var table *sqlast.CreateTable
 	create, col := -1, ""
 	for k, sql := range c.Setup {
-		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		s, err := r.setupKind(sql).Stmt(r.opt.Dialect)
 		ct, ok := s.(*sqlast.CreateTable)
 		if err != nil || !ok {
 			continue
 		}
 		if i < len(ct.Columns) {
-			table, create, col = ct, k, ct.Columns[i].Name
+			// The candidate changes the table: the parse is shared.
+			table, create, col = sqlast.Clone(ct).(*sqlast.CreateTable), k, ct.Columns[i].Name
 			break
 		}
 		i -= len(ct.Columns)
@@ -43,14 +44,14 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 	mentions := regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(table.Name) + `($|[^A-Za-z0-9_])`)
 	drop := map[int]bool{} // statements to remove, numbered as statement() does
 	for k := 0; ; k++ {
-		sql, ok := statement(d, k)
+		kind, ok := r.statement(d, k)
 		if !ok {
 			break
 		}
-		if k == create || !mentions.MatchString(sql) {
+		if k == create || !mentions.MatchString(kind.Of) {
 			continue
 		}
-		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		s, err := kind.Stmt(r.opt.Dialect)
 		if err != nil {
 			return nil
 		}
@@ -62,6 +63,7 @@ func dropColumn(r *reducer, c *testcase.Case, i int) *testcase.Case {
 			}
 		case *sqlast.Insert:
 			if s.Table == table.Name {
+				s := sqlast.Clone(s).(*sqlast.Insert)
 				if !dropInsertColumn(s, col, pos) {
 					return nil
 				}

@@ -170,6 +170,9 @@ type reducer struct {
 	lastRun  *executor.Result // the last run of gives that gave the finding
 	// lastEvidence is that run's bundle of the finding.
 	lastEvidence *report.Bundle
+	// setup are the kinds of the setup statements seen, by text, each
+	// carrying its parse (setupKind).
+	setup map[string]testcase.Kind
 }
 
 // Reduce shrinks c while it keeps giving key's finding on t. c itself must
@@ -467,42 +470,64 @@ func dropTable(_ *reducer, c *testcase.Case, i int) *testcase.Case {
 	return tidy(d)
 }
 
-// statements numbers the setup statements first, then the steps.
-func statement(c *testcase.Case, k int) (sql string, ok bool) {
+// statement is statement k of c, numbering the setup statements first,
+// then the steps, as its kind, which carries its text (Of) and its parse
+// (Kind.Stmt): a step's own, a setup statement's from setupKind.
+func (r *reducer) statement(c *testcase.Case, k int) (kind testcase.Kind, ok bool) {
 	if k < len(c.Setup) {
-		return c.Setup[k], true
+		return r.setupKind(c.Setup[k]), true
 	}
 	if k-len(c.Setup) < len(c.Steps) {
-		return c.Steps[k-len(c.Setup)].SQL, true
+		return testcase.KindOf(c.Steps[k-len(c.Setup)]), true
 	}
-	return "", false
+	return testcase.Kind{}, false
 }
 
+// setupKind is the kind of setup statement sql. A setup statement is text,
+// not a step: the reducer keeps one kind, and so one parse, per text over
+// the whole reduction, whose candidates mostly repeat the setup as it is.
+func (r *reducer) setupKind(sql string) testcase.Kind {
+	k, ok := r.setup[sql]
+	if !ok {
+		if r.setup == nil {
+			r.setup = map[string]testcase.Kind{}
+		}
+		k = testcase.Classify(sql)
+		r.setup[sql] = k
+	}
+	return k
+}
+
+// withStatement is c with statement k (numbered as statement does) sql;
+// an edited step gets its new text's kind, which its readers share.
 func withStatement(c *testcase.Case, k int, sql string) *testcase.Case {
 	d := clone(c)
 	if k < len(d.Setup) {
 		d.Setup[k] = sql
 	} else {
 		d.Steps[k-len(d.Setup)].SQL = sql
+		d.Steps[k-len(d.Setup)].Kind = testcase.Classify(sql)
 	}
 	return d
 }
 
 // nth finds the statement and the index within it of the i-th
-// simplification over the whole case, given how many each statement has.
+// simplification over the whole case, given how many each statement has
+// (count must not change the statement: it is the shared parse). The
+// statement comes back as a copy of its own, for the caller to change.
 func nth(r *reducer, c *testcase.Case, i int, count func(sqlast.Stmt) int) (k, j int, stmt sqlast.Stmt, ok bool) {
 	for k = 0; ; k++ {
-		sql, more := statement(c, k)
+		kind, more := r.statement(c, k)
 		if !more {
 			return 0, 0, nil, false
 		}
-		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		s, err := kind.Stmt(r.opt.Dialect)
 		if err != nil {
 			continue
 		}
 		n := count(s)
 		if i < n {
-			return k, i, s, true
+			return k, i, sqlast.Clone(s), true
 		}
 		i -= n
 	}

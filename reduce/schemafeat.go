@@ -14,7 +14,7 @@ import (
 // (AUTO_INCREMENT, SERIAL, AUTOINCREMENT, identity) made a plain one.
 func dropSchemaFeature(r *reducer, c *testcase.Case, i int) *testcase.Case {
 	for k, sql := range c.Setup {
-		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		s, err := r.setupKind(sql).Stmt(r.opt.Dialect)
 		if err != nil {
 			continue
 		}
@@ -31,11 +31,13 @@ func dropSchemaFeature(r *reducer, c *testcase.Case, i int) *testcase.Case {
 				switch {
 				case col.Generated != nil:
 					if i == 0 {
-						return dropGenerated(r, c, k, s, j)
+						// The candidate changes the statement: the parse is shared.
+						return dropGenerated(r, c, k, sqlast.Clone(s).(*sqlast.CreateTable), j)
 					}
 					i--
 				case col.AutoIncrement || col.Identity != sqlast.IdentityNone:
 					if i == 0 {
+						s := sqlast.Clone(s).(*sqlast.CreateTable)
 						s.Columns[j].AutoIncrement, s.Columns[j].Identity = false, sqlast.IdentityNone
 						return withStatement(c, k, sqlast.Format(r.opt.Dialect, s))
 					}
@@ -50,7 +52,7 @@ func dropSchemaFeature(r *reducer, c *testcase.Case, i int) *testcase.Case {
 // dropGenerated removes generated column j of table ct (setup statement
 // create) and every other statement that names it: its indexes, the reads
 // that use it (no statement writes it). Nil when another generated column
-// of the table reads it.
+// of the table reads it. ct is the caller's to change.
 func dropGenerated(r *reducer, c *testcase.Case, create int, ct *sqlast.CreateTable, j int) *testcase.Case {
 	col := ct.Columns[j].Name
 	if readByGenerated(ct, col) {
@@ -61,14 +63,14 @@ func dropGenerated(r *reducer, c *testcase.Case, create int, ct *sqlast.CreateTa
 	d.Setup[create] = sqlast.Format(r.opt.Dialect, ct)
 	var drop []int
 	for k := 0; ; k++ {
-		sql, ok := statement(d, k)
+		kind, ok := r.statement(d, k)
 		if !ok {
 			break
 		}
 		if k == create {
 			continue
 		}
-		s, err := sqlast.Parse(r.opt.Dialect, sql)
+		s, err := kind.Stmt(r.opt.Dialect)
 		if err != nil {
 			return nil
 		}

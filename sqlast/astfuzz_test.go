@@ -250,8 +250,8 @@ func (b *astBuilder) stmt(depth int) Stmt {
 }
 
 // FuzzFormat builds generator-like ASTs from the fuzz input and checks that
-// Format(Parse(Format(ast))) == Format(ast) and that no "--" is rendered
-// outside a quoted string or identifier.
+// Format(Parse(Format(ast))) == Format(ast), that no "--" is rendered
+// outside a quoted string or identifier, and that Clone copies the AST.
 func FuzzFormat(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
@@ -261,6 +261,7 @@ func FuzzFormat(f *testing.F) {
 		for _, d := range dialects {
 			b := &astBuilder{src: &byteSource{b: data}, d: d}
 			s := b.stmt(3)
+			checkClone(t, d, s)
 			once := Format(d, s)
 			if strings.Contains(stripQuoted(once), "--") {
 				t.Fatalf("%s: rendered -- outside quotes: %s", d, once)

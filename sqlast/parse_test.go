@@ -171,8 +171,9 @@ func TestWalk(t *testing.T) {
 	})
 }
 
-// FuzzParse checks that Parse never panics and that whatever it accepts
-// formats to a fixed point: Format(Parse(Format(Parse(x)))) == Format(Parse(x)).
+// FuzzParse checks that Parse never panics, that whatever it accepts
+// formats to a fixed point: Format(Parse(Format(Parse(x)))) == Format(Parse(x)),
+// and that its Clone is an equal copy sharing nothing.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"parse_ok.txt", "parse_err.txt"} {
 		for _, c := range readCases(f, name) {
@@ -197,6 +198,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		checkClone(t, d, s)
 		once := Format(d, s)
 		if strings.Contains(once, "--") && !strings.ContainsAny(once, `'"`+"`") {
 			t.Fatalf("formatted %q contains --", once)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 )
 
@@ -97,6 +98,13 @@ func corpus(t *testing.T) []string {
 	return out
 }
 
+// sameKind reports whether a and b decide the same: each Classify makes a
+// parse memo of its own.
+func sameKind(a, b Kind) bool {
+	a.parse, b.parse = nil, nil
+	return a == b
+}
+
 // describe writes a kind as a line of testdata/kinds.txt.
 func describe(k Kind) string {
 	return fmt.Sprintf("%s %s %s write=%t query=%t changes=%t locking=%t schema=%t", k.Keyword, []string{"-", "begin", "commit", "rollback"}[k.Control],
@@ -112,7 +120,7 @@ func TestClassifyCorpus(t *testing.T) {
 			k.Changes != target.ChangesRows(sql) || k.LockingRead != oldLockingReadRE.MatchString(sql) || k.Schema == target.KeepsDefinitions(sql) {
 			t.Errorf("Classify(%q) = %+v, differs from the old classifiers", sql, k)
 		}
-		if got := KindOf(Step{SQL: sql}); got != k {
+		if got := KindOf(Step{SQL: sql}); !sameKind(got, k) {
 			t.Errorf("KindOf(step without a kind %q) = %+v, want %+v", sql, got, k)
 		}
 	}
@@ -126,7 +134,7 @@ func TestClassifyCorpus(t *testing.T) {
 	if got := Classify("COMMIT").For("ROLLBACK"); got.Control != Rollback {
 		t.Errorf("Classify(COMMIT).For(ROLLBACK) = %+v, want a rollback", got)
 	}
-	if got := (Kind{}).For(""); got != Classify("") {
+	if got := (Kind{}).For(""); !sameKind(got, Classify("")) {
 		t.Errorf("Kind{}.For(\"\") = %+v, want %+v", got, Classify(""))
 	}
 	// A step edited after it was classified is classified again.
@@ -192,8 +200,58 @@ func FuzzClassify(f *testing.F) {
 			k.Changes != target.ChangesRows(sql) || k.LockingRead != oldLockingReadRE.MatchString(sql) || k.Schema == target.KeepsDefinitions(sql) {
 			t.Errorf("Classify(%q) = %+v, differs from the old classifiers", sql, k)
 		}
-		if KindOf(Step{SQL: sql}) != k {
+		if !sameKind(KindOf(Step{SQL: sql}), k) {
 			t.Errorf("KindOf(Step{SQL: %q}) differs from Classify", sql)
 		}
 	})
+}
+
+// TestStmt: a step's statement is parsed once per dialect and shared by
+// every copy of its kind; a step edited since its kind was decided, or
+// built without one, is parsed from its own text.
+func TestStmt(t *testing.T) {
+	c, err := ParseString("c", "CREATE TABLE t (a INT);\n1> SELECT a FROM t;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Steps[0]
+	a, err := StmtOf(st, sqlast.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := st
+	if b, _ := StmtOf(copied, sqlast.MySQL); b != a {
+		t.Errorf("a copy of the step parsed its statement again")
+	}
+	if b, _ := KindOf(st).Stmt(sqlast.Postgres); b == a {
+		t.Errorf("PostgreSQL's parse is MySQL's")
+	}
+	copied.SQL = "UPDATE t SET a = 1"
+	if b, err := StmtOf(copied, sqlast.MySQL); err != nil || sqlast.Format(sqlast.MySQL, b) != "UPDATE t SET a = 1" {
+		t.Errorf("an edited step's statement = %v, %v, want its new text's", b, err)
+	}
+	if b, err := StmtOf(Step{SQL: "SELECT 1"}, sqlast.SQLite); err != nil || sqlast.Format(sqlast.SQLite, b) != "SELECT 1" {
+		t.Errorf("a step without a kind: %v, %v", b, err)
+	}
+	if _, err := StmtOf(Step{SQL: "SELECT FROM"}, sqlast.SQLite); err == nil {
+		t.Errorf("a statement that does not parse parsed")
+	}
+}
+
+// TestOwnStmt: OwnStmt is an equal copy of the shared parse, changing
+// which leaves the parse as it is.
+func TestOwnStmt(t *testing.T) {
+	k := Classify("SELECT * FROM t WHERE a = 1")
+	shared, _ := k.Stmt(sqlast.MySQL)
+	own, err := k.OwnStmt(sqlast.MySQL)
+	if err != nil || own == shared || sqlast.Format(sqlast.MySQL, own) != sqlast.Format(sqlast.MySQL, shared) {
+		t.Fatalf("OwnStmt = %v, %v: want an equal copy of %v", own, err, shared)
+	}
+	own.(*sqlast.SelectStmt).Query.(*sqlast.Select).Where = nil
+	if again, _ := k.Stmt(sqlast.MySQL); sqlast.Format(sqlast.MySQL, again) != "SELECT * FROM t WHERE a = 1" {
+		t.Errorf("changing the copy changed the shared parse: %s", sqlast.Format(sqlast.MySQL, again))
+	}
+	if _, err := Classify("SELECT FROM").OwnStmt(sqlast.MySQL); err == nil {
+		t.Error("a statement that does not parse parsed")
+	}
 }

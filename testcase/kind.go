@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
 )
 
@@ -38,6 +39,9 @@ type Kind struct {
 	// Of is the text the kind was decided from: a step whose SQL was
 	// rewritten since (a reduction edits statements) is classified again.
 	Of string
+	// parse is Of's parse per dialect, made when a reader first asks
+	// (Stmt); every copy of the kind shares it.
+	parse *sqlast.Memo
 }
 
 // Classify decides a statement's kind from its text.
@@ -48,6 +52,7 @@ func Classify(sql string) Kind {
 		LockingRead: lockingReadRE.MatchString(sql),
 		Schema:      !target.KeepsDefinitions(sql),
 		Of:          sql,
+		parse:       sqlast.NewMemo(sql),
 	}
 	f := strings.Fields(sql)
 	if len(f) == 0 {
@@ -79,6 +84,36 @@ func (k Kind) For(sql string) Kind {
 	}
 	return Classify(sql)
 }
+
+// Stmt is the statement the kind was decided from (Of) parsed in dialect
+// d. The parse is made the first time a reader asks for d and shared by
+// every copy of the kind after (sqlast.Memo), so that the readers of a
+// step — the oracles, the model, the reducer — take one parse instead of
+// each parsing its text again. It is shared, also between goroutines: a
+// reader that rewrites it takes a sqlast.Clone first. A kind that Classify
+// did not decide parses Of now.
+func (k Kind) Stmt(d sqlast.Dialect) (sqlast.Stmt, error) {
+	if k.parse == nil {
+		return sqlast.NewMemo(k.Of).Parse(d)
+	}
+	return k.parse.Parse(d)
+}
+
+// OwnStmt is Stmt as a copy of the caller's own (sqlast.Clone), for a
+// reader that changes the statement it reads: the shared parse is made
+// once all the same.
+func (k Kind) OwnStmt(d sqlast.Dialect) (sqlast.Stmt, error) {
+	st, err := k.Stmt(d)
+	if err != nil {
+		return nil, err
+	}
+	return sqlast.Clone(st), nil
+}
+
+// StmtOf is step s's statement parsed in dialect d: the parse its kind
+// carries (Kind.Stmt), or, for a step built without a kind or edited
+// since, one made now.
+func StmtOf(s Step, d sqlast.Dialect) (sqlast.Stmt, error) { return KindOf(s).Stmt(d) }
 
 // Signature names the statement as finding signatures do: its keyword,
 // except that an upsert is an UPSERT — its conflicts are a family of bugs

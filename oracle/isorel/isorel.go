@@ -179,19 +179,19 @@ func (o *Oracle) Check(ctx context.Context, t target.Target, c *testcase.Case, p
 	if h != nil {
 		j.Notes = Uninstrumented(h)
 	}
-	if p.Unjudged != "" {
+	if p.Unjudged.Reason != instrument.NoReason {
 		note, why := "; the transactions it recorded are not the ones that ran", "implicit commit"
-		switch {
-		case strings.HasPrefix(p.Unjudged, "an XA"):
+		switch p.Unjudged.Reason {
+		case instrument.XATransaction:
 			why = "XA transaction"
-		case strings.HasPrefix(p.Unjudged, "a rollback to a savepoint"):
+		case instrument.SavepointRollback:
 			note, why = "; the row versions it undoes are not followed", "rollback to a savepoint"
-		case strings.HasPrefix(p.Unjudged, "a read that skips"):
+		case instrument.SkipLocked:
 			note, why = "; its rows are not a view of the versions it could see", "SKIP LOCKED"
-		case strings.HasPrefix(p.Unjudged, "a statement that may cascade"):
+		case instrument.MayCascade:
 			note, why = "; the rows its foreign keys' actions write are not recorded", "on-delete-cascade"
 		}
-		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged+note)
+		j.Notes = append(j.Notes, "isorel: not judged: "+p.Unjudged.String()+note)
 		j.Undecided = why
 		return j, nil
 	}

@@ -43,22 +43,14 @@ func outsideModel(c *testcase.Case) string {
 	}
 	for _, st := range c.Steps {
 		if m := nondeterministic.FindString(st.SQL); m != "" {
-			return fmt.Sprintf("connection %d's %s uses %s", st.Conn, firstWord(st.SQL), strings.TrimSpace(m))
+			return fmt.Sprintf("connection %d's %s uses %s", st.Conn, testcase.KindOf(st).Keyword, strings.TrimSpace(m))
 		}
 		if skipsLocked(st.SQL) {
-			return fmt.Sprintf("connection %d's %s uses SKIP LOCKED, whose view of the data is inconsistent by design", st.Conn, firstWord(st.SQL))
+			return fmt.Sprintf("connection %d's %s uses SKIP LOCKED, whose view of the data is inconsistent by design", st.Conn, testcase.KindOf(st).Keyword)
 		}
 		if m := outsideTxn.FindStringSubmatch(st.SQL); m != nil {
 			return fmt.Sprintf("connection %d runs %s, outside WSS's transaction model", st.Conn, strings.ToUpper(strings.Join(strings.Fields(m[0]), " ")))
 		}
 	}
 	return ""
-}
-
-func firstWord(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToUpper(f[0])
 }

@@ -56,6 +56,9 @@ type Stmt struct {
 	Columns  []string
 	Rows     []target.Row
 	Affected int64
+	// Kind is the statement's kind as the case's step carried it, with
+	// the step's parse (testcase.Kind.Stmt); zero when unknown.
+	Kind testcase.Kind
 }
 
 // Blocked reports whether the statement waited.
@@ -431,7 +434,7 @@ func unheldType(d sqlast.Dialect, create string) string {
 // the index the table is clustered by, which the model does not follow),
 // and fails with Parse's error.
 func parseSetup(d sqlast.Dialect, sql string) (sqlast.Stmt, error) {
-	st, err := sqlast.Parse(d, sql)
+	st, err := sqlast.Parse(d, sql) // setup statements are text, not steps: Setup parses each once
 	if err == nil {
 		return st, nil
 	}
@@ -819,7 +822,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if e.savepointOp(t, st) {
 		return nil, nil
 	}
-	parsed, err := sqlast.Parse(e.dialect, st.SQL)
+	parsed, err := st.Kind.For(st.SQL).OwnStmt(e.dialect) // a copy: the model changes it (stars expanded in place)
 	if err != nil {
 		e.halt(notUnderstood("not understood", st.SQL, err), "statement not understood: %s", st.SQL)
 		return nil, nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
 )
 
 // Foreign keys: the instrumented CREATE TABLE keeps its foreign keys as
@@ -13,26 +14,25 @@ import (
 // action) writes child rows the statement does not name: their hidden
 // columns stay as they were, so IsoRel would read a wrong version order
 // there. A case with a statement that may set one off is not judged
-// (Plan.Unjudged), rather than judged on a history with hidden writes.
-
-// cascadeUnjudged is Plan.Unjudged's prefix for such a case.
-const cascadeUnjudged = "a statement that may cascade (on-delete-cascade)"
+// (Plan.Unjudged, MayCascade), rather than judged on a history with
+// hidden writes.
 
 // mayCascade reports whether statement sql may set off a foreign key's
 // action: a DELETE or REPLACE of a table a key deletes or sets from, an
 // UPDATE or upsert of one a key updates from, or a write of a kind
 // IsoRel does not parse that names either.
-func (rw *Rewriter) mayCascade(sql string) bool {
+func (rw *Rewriter) mayCascade(k testcase.Kind) bool {
 	if !rw.acting {
 		return false
 	}
+	sql := k.Of
 	acted := func(name string, onUpdate bool) bool {
 		t := rw.tables[name]
 		return t != nil && (!onUpdate && t.actedOnDelete || onUpdate && t.actedOnUpdate)
 	}
-	st, err := sqlast.Parse(rw.d, sql)
+	st, err := k.Stmt(rw.d)
 	if err != nil {
-		kw := keyword(sql)
+		kw := k.Keyword
 		if kw == "SELECT" || kw == "INSERT" && !strings.Contains(strings.ToUpper(sql), "ON ") {
 			return false
 		}

@@ -56,14 +56,65 @@ type Plan struct {
 	finalReads map[string]string
 	// names names the rows of a final state by their values.
 	names func(target.State) map[string]string
-	// Unjudged, when set, says why the history of this case cannot be
-	// judged: its transactions are not the ones Record sees (a statement
-	// that commits the transaction implicitly, XA, a statement that may
-	// set off a foreign key's action: fk.go).
-	Unjudged string
+	// Unjudged, when set (its Reason not NoReason), says why the history
+	// of this case cannot be judged: its transactions are not the ones
+	// Record sees (a statement that commits the transaction implicitly,
+	// XA, a statement that may set off a foreign key's action: fk.go).
+	Unjudged Unjudged
 	// Tables are the tables with hidden columns the final read reads:
 	// those of the setup and those the steps created.
 	Tables []string
+}
+
+// Reason is why a case's history cannot be judged (Plan.Unjudged): a value
+// the oracle decides by, where a sentence is for people (Unjudged.String).
+type Reason int
+
+// The reasons.
+const (
+	NoReason Reason = iota // the history can be judged
+	// ImplicitCommit: a MySQL-family statement inside an explicit
+	// transaction commits it by itself.
+	ImplicitCommit
+	// XATransaction: an XA statement (Record knows BEGIN, COMMIT and
+	// ROLLBACK only).
+	XATransaction
+	// SavepointRollback: a ROLLBACK TO SAVEPOINT undoes versions that
+	// were read.
+	SavepointRollback
+	// SkipLocked: a locking read leaves out the rows others hold locked.
+	SkipLocked
+	// MayCascade: a statement may set off a foreign key's action, whose
+	// writes the hidden columns do not follow (fk.go).
+	MayCascade
+)
+
+// Unjudged is why a case's history cannot be judged, with the statement
+// that makes it so; the zero value says it can be.
+type Unjudged struct {
+	Reason Reason
+	// SQL is the statement, as the case has it.
+	SQL string
+	// Txn is the transaction an ImplicitCommit statement commits.
+	Txn int
+}
+
+// String says why in a sentence, "an XA transaction (XA START 'x')"; ""
+// for NoReason.
+func (u Unjudged) String() string {
+	switch u.Reason {
+	case ImplicitCommit:
+		return fmt.Sprintf("T%d's %q commits it implicitly", u.Txn, u.SQL)
+	case XATransaction:
+		return "an XA transaction (" + u.SQL + ")"
+	case SavepointRollback:
+		return "a rollback to a savepoint (" + u.SQL + ")"
+	case SkipLocked:
+		return "a read that skips locked rows (" + u.SQL + ")"
+	case MayCascade:
+		return "a statement that may cascade (on-delete-cascade): " + u.SQL
+	}
+	return ""
 }
 
 // Instrument rewrites case c for dialect d. Statements outside the subset
@@ -99,17 +150,18 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		p.Steps = append(p.Steps, st)
 	}
 	group := 0
-	cascade := ""
+	var cascade Unjudged
 	for i, s := range c.Steps {
 		t := byStep[i]
 		id := int64(t.ID)
-		if testcase.KindOf(s).Control != testcase.NotControl {
+		k := testcase.KindOf(s)
+		if k.Control != testcase.NotControl {
 			add(s.Conn, s.SQL, Step{Orig: i, Group: -1, Txn: id, Role: RoleMain})
 			continue
 		}
-		sent, info := rw.statement(s.SQL, id, views[i])
-		if cascade == "" && rw.mayCascade(s.SQL) {
-			cascade = cascadeUnjudged + ": " + s.SQL
+		sent, info := rw.statement(k, id, views[i])
+		if cascade.Reason == NoReason && rw.mayCascade(k) {
+			cascade = Unjudged{Reason: MayCascade, SQL: s.SQL}
 		}
 		// A read before the statement must be in its transaction; the
 		// read of an UPDATE's matched rows after it need not.
@@ -131,7 +183,7 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 		p.FinalConn = max(p.FinalConn, conn+1)
 	}
 	p.Unjudged = unjudged(c, p.Txns, d)
-	if p.Unjudged == "" {
+	if p.Unjudged.Reason == NoReason {
 		p.Unjudged = cascade
 	}
 	// Tables the steps created count too; TEMPORARY ones only exist for
@@ -150,57 +202,62 @@ func Instrument(c *testcase.Case, info target.Info) (*Plan, error) {
 // the MySQL family, a statement inside an explicit transaction that
 // commits it implicitly (DDL, LOCK TABLES, ANALYZE TABLE, ...: MySQL 8.0
 // manual 15.3.3, "Statements That Cause an Implicit Commit"), after which
-// the rest of the "transaction" runs in autocommit mode. "" when none.
-func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) string {
+// the rest of the "transaction" runs in autocommit mode. The zero
+// Unjudged when none.
+func unjudged(c *testcase.Case, txns []*testcase.Txn, d sqlast.Dialect) Unjudged {
 	for _, s := range c.Steps {
-		if testcase.KindOf(s).Keyword == "XA" {
-			return "an XA transaction (" + s.SQL + ")"
+		k := testcase.KindOf(s)
+		if k.Keyword == "XA" {
+			return Unjudged{Reason: XATransaction, SQL: s.SQL}
 		}
-		if f := strings.Fields(strings.ToUpper(s.SQL)); len(f) > 2 && f[0] == "ROLLBACK" && (f[1] == "TO" || f[1] == "WORK" && f[2] == "TO") {
+		if k.Keyword == "ROLLBACK" && rollsBackToSavepoint(s.SQL) {
 			// The versions it undoes were read, by their own transaction
 			// at least, and never follow in any row's history.
-			return "a rollback to a savepoint (" + s.SQL + ")"
+			return Unjudged{Reason: SavepointRollback, SQL: s.SQL}
 		}
 		if features.Uses(s.SQL, "skip-locked") {
 			// It leaves out the rows others hold locked, whatever its
 			// predicate says: an inconsistent view by design (PostgreSQL's
 			// SELECT, The Locking Clause; MySQL 8.0 manual 17.7.2.4), so
 			// its rows say nothing of the versions it could see.
-			return "a read that skips locked rows (" + s.SQL + ")"
+			return Unjudged{Reason: SkipLocked, SQL: s.SQL}
 		}
 	}
 	if d != sqlast.MySQL {
-		return ""
+		return Unjudged{}
 	}
 	for _, t := range txns {
 		if !t.Explicit {
 			continue
 		}
 		for _, i := range t.Steps {
-			sql := c.Steps[i].SQL
-			if commitsImplicitly(sql) {
-				return fmt.Sprintf("T%d's %q commits it implicitly", t.ID, sql)
+			if k := testcase.KindOf(c.Steps[i]); commitsImplicitly(k) {
+				return Unjudged{Reason: ImplicitCommit, SQL: k.Of, Txn: t.ID}
 			}
 		}
 	}
-	return ""
+	return Unjudged{}
 }
 
-// commitsImplicitly reports whether a MySQL-family statement ends the
-// open transaction by itself.
-func commitsImplicitly(sql string) bool {
+// rollsBackToSavepoint reports whether a ROLLBACK is ROLLBACK [WORK] TO …
+// (testcase.SavepointOf reads only the forms with one name after it).
+func rollsBackToSavepoint(sql string) bool {
 	f := strings.Fields(strings.ToUpper(sql))
-	if len(f) == 0 {
-		return false
-	}
-	temporary := len(f) > 1 && f[1] == "TEMPORARY" || len(f) > 3 && f[1] == "OR" && f[3] == "TEMPORARY"
-	switch f[0] {
+	return len(f) > 2 && (f[1] == "TO" || f[1] == "WORK" && f[2] == "TO")
+}
+
+// commitsImplicitly reports whether a MySQL-family statement of kind k
+// ends the open transaction by itself.
+func commitsImplicitly(k testcase.Kind) bool {
+	switch k.Keyword {
 	case "CREATE", "DROP":
+		f := strings.Fields(strings.ToUpper(k.Of))
+		temporary := len(f) > 1 && f[1] == "TEMPORARY" || len(f) > 3 && f[1] == "OR" && f[3] == "TEMPORARY"
 		return !temporary
 	case "ALTER", "RENAME", "TRUNCATE", "LOCK", "UNLOCK", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "FLUSH", "GRANT", "REVOKE":
 		return true
 	case "SET":
-		return strings.Contains(strings.Join(f, ""), "AUTOCOMMIT=1")
+		return strings.Contains(strings.Join(strings.Fields(strings.ToUpper(k.Of)), ""), "AUTOCOMMIT=1")
 	}
 	return false
 }

@@ -371,14 +371,15 @@ func viewsFaithful(info target.Info, level target.Level) bool {
 func (rw *Rewriter) predicateSteps(c *testcase.Case, info target.Info, byStep []*testcase.Txn) map[int]view {
 	out := map[int]view{}
 	for i, s := range c.Steps {
-		if k := testcase.KindOf(s); k.Control != testcase.NotControl || k.Keyword != "SELECT" {
+		k := testcase.KindOf(s)
+		if k.Control != testcase.NotControl || k.Keyword != "SELECT" {
 			continue
 		}
 		level := c.LevelOf(s.Conn)
 		if !viewsFaithful(info, level) {
 			continue
 		}
-		st, err := sqlast.Parse(rw.d, s.SQL)
+		st, err := k.Stmt(rw.d)
 		if err != nil {
 			continue
 		}

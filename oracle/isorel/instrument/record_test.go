@@ -413,14 +413,16 @@ func TestUnjudged(t *testing.T) {
 	for _, c := range []struct {
 		d          sqlast.Dialect
 		tail, want string
+		reason     Reason
 	}{
-		{sqlast.Postgres, "1> COMMIT;\n", ""},
-		{sqlast.Postgres, "1> SAVEPOINT s;\n1> RELEASE SAVEPOINT s;\n1> COMMIT;\n", ""},
-		{sqlast.Postgres, "1> SAVEPOINT s;\n1> UPDATE t SET v = 12 WHERE id = 1;\n1> ROLLBACK TO SAVEPOINT s;\n1> COMMIT;\n", "a rollback to a savepoint (ROLLBACK TO SAVEPOINT s)"},
-		{sqlast.MySQL, "1> SAVEPOINT s;\n1> rollback work to s;\n1> COMMIT;\n", "a rollback to a savepoint (rollback work to s)"},
-		{sqlast.MySQL, "1> CREATE TABLE u (a INT);\n1> COMMIT;\n", `T1's "CREATE TABLE u (a INT)" commits it implicitly`},
-		{sqlast.Postgres, "1> SELECT * FROM t FOR UPDATE skip  locked;\n1> COMMIT;\n", "a read that skips locked rows (SELECT * FROM t FOR UPDATE skip  locked)"},
-		{sqlast.MySQL, "1> SELECT * FROM t FOR UPDATE NOWAIT;\n1> COMMIT;\n", ""},
+		{sqlast.Postgres, "1> COMMIT;\n", "", NoReason},
+		{sqlast.Postgres, "1> SAVEPOINT s;\n1> RELEASE SAVEPOINT s;\n1> COMMIT;\n", "", NoReason},
+		{sqlast.Postgres, "1> SAVEPOINT s;\n1> UPDATE t SET v = 12 WHERE id = 1;\n1> ROLLBACK TO SAVEPOINT s;\n1> COMMIT;\n", "a rollback to a savepoint (ROLLBACK TO SAVEPOINT s)", SavepointRollback},
+		{sqlast.MySQL, "1> SAVEPOINT s;\n1> rollback work to s;\n1> COMMIT;\n", "a rollback to a savepoint (rollback work to s)", SavepointRollback},
+		{sqlast.MySQL, "1> CREATE TABLE u (a INT);\n1> COMMIT;\n", `T1's "CREATE TABLE u (a INT)" commits it implicitly`, ImplicitCommit},
+		{sqlast.Postgres, "1> SELECT * FROM t FOR UPDATE skip  locked;\n1> COMMIT;\n", "a read that skips locked rows (SELECT * FROM t FOR UPDATE skip  locked)", SkipLocked},
+		{sqlast.MySQL, "1> SELECT * FROM t FOR UPDATE NOWAIT;\n1> COMMIT;\n", "", NoReason},
+		{sqlast.MySQL, "1> XA START 'x';\n1> COMMIT;\n", "an XA transaction (XA START 'x')", XATransaction},
 	} {
 		cs, err := testcase.ParseString("c", head+c.tail)
 		if err != nil {
@@ -430,8 +432,8 @@ func TestUnjudged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Unjudged != c.want {
-			t.Errorf("%q: unjudged %q, want %q", c.tail, p.Unjudged, c.want)
+		if p.Unjudged.Reason != c.reason || p.Unjudged.String() != c.want {
+			t.Errorf("%q: unjudged %d %q, want %d %q", c.tail, p.Unjudged.Reason, p.Unjudged, c.reason, c.want)
 		}
 	}
 }

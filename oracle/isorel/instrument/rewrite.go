@@ -213,26 +213,31 @@ type Info struct {
 // returns something to send: a statement it cannot rewrite is sent as
 // written and reported uninstrumented.
 func (rw *Rewriter) Statement(sql string, txn int64) ([]Sent, Info) {
-	return rw.statement(sql, txn, noView)
+	return rw.statement(testcase.Classify(sql), txn, noView)
 }
 
-// statement is Statement; view says a SELECT may be rewritten to show its
-// view (predicateSteps chose it).
-func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
-	if out, info, ok := rw.schema(sql); ok {
+// statement is Statement for the statement of kind k (k.Of), which it
+// reads through its kind: a case step's, whose parse the other readers of
+// the step share. view says a SELECT may be rewritten to show its view
+// (predicateSteps chose it).
+func (rw *Rewriter) statement(k testcase.Kind, txn int64, view view) ([]Sent, Info) {
+	sql := k.Of
+	if out, info, ok := rw.schema(k); ok {
 		return []Sent{{SQL: out}}, info
 	}
-	info := Info{Kind: keyword(sql)}
+	info := Info{Kind: k.Keyword}
 	if rowless(sql, info.Kind) {
 		return []Sent{{SQL: sql}}, info
 	}
-	st, err := sqlast.Parse(rw.d, sql)
+	// The rewrite builds new nodes where it changes any (copy on write),
+	// so the shared parse stays as it is.
+	st, err := k.Stmt(rw.d)
 	if err != nil {
 		if info.Kind == "SELECT" && readsCatalog(sql) {
 			return []Sent{{SQL: sql}}, info
 		}
 		info.Note = "not instrumented, not parsed: " + err.Error()
-		return []Sent{{SQL: rw.AsWritten(sql)}}, info
+		return []Sent{{SQL: rw.asWritten(k)}}, info
 	}
 	sent, err := rw.stmt(st, txn, &info, view)
 	switch {
@@ -249,7 +254,7 @@ func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 		return sent, info
 	case err != nil:
 		info.Note = "not instrumented: " + err.Error()
-		return []Sent{{SQL: rw.AsWritten(sql)}}, info
+		return []Sent{{SQL: rw.asWritten(k)}}, info
 	}
 	info.Instrumented = true
 	info.Note = partial(st, &info)
@@ -264,11 +269,15 @@ func (rw *Rewriter) statement(sql string, txn int64, view view) ([]Sent, Info) {
 // list into a table with hidden columns names the table's own columns, so
 // that its values (or SELECT *) still fit; its rows get NULL hidden
 // columns, which IsoRel does not see.
-func (rw *Rewriter) AsWritten(sql string) string {
-	switch keyword(sql) {
+func (rw *Rewriter) AsWritten(sql string) string { return rw.asWritten(testcase.Classify(sql)) }
+
+// asWritten is AsWritten for the statement of kind k (k.Of).
+func (rw *Rewriter) asWritten(k testcase.Kind) string {
+	sql := k.Of
+	switch k.Keyword {
 	case "INSERT", "REPLACE":
 	case "SELECT", "WITH", "(":
-		return rw.visibleStars(sql)
+		return rw.visibleStars(k)
 	default:
 		return sql
 	}
@@ -353,10 +362,6 @@ func readsCatalog(sql string) bool {
 	}
 	return false
 }
-
-// keyword is a statement's first word in upper case (testcase.Kind's
-// Keyword), for the statements the rewriter is given as text.
-func keyword(sql string) string { return testcase.Classify(sql).Keyword }
 
 func (rw *Rewriter) stmt(st sqlast.Stmt, txn int64, info *Info, view view) ([]Sent, error) {
 	tn := "T" + strconv.FormatInt(txn, 10)

@@ -2,26 +2,30 @@ package instrument
 
 import (
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
 )
 
 // Setup rewrites one setup statement: CREATE TABLE gains the hidden
 // columns, INSERT rows get rowIds and wList 'T0', anything else runs as
 // written. It also learns the schema, so setup must go through it first.
 func (rw *Rewriter) Setup(sql string) (string, Info) {
-	if out, info, ok := rw.schema(sql); ok {
+	// A setup statement is text, not a step: its kind, made here, carries
+	// its parse to schema and to the rewrite below, parsed once.
+	k := testcase.Classify(sql)
+	if out, info, ok := rw.schema(k); ok {
 		return out, info
 	}
-	info := Info{Kind: keyword(sql)}
-	st, err := sqlast.Parse(rw.d, sql)
+	info := Info{Kind: k.Keyword}
+	st, err := k.Stmt(rw.d)
 	if err != nil {
 		info.Note = "not parsed: " + err.Error()
-		return rw.AsWritten(sql), info
+		return rw.asWritten(k), info
 	}
 	if s, ok := st.(*sqlast.Insert); ok {
 		sent, err := rw.insert(s, "T0", &info)
 		if err != nil {
 			info.Note = err.Error()
-			return rw.AsWritten(sql), info
+			return rw.asWritten(k), info
 		}
 		info.Instrumented = true
 		return sent[len(sent)-1].SQL, info
@@ -36,8 +40,9 @@ func (rw *Rewriter) Setup(sql string) (string, Info) {
 // CREATE INDEX and ALTER TABLE … ADD INDEX/KEY/UNIQUE/PRIMARY KEY run as
 // written and tell the rewriter the table's keys. ok is false for other
 // statements.
-func (rw *Rewriter) schema(sql string) (string, Info, bool) {
-	info := Info{Kind: keyword(sql)}
+func (rw *Rewriter) schema(k testcase.Kind) (string, Info, bool) {
+	sql := k.Of
+	info := Info{Kind: k.Keyword}
 	switch info.Kind {
 	case "CREATE":
 		def, err := sqlast.ReadCreateTable(rw.d, sql)
@@ -46,7 +51,7 @@ func (rw *Rewriter) schema(sql string) (string, Info, bool) {
 			info.Instrumented = true
 			return sql[:def.ColumnsEnd] + ", " + RowIDColumn + " TEXT, " + WListColumn + " TEXT" + sql[def.ColumnsEnd:], info, true
 		}
-		if rw.schemaFeature(sql) {
+		if rw.schemaFeature(k) {
 			return sql, info, true
 		}
 		idx, ierr := sqlast.ReadIndex(rw.d, sql)

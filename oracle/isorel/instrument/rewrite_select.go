@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
 )
 
 // visibleStars is a query that runs as written with each * and t.* over a
@@ -14,11 +15,14 @@ import (
 // them and the optimizer may choose another plan (an index no longer
 // covers the read; a join runs in another order), taking other locks. A
 // query that does not parse, or has no such star, is sent as it is.
-func (rw *Rewriter) visibleStars(sql string) string {
-	st, err := sqlast.Parse(rw.d, sql)
+func (rw *Rewriter) visibleStars(k testcase.Kind) string {
+	sql := k.Of
+	st, err := k.Stmt(rw.d)
 	if err != nil {
 		return sql
 	}
+	// Expanding changes the statement: the parse is the step's, shared.
+	st = sqlast.Clone(st)
 	changed := false
 	sqlast.Walk(st, func(n any) bool {
 		if sel, ok := n.(*sqlast.Select); ok && slices.ContainsFunc(sel.Items, isStar) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/txlab/txlab/sqlast"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/testcase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -60,7 +61,7 @@ func rewriteAll(t *testing.T, info target.Info, input string) string {
 		} else if s, ok := strings.CutPrefix(line, "txnview "); ok {
 			line, v = s, viewTxn
 		}
-		sent, info := rw.statement(line, 3, v)
+		sent, info := rw.statement(testcase.Classify(line), 3, v)
 		fmt.Fprintf(&b, "> %s\n", line)
 		for _, s := range sent {
 			fmt.Fprintf(&b, "  [%s] %s\n", s.Role, s.SQL)

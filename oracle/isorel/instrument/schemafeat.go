@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/testcase"
 )
 
 // Schema features (package features' names) in IsoRel's rewrite:
@@ -25,8 +26,8 @@ import (
 
 // schemaFeature handles a CREATE statement of these features other than
 // CREATE TABLE; false when sql is none of them.
-func (rw *Rewriter) schemaFeature(sql string) bool {
-	st, err := sqlast.Parse(rw.d, sql)
+func (rw *Rewriter) schemaFeature(k testcase.Kind) bool {
+	st, err := k.Stmt(rw.d)
 	if err != nil {
 		return false
 	}

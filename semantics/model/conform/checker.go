@@ -298,7 +298,7 @@ func play(ctx context.Context, eng *model.Engine, res *executor.Result, order []
 			continue
 		}
 		st := &model.Stmt{Conn: ev.Conn, Step: ev.Step, SQL: ev.SQL, Start: i, End: i,
-			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected}
+			Err: ev.Error, Columns: ev.Columns, Rows: ev.Rows, Affected: ev.Affected, Kind: ev.Kind}
 		if s, ok := start[ev.Conn]; ok && ev.Resumed {
 			st.Start = s
 		}
