@@ -281,184 +281,15 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 	if res == nil {
 		return nil, fmt.Errorf("record: no result")
 	}
-	h := &history.History{}
-	init := history.Txn{ID: 0, Init: true, Status: history.OK}
-	for i, info := range p.Setup {
-		if !info.Instrumented || len(info.Inserted) == 0 {
-			continue
-		}
-		init.Stmts = append(init.Stmts, history.Stmt{SQL: p.Original.Setup[i], Sent: []string{p.Case.Setup[i]}, Kind: info.Kind, Inserted: info.Inserted, Names: info.Names})
-	}
-	h.Txns = append(h.Txns, init)
-
-	recs := map[int64]*txnRec{}
-	var order []int64
-	get := func(id int64, conn int, explicit bool) *txnRec {
-		r := recs[id]
-		if r == nil {
-			lvl := res.Levels[conn]
-			if lvl == "" {
-				lvl = p.Case.LevelOf(conn)
-			}
-			r = &txnRec{txn: history.Txn{ID: id, Session: conn, Isolation: string(lvl)}, explicit: explicit, groups: map[[2]int]int{}}
-			recs[id] = r
-			order = append(order, id)
-		}
-		return r
-	}
-	for _, t := range p.Txns {
-		get(int64(t.ID), t.Conn, t.Explicit)
-	}
-	sentOf := map[int][]string{}
-	for i, st := range p.Steps {
-		if st.Info != nil && st.Info.Instrumented && st.Role != RoleSubRead {
-			sentOf[st.Group] = append(sentOf[st.Group], p.Case.Steps[i].SQL)
-		}
-		if st.Role == RoleBegin && st.Orig >= 0 {
-			recs[st.Txn].wrapped = true
-		}
-	}
-
-	current := map[int]*txnRec{} // connection → its transaction in progress
+	h := &history.History{Txns: []history.Txn{initTxn(p)}}
+	rc := newRecorder(p, res)
 	for i, ev := range res.Events {
-		at := int64(i + 1)
-		if ev.Step < 0 || ev.Step >= len(p.Steps) {
-			if ev.Implicit {
-				if r := current[ev.Conn]; r != nil {
-					r.aborted, r.ended = true, true
-					r.txn.End = at
-				}
-			}
-			continue
-		}
-		ps := p.Steps[ev.Step]
-		r := recs[ps.Txn]
-		if r == nil {
-			return nil, fmt.Errorf("record: step %d names unknown transaction T%d", ev.Step, ps.Txn)
-		}
-		current[ev.Conn] = r
-		if ev.Status == executor.StatusSkipped {
-			continue
-		}
-		if r.txn.Start == 0 {
-			r.txn.Start = at
-		}
-		if ev.Status != executor.StatusBlocked {
-			r.txn.End = at
-		}
-		failed := ev.Status == executor.StatusError
-		if failed && ev.Error != nil && ev.Error.RolledBack {
-			r.aborted, r.ended = true, true
-		}
-		if ps.Info == nil {
-			if ev.Status == executor.StatusBlocked {
-				continue
-			}
-			switch ev.Kind.For(ev.SQL).Control {
-			case testcase.Commit:
-				r.commitOK, r.ended = !failed, true
-			case testcase.Rollback:
-				r.ended = true
-			}
-			continue
-		}
-		gk := [2]int{ps.Group, -1}
-		if ps.Role == RoleSubRead {
-			gk[1] = ps.Sub
-		}
-		k, ok := r.groups[gk]
-		if !ok {
-			k = len(r.txn.Stmts)
-			r.groups[gk] = k
-			orig := ev.SQL
-			if ps.Orig >= 0 {
-				orig = p.Original.Steps[ps.Orig].SQL
-			}
-			st := history.Stmt{SQL: orig, Sent: sentOf[ps.Group], Kind: ps.Info.Kind,
-				Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at}
-			if ps.Role == RoleSubRead {
-				// The subquery's own statement (the one before is the
-				// statement it belongs to): what it read, in that
-				// statement's snapshot.
-				st = history.Stmt{SQL: ps.Info.Subs[ps.Sub].SQL, Sent: []string{ev.SQL}, Kind: "SELECT", Start: at}
-			}
-			r.txn.Stmts = append(r.txn.Stmts, st)
-		}
-		st := &r.txn.Stmts[k]
-		if ev.Status == executor.StatusBlocked {
-			continue
-		}
-		st.End = at
-		if failed {
-			if ev.Error != nil {
-				st.Error = string(ev.Error.Class)
-			} else {
-				st.Error = string(target.ClassOther)
-			}
-			if ps.Role == RoleMain || ps.Role == RolePreRead {
-				r.mainOK = -1
-			}
-			continue
-		}
-		if ps.Role == RoleSubRead {
-			sub := ps.Info.Subs[ps.Sub]
-			st.Predicate, st.Table = sub.Predicate, sub.Table
-			var reads []history.Version
-			st.Seen, reads = seenVersions(ev, sub.Predicate, true)
-			if sub.Items {
-				st.Reads = reads
-			}
-			continue
-		}
-		if !ps.Info.Instrumented || ps.Info.Aggregate {
-			if ps.Role == RoleMain && r.mainOK == 0 {
-				r.mainOK = 1
-			}
-			continue
-		}
-		switch ps.Role {
-		case RolePostRead:
-			st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
-			st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
-			st.Evaluated = ps.Info.Evaluated
-		case RolePreRead:
-			if ps.Info.PreDeletes {
-				st.Deleted = Versions(ev.Columns, ev.Rows)
-			} else {
-				st.Reads = Versions(ev.Columns, ev.Rows)
-			}
-		case RoleMain, RoleFinalRead:
-			if r.mainOK == 0 {
-				r.mainOK = 1
-			}
-			if ps.Info.Evaluated != nil {
-				st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
-				st.Evaluated = ps.Info.Evaluated
-			}
-			switch {
-			case ps.Info.Predicate != "":
-				st.Predicate, st.Table = ps.Info.Predicate, ps.Info.View
-				var reads []history.Version
-				st.Seen, reads = seenVersions(ev, ps.Info.Predicate, ps.Info.Scans)
-				st.Reads = append(st.Reads, reads...)
-			case ps.Info.Returning && ps.Info.Kind == "UPDATE":
-			case ps.Info.Returning && ps.Info.Kind == "DELETE":
-				st.Deleted = Versions(ev.Columns, ev.Rows)
-			case ps.Info.Returning:
-				for _, v := range Versions(ev.Columns, ev.Rows) {
-					if !ps.Info.inserts(v) {
-						v.WList = strings.TrimSuffix(v.WList, ps.Info.Appended)
-						st.Reads = append(st.Reads, v)
-					}
-				}
-			default:
-				st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
-			}
-			st.Inserted, st.Names = ps.Info.Inserted, ps.Info.Names
+		if err := rc.event(int64(i+1), ev); err != nil {
+			return nil, err
 		}
 	}
-	for _, id := range order {
-		r := recs[id]
+	for _, id := range rc.order {
+		r := rc.recs[id]
 		r.txn.Status = status(r, res.Hang)
 		h.Txns = append(h.Txns, r.txn)
 	}
@@ -466,6 +297,217 @@ func Record(p *Plan, res *executor.Result) (*history.History, error) {
 		h.Txns = append(h.Txns, p.finalTxn(res.Final, int64(len(res.Events)+1)))
 	}
 	return h, nil
+}
+
+// initTxn is T0: the rows the instrumented setup inserted.
+func initTxn(p *Plan) history.Txn {
+	init := history.Txn{ID: 0, Init: true, Status: history.OK}
+	for i, info := range p.Setup {
+		if !info.Instrumented || len(info.Inserted) == 0 {
+			continue
+		}
+		init.Stmts = append(init.Stmts, history.Stmt{SQL: p.Original.Setup[i], Sent: []string{p.Case.Setup[i]}, Kind: info.Kind, Inserted: info.Inserted, Names: info.Names})
+	}
+	return init
+}
+
+// recorder follows a run's events into the transactions of its plan.
+type recorder struct {
+	p       *Plan
+	res     *executor.Result
+	recs    map[int64]*txnRec
+	order   []int64          // the transactions in the plan's order
+	sentOf  map[int][]string // group → the instrumented statements sent for it
+	current map[int]*txnRec  // connection → its transaction in progress
+}
+
+func newRecorder(p *Plan, res *executor.Result) *recorder {
+	rc := &recorder{p: p, res: res, recs: map[int64]*txnRec{}, sentOf: map[int][]string{}, current: map[int]*txnRec{}}
+	for _, t := range p.Txns {
+		rc.get(int64(t.ID), t.Conn, t.Explicit)
+	}
+	for i, st := range p.Steps {
+		if st.Info != nil && st.Info.Instrumented && st.Role != RoleSubRead {
+			rc.sentOf[st.Group] = append(rc.sentOf[st.Group], p.Case.Steps[i].SQL)
+		}
+		if st.Role == RoleBegin && st.Orig >= 0 {
+			rc.recs[st.Txn].wrapped = true
+		}
+	}
+	return rc
+}
+
+// get is transaction id's record, made on first use.
+func (rc *recorder) get(id int64, conn int, explicit bool) *txnRec {
+	r := rc.recs[id]
+	if r == nil {
+		lvl := rc.res.Levels[conn]
+		if lvl == "" {
+			lvl = rc.p.Case.LevelOf(conn)
+		}
+		r = &txnRec{txn: history.Txn{ID: id, Session: conn, Isolation: string(lvl)}, explicit: explicit, groups: map[[2]int]int{}}
+		rc.recs[id] = r
+		rc.order = append(rc.order, id)
+	}
+	return r
+}
+
+// event records the event at position at of the schedule.
+func (rc *recorder) event(at int64, ev executor.Event) error {
+	p := rc.p
+	if ev.Step < 0 || ev.Step >= len(p.Steps) {
+		if ev.Implicit {
+			if r := rc.current[ev.Conn]; r != nil {
+				r.aborted, r.ended = true, true
+				r.txn.End = at
+			}
+		}
+		return nil
+	}
+	ps := p.Steps[ev.Step]
+	r := rc.recs[ps.Txn]
+	if r == nil {
+		return fmt.Errorf("record: step %d names unknown transaction T%d", ev.Step, ps.Txn)
+	}
+	rc.current[ev.Conn] = r
+	if ev.Status == executor.StatusSkipped {
+		return nil
+	}
+	if r.txn.Start == 0 {
+		r.txn.Start = at
+	}
+	if ev.Status != executor.StatusBlocked {
+		r.txn.End = at
+	}
+	failed := ev.Status == executor.StatusError
+	if failed && ev.Error != nil && ev.Error.RolledBack {
+		r.aborted, r.ended = true, true
+	}
+	if ps.Info == nil {
+		if ev.Status == executor.StatusBlocked {
+			return nil
+		}
+		switch ev.Kind.For(ev.SQL).Control {
+		case testcase.Commit:
+			r.commitOK, r.ended = !failed, true
+		case testcase.Rollback:
+			r.ended = true
+		}
+		return nil
+	}
+	st := rc.stmt(r, ps, ev, at)
+	if ev.Status == executor.StatusBlocked {
+		return nil
+	}
+	st.End = at
+	if failed {
+		if ev.Error != nil {
+			st.Error = string(ev.Error.Class)
+		} else {
+			st.Error = string(target.ClassOther)
+		}
+		if ps.Role == RoleMain || ps.Role == RolePreRead {
+			r.mainOK = -1
+		}
+		return nil
+	}
+	recordOutcome(r, st, ps, ev)
+	return nil
+}
+
+// stmt is the history statement of ps's group in r, made at its first
+// event: a statement merged from its pre-read, main statement and
+// post-read, or a subquery's own read.
+func (rc *recorder) stmt(r *txnRec, ps Step, ev executor.Event, at int64) *history.Stmt {
+	gk := [2]int{ps.Group, -1}
+	if ps.Role == RoleSubRead {
+		gk[1] = ps.Sub
+	}
+	k, ok := r.groups[gk]
+	if !ok {
+		k = len(r.txn.Stmts)
+		r.groups[gk] = k
+		orig := ev.SQL
+		if ps.Orig >= 0 {
+			orig = rc.p.Original.Steps[ps.Orig].SQL
+		}
+		st := history.Stmt{SQL: orig, Sent: rc.sentOf[ps.Group], Kind: ps.Info.Kind,
+			Aggregate: ps.Info.Aggregate, Locking: ps.Info.Locking, Note: ps.Info.Note, Start: at}
+		if ps.Role == RoleSubRead {
+			// The subquery's own statement (the one before is the
+			// statement it belongs to): what it read, in that
+			// statement's snapshot.
+			st = history.Stmt{SQL: ps.Info.Subs[ps.Sub].SQL, Sent: []string{ev.SQL}, Kind: "SELECT", Start: at}
+		}
+		r.txn.Stmts = append(r.txn.Stmts, st)
+	}
+	return &r.txn.Stmts[k]
+}
+
+// recordOutcome records what a completed, successful event of ps read,
+// deleted, installed and inserted into st.
+func recordOutcome(r *txnRec, st *history.Stmt, ps Step, ev executor.Event) {
+	if ps.Role == RoleSubRead {
+		sub := ps.Info.Subs[ps.Sub]
+		st.Predicate, st.Table = sub.Predicate, sub.Table
+		var reads []history.Version
+		st.Seen, reads = seenVersions(ev, sub.Predicate, true)
+		if sub.Items {
+			st.Reads = reads
+		}
+		return
+	}
+	if !ps.Info.Instrumented || ps.Info.Aggregate {
+		if ps.Role == RoleMain && r.mainOK == 0 {
+			r.mainOK = 1
+		}
+		return
+	}
+	switch ps.Role {
+	case RolePostRead:
+		st.Reads = append(st.Reads, matchedVersions(ev.Rows)...)
+		st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
+		st.Evaluated = ps.Info.Evaluated
+	case RolePreRead:
+		if ps.Info.PreDeletes {
+			st.Deleted = Versions(ev.Columns, ev.Rows)
+		} else {
+			st.Reads = Versions(ev.Columns, ev.Rows)
+		}
+	case RoleMain, RoleFinalRead:
+		if r.mainOK == 0 {
+			r.mainOK = 1
+		}
+		mainOutcome(st, ps, ev)
+	}
+}
+
+// mainOutcome records a main statement's (or the final read's) rows.
+func mainOutcome(st *history.Stmt, ps Step, ev executor.Event) {
+	if ps.Info.Evaluated != nil {
+		st.Installed = append(st.Installed, installedVersions(ev, ps.Info.Evaluated)...)
+		st.Evaluated = ps.Info.Evaluated
+	}
+	switch {
+	case ps.Info.Predicate != "":
+		st.Predicate, st.Table = ps.Info.Predicate, ps.Info.View
+		var reads []history.Version
+		st.Seen, reads = seenVersions(ev, ps.Info.Predicate, ps.Info.Scans)
+		st.Reads = append(st.Reads, reads...)
+	case ps.Info.Returning && ps.Info.Kind == "UPDATE":
+	case ps.Info.Returning && ps.Info.Kind == "DELETE":
+		st.Deleted = Versions(ev.Columns, ev.Rows)
+	case ps.Info.Returning:
+		for _, v := range Versions(ev.Columns, ev.Rows) {
+			if !ps.Info.inserts(v) {
+				v.WList = strings.TrimSuffix(v.WList, ps.Info.Appended)
+				st.Reads = append(st.Reads, v)
+			}
+		}
+	default:
+		st.Reads = append(st.Reads, Versions(ev.Columns, ev.Rows)...)
+	}
+	st.Inserted, st.Names = ps.Info.Inserted, ps.Info.Names
 }
 
 // finalTxn is the final read: the versions of the final state, dumped with

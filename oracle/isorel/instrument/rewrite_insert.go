@@ -30,104 +30,14 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 	}
 	c.Columns = append(append([]string(nil), cols...), RowIDColumn, WListColumn)
 	var out []Sent
-	switch {
-	case s.Select != nil:
-		// INSERT … SELECT: one rowId per source row, "rN." followed by the
-		// source rows' rowIds (a counter on the MySQL family), unique as
-		// long as the source reads each combination of rows once (no
-		// DISTINCT, no UNION, no aggregate).
-		// The source rows it read are not recorded: an INSERT returns no rows.
-		src, ok := s.Select.(*sqlast.Select)
-		if !ok || src.Distinct || hasAggregate(src) {
-			return nil, fmt.Errorf("INSERT … SELECT from a compound, DISTINCT or aggregate query")
+	var err error
+	if s.Select != nil {
+		out, tn, err = rw.insertSelect(s, &c, info, tn)
+		if err != nil {
+			return nil, err
 		}
-		// With the hidden columns, * would give more values than the
-		// target has columns.
-		sc := *src
-		if slices.ContainsFunc(src.Items, isStar) && !rw.expandSelectStars(&sc) {
-			return nil, fmt.Errorf("INSERT … SELECT * from a table IsoRel does not know")
-		}
-		var pairs []pair
-		for _, f := range src.From {
-			_, ps, err := rw.from(f)
-			if err != nil {
-				return nil, err
-			}
-			if _, sub := f.(*sqlast.Table); !sub {
-				return nil, fmt.Errorf("INSERT … SELECT from a join or derived table")
-			}
-			pairs = append(pairs, ps...)
-		}
-		if len(pairs) == 0 {
-			return nil, fmt.Errorf("INSERT … SELECT without a table")
-		}
-		prefix := rw.newRowID() + "."
-		var id sqlast.Expr = str(prefix)
-		if rw.d == sqlast.MySQL {
-			// InnoDB reads the source with shared locks, through an
-			// index that covers the columns the SELECT names; reading
-			// the source rows' rowIds would make it read (and lock) the
-			// clustered index instead (measured: TestFidelity). A
-			// counter numbers the rows instead, set to 0 first: while a
-			// user variable is NULL, MariaDB evaluated the assignment
-			// once and gave every row the same number.
-			n := &sqlast.Var{Name: "txlab_n"}
-			id = &sqlast.Concat{L: id, R: &sqlast.Var{Name: n.Name, Assign: &sqlast.Binary{Op: "+",
-				L: n, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}}}}
-			out = append(out, Sent{SQL: "SET @" + n.Name + " = 0", Role: RolePrepare})
-		} else {
-			for i, p := range pairs {
-				if i > 0 {
-					id = &sqlast.Concat{L: id, R: str(".")}
-				}
-				id = &sqlast.Concat{L: id, R: p.row}
-			}
-		}
-		sc.Items = append(sc.Items, sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: rw.newWList(tn)})
-		c.Select = &sc
-		if info.ReplacesInPlace {
-			// As a REPLACE … VALUES in place: the versions it overwrote
-			// come back through RETURNING, told from the rows it inserted
-			// by their rowIds' prefix.
-			info.InsertedPrefix = prefix
-			tn = rw.upsertReturning(s, &c, info, tn)
-		}
-	default:
-		rows := s.Values
-		if rows == nil {
-			rows = [][]sqlast.Expr{{}} // DEFAULT VALUES
-		}
-		c.Values = make([][]sqlast.Expr, len(rows))
-		for i, row := range rows {
-			id := rw.newRowID()
-			info.Inserted = append(info.Inserted, id)
-			if n := rw.literalName(t, cols, row); n != "" {
-				if info.Names == nil {
-					info.Names = map[string]string{}
-				}
-				info.Names[id] = n
-			}
-			c.Values[i] = append(append([]sqlast.Expr(nil), row...), str(id), rw.newWList(tn))
-		}
-		upsert := s.OnConflict != nil && !s.OnConflict.DoNothing
-		if upsert && rw.returning {
-			tn = rw.upsertReturning(s, &c, info, tn)
-		} else if pre := rw.conflictRead(s, t, cols); pre != "" {
-			out = append(out, Sent{SQL: pre, Role: RolePreRead})
-			info.Locking = true
-			info.PreDeletes = s.Replace
-		}
-		if bits, ids := rw.matchBits(s.Table); bits != nil && rw.returning && !s.Replace {
-			// The versions it installs, each with the recorded predicates
-			// it matches. Not on REPLACE: it counts a replaced row twice,
-			// RETURNING once.
-			if !info.Returning {
-				info.Returning, info.Hidden = true, len(s.Returning) == 0
-				c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
-			}
-			c.Returning = append(c.Returning, sqlast.SelectItem{Expr: bits, Alias: InstalledColumn})
-			info.Evaluated = ids
-		}
+	} else {
+		out, tn = rw.insertValues(s, &c, t, cols, info, tn)
 	}
 	if oc := s.OnConflict; oc != nil && !oc.DoNothing {
 		// The conflicting row is updated in place: its wList grows like an UPDATE's.
@@ -136,6 +46,119 @@ func (rw *Rewriter) insert(s *sqlast.Insert, tn string, info *Info) ([]Sent, err
 		c.OnConflict = &nc
 	}
 	return append(out, Sent{SQL: sqlast.Format(rw.d, &c)}), nil
+}
+
+// insertSelect instruments INSERT … SELECT into c: one rowId per source
+// row, "rN." followed by the source rows' rowIds (a counter on the MySQL
+// family), unique as long as the source reads each combination of rows
+// once (no DISTINCT, no UNION, no aggregate). The source rows it read are
+// not recorded: an INSERT returns no rows.
+func (rw *Rewriter) insertSelect(s *sqlast.Insert, c *sqlast.Insert, info *Info, tn string) ([]Sent, string, error) {
+	var out []Sent
+	// INSERT … SELECT: one rowId per source row, "rN." followed by the
+	// source rows' rowIds (a counter on the MySQL family), unique as
+	// long as the source reads each combination of rows once (no
+	// DISTINCT, no UNION, no aggregate).
+	// The source rows it read are not recorded: an INSERT returns no rows.
+	src, ok := s.Select.(*sqlast.Select)
+	if !ok || src.Distinct || hasAggregate(src) {
+		return nil, tn, fmt.Errorf("INSERT … SELECT from a compound, DISTINCT or aggregate query")
+	}
+	// With the hidden columns, * would give more values than the
+	// target has columns.
+	sc := *src
+	if slices.ContainsFunc(src.Items, isStar) && !rw.expandSelectStars(&sc) {
+		return nil, tn, fmt.Errorf("INSERT … SELECT * from a table IsoRel does not know")
+	}
+	var pairs []pair
+	for _, f := range src.From {
+		_, ps, err := rw.from(f)
+		if err != nil {
+			return nil, tn, err
+		}
+		if _, sub := f.(*sqlast.Table); !sub {
+			return nil, tn, fmt.Errorf("INSERT … SELECT from a join or derived table")
+		}
+		pairs = append(pairs, ps...)
+	}
+	if len(pairs) == 0 {
+		return nil, tn, fmt.Errorf("INSERT … SELECT without a table")
+	}
+	prefix := rw.newRowID() + "."
+	var id sqlast.Expr = str(prefix)
+	if rw.d == sqlast.MySQL {
+		// InnoDB reads the source with shared locks, through an
+		// index that covers the columns the SELECT names; reading
+		// the source rows' rowIds would make it read (and lock) the
+		// clustered index instead (measured: TestFidelity). A
+		// counter numbers the rows instead, set to 0 first: while a
+		// user variable is NULL, MariaDB evaluated the assignment
+		// once and gave every row the same number.
+		n := &sqlast.Var{Name: "txlab_n"}
+		id = &sqlast.Concat{L: id, R: &sqlast.Var{Name: n.Name, Assign: &sqlast.Binary{Op: "+",
+			L: n, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}}}}
+		out = append(out, Sent{SQL: "SET @" + n.Name + " = 0", Role: RolePrepare})
+	} else {
+		for i, p := range pairs {
+			if i > 0 {
+				id = &sqlast.Concat{L: id, R: str(".")}
+			}
+			id = &sqlast.Concat{L: id, R: p.row}
+		}
+	}
+	sc.Items = append(sc.Items, sqlast.SelectItem{Expr: id}, sqlast.SelectItem{Expr: rw.newWList(tn)})
+	c.Select = &sc
+	if info.ReplacesInPlace {
+		// As a REPLACE … VALUES in place: the versions it overwrote
+		// come back through RETURNING, told from the rows it inserted
+		// by their rowIds' prefix.
+		info.InsertedPrefix = prefix
+		tn = rw.upsertReturning(s, c, info, tn)
+	}
+	return out, tn, nil
+}
+
+// insertValues instruments INSERT … VALUES (and DEFAULT VALUES) into c:
+// a rowId per row, the conflict's pre-read or an upsert's RETURNING, and
+// the predicates the installed versions match.
+func (rw *Rewriter) insertValues(s *sqlast.Insert, c *sqlast.Insert, t *table, cols []string, info *Info, tn string) ([]Sent, string) {
+	var out []Sent
+	rows := s.Values
+	if rows == nil {
+		rows = [][]sqlast.Expr{{}} // DEFAULT VALUES
+	}
+	c.Values = make([][]sqlast.Expr, len(rows))
+	for i, row := range rows {
+		id := rw.newRowID()
+		info.Inserted = append(info.Inserted, id)
+		if n := rw.literalName(t, cols, row); n != "" {
+			if info.Names == nil {
+				info.Names = map[string]string{}
+			}
+			info.Names[id] = n
+		}
+		c.Values[i] = append(append([]sqlast.Expr(nil), row...), str(id), rw.newWList(tn))
+	}
+	upsert := s.OnConflict != nil && !s.OnConflict.DoNothing
+	if upsert && rw.returning {
+		tn = rw.upsertReturning(s, c, info, tn)
+	} else if pre := rw.conflictRead(s, t, cols); pre != "" {
+		out = append(out, Sent{SQL: pre, Role: RolePreRead})
+		info.Locking = true
+		info.PreDeletes = s.Replace
+	}
+	if bits, ids := rw.matchBits(s.Table); bits != nil && rw.returning && !s.Replace {
+		// The versions it installs, each with the recorded predicates
+		// it matches. Not on REPLACE: it counts a replaced row twice,
+		// RETURNING once.
+		if !info.Returning {
+			info.Returning, info.Hidden = true, len(s.Returning) == 0
+			c.Returning = append(slices.Clone(s.Returning), hiddenItems("")...)
+		}
+		c.Returning = append(c.Returning, sqlast.SelectItem{Expr: bits, Alias: InstalledColumn})
+		info.Evaluated = ids
+	}
+	return out, tn
 }
 
 // replacesInPlace says a REPLACE changes the row it conflicts with in
