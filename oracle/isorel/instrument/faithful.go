@@ -38,12 +38,17 @@ func Unfaithful(p *Plan, inst, plain *executor.Result) string {
 
 // outcome is how one original statement ran.
 type outcome struct {
-	ran      bool
-	blocked  bool
-	status   executor.Status
-	err      string
-	rows     []target.Row
-	affected int64
+	ran     bool
+	blocked bool
+	// deadlockWait: its wait ended because the connection it waited for
+	// was chosen as a deadlock victim. InnoDB finds the deadlock as the
+	// lock is requested, so such a wait lasts a moment, and whether txlab
+	// sees it is timing: the same execution shows it blocked or not.
+	deadlockWait bool
+	status       executor.Status
+	err          string
+	rows         []target.Row
+	affected     int64
 }
 
 // outcomes collects, per original step, the events made for it; the
@@ -51,7 +56,7 @@ type outcome struct {
 // statement) count, their results do not.
 func outcomes(events []executor.Event) map[int]*outcome {
 	out := map[int]*outcome{}
-	for _, ev := range events {
+	for k, ev := range events {
 		i, main := ev.Step, !ev.Added
 		if i < 0 || ev.Implicit {
 			continue
@@ -63,6 +68,7 @@ func outcomes(events []executor.Event) map[int]*outcome {
 		}
 		if ev.Status == executor.StatusBlocked {
 			o.blocked = true
+			o.deadlockWait = o.deadlockWait || endedByDeadlock(events[k+1:], ev.Conn)
 			continue
 		}
 		if !main {
@@ -90,7 +96,7 @@ func (a *outcome) differs(b *outcome) string {
 		return ""
 	case a == nil || b == nil || a.ran != b.ran:
 		return "ran in one run only"
-	case a.blocked != b.blocked:
+	case a.blocked != b.blocked && !a.deadlockWait && !b.deadlockWait:
 		return fmt.Sprintf("blocked %v plainly, %v instrumented", a.blocked, b.blocked)
 	case a.status != b.status || a.err != b.err:
 		return fmt.Sprintf("%s %s plainly, %s %s instrumented", a.status, a.err, b.status, b.err)
@@ -100,4 +106,17 @@ func (a *outcome) differs(b *outcome) string {
 		return fmt.Sprintf("rows returned: %d plainly, %d instrumented, or different values", len(a.rows), len(b.rows))
 	}
 	return ""
+}
+
+// endedByDeadlock says whether the first thing to happen on another
+// connection after conn's statement blocked was a deadlock error: the
+// statement conn waited for was the victim, which released its wait.
+func endedByDeadlock(after []executor.Event, conn int) bool {
+	for _, ev := range after {
+		if ev.Conn == conn || ev.Implicit {
+			continue
+		}
+		return ev.Error != nil && ev.Error.Class == target.ClassDeadlock
+	}
+	return false
 }
