@@ -67,6 +67,10 @@ type Decision struct {
 	// Note is what the finding's summary gains: the model's word on it,
 	// why it is not judged a bug ("" for none).
 	Note string
+	// Cause is the model's account, in the client's words, of the
+	// statement that deviated from its documented view ("" when none
+	// did): what a bug report says went wrong.
+	Cause string
 }
 
 // Rules of WSS's verdicts (allowed verdicts carry the table's rules).
@@ -241,6 +245,7 @@ func settle(d *Decision, c *model.Conformance, unfaithful string) {
 		dev := c.Deviation
 		d.Verdict, d.Rule = dev.Verdict, dev.Rule
 		d.Note += "; the model: " + dev.Text
+		d.Cause = dev.Text
 		if dev.Stmt != nil {
 			d.Note += fmt.Sprintf(" (step %d: %s)", dev.Stmt.Step+1, dev.Stmt.SQL)
 		}

@@ -210,6 +210,15 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) s
 		}
 		b.WriteString("\n")
 	}
+	// The run ends every session before it reads the final state, which
+	// rolls back a transaction the case left open: the reader's terminals
+	// must do the same, or the final state differs.
+	for _, t := range testcase.Transactions(c) {
+		last := testcase.KindOf(c.Steps[t.Steps[len(t.Steps)-1]]).Control
+		if t.Explicit && last != testcase.Commit && last != testcase.Rollback {
+			fmt.Fprintf(&b, "\n-- connection %d\nROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n", t.Conn)
+		}
+	}
 	return b.String()
 }
 
@@ -229,7 +238,9 @@ type details struct {
 		Serial struct {
 			Order []int `json:"order"`
 		} `json:"serial"`
-		Diff struct {
+		// Cause is the model's account of what went wrong, in plain words.
+		Cause string `json:"cause"`
+		Diff  struct {
 			Tables []struct {
 				Table      string  `json:"table"`
 				OnlyActual [][]any `json:"only_actual"`
@@ -294,8 +305,15 @@ func Paste(f Finding) string {
 	if focus < 0 {
 		b.WriteString(finalState(c, d))
 	}
-	if f.Summary != "" {
-		fmt.Fprintf(&b, "What went wrong: %s.\n", strings.TrimSuffix(Connections(c, f.Summary), "."))
+	// A final state's comparison is said by Expected and Actual already;
+	// its summary names txlab's serial orders (FCRFS), which no tracker
+	// knows, so only the model's plain account of the cause is added.
+	why := f.Summary
+	if d.Violation.Serial.Order != nil {
+		why = d.Violation.Cause
+	}
+	if why != "" {
+		fmt.Fprintf(&b, "What went wrong: %s.\n", strings.TrimSuffix(Connections(c, why), "."))
 	}
 	if id, link := knownIssue(f.Rule); link != "" {
 		fmt.Fprintf(&b, "Known issue: this is the behaviour of %s (%s).\n", id, link)

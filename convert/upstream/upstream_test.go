@@ -86,7 +86,7 @@ func TestFiles(t *testing.T) {
 				}
 			}
 			paste := string(files[upstream.PasteFile])
-			for _, bad := range []string{"-- seed", "-- replay", "-- reduced-from", "Reduced by txlab", "txlab run", "/tmp/", "transaction T", "1> ", "2> "} {
+			for _, bad := range []string{"-- seed", "-- replay", "-- reduced-from", "Reduced by txlab", "txlab run", "/tmp/", "transaction T", "1> ", "2> ", "FCRFS", "serial order "} {
 				if strings.Contains(paste, bad) {
 					t.Errorf("the paste block holds %q:\n%s", bad, paste)
 				}
@@ -134,5 +134,24 @@ func TestConnections(t *testing.T) {
 		if got := upstream.Connections(c, tc.in); got != tc.want {
 			t.Errorf("Connections(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestPasteEndsOpenTransactions: txlab ends every session before it reads
+// the final state, rolling back what a case left open; the paste block
+// ends that transaction the same way, and only that one.
+func TestPasteEndsOpenTransactions(t *testing.T) {
+	c, err := testcase.ParseString("open", "CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 1);\n"+
+		"1> BEGIN;\n1> UPDATE t SET v = 2 WHERE id = 1;\n2> BEGIN;\n2> SELECT v FROM t;\n2> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paste := upstream.Paste(upstream.Finding{DBMS: "mariadb", Version: "10.11.19", Kind: "lost-update", Case: c})
+	const want = "\n-- connection 1\nROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n"
+	if !strings.Contains(paste, want) {
+		t.Errorf("the paste block does not end connection 1's open transaction:\n%s", paste)
+	}
+	if strings.Count(paste, "ROLLBACK;") != 1 {
+		t.Errorf("want one ROLLBACK (connection 2 committed):\n%s", paste)
 	}
 }

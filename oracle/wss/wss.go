@@ -103,6 +103,9 @@ type Violation struct {
 	// rule) folded into this transaction-level one: one finding, one
 	// bundle, both comparisons in its report.
 	Stmt *Violation `json:"stmt,omitempty"`
+	// Cause is the model's account of the statement that went against its
+	// documented view ("" when none did or no model judged).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Outcome is everything one check produced.
@@ -656,7 +659,7 @@ func (k *checker) judge(kind string, serial *Run, d Diff) error {
 	}
 	f.Verdict, f.Rule = dec.Verdict, dec.Rule.Name
 	f.Summary = k.summary(kind, v) + dec.Note
-	v.Finding = f
+	v.Finding, v.Cause = f, dec.Cause
 	k.o.Violations = append(k.o.Violations, v)
 	return nil
 }
