@@ -189,13 +189,16 @@ func Of(c *testcase.Case) []string {
 // target supports), none (the base subset: an empty list) or names,
 // comma-separated. A name in Base is left out (the base subset has it
 // wherever the dialect does). With supported (the target's), every name
-// must be one of them; without, it need only be known.
+// must be one of them; without, it need only be known. help is an error
+// that lists the names.
 func Parse(spec string, supported []string) ([]string, error) {
 	switch spec = strings.TrimSpace(spec); spec {
 	case "all", "":
 		return nil, nil
 	case "none":
 		return []string{}, nil
+	case "help":
+		return nil, fmt.Errorf("all, none or a comma-separated list of: %s", strings.Join(Names, ", "))
 	}
 	var out []string
 	for _, name := range strings.Split(spec, ",") {

@@ -142,6 +142,20 @@ type Result struct {
 	Evidence *report.Bundle
 }
 
+// Summary says in one line what the reduction did: the sizes before and
+// after, its time and runs, whether the budget ended it, and the file the
+// reduced case went to (out; "" for stdout).
+func (r *Result) Summary(out string) string {
+	line := fmt.Sprintf("%s → %s in %.1f s (%d runs)", r.Before, r.After, r.Elapsed.Seconds(), r.Executions)
+	if r.OutOfTime {
+		line += "; the --budget ran out"
+	}
+	if out != "" {
+		line += "; written to " + out
+	}
+	return line
+}
+
 // A candidate may run hangFactor times as long as the original, and at
 // least minHang, before it counts as hung (and is rejected).
 const (

@@ -15,6 +15,7 @@ import (
 
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -292,4 +293,33 @@ func nonNil(evs []executor.Event) []executor.Event {
 		return []executor.Event{}
 	}
 	return evs
+}
+
+// Err is how a run of cases that all ran ends (exitcode): exit status 2
+// for a case that failed, was not judged or did not finish within
+// hangTimeout, 1 for a bug, nil otherwise.
+func (st Stats) Err(hangTimeout time.Duration) error {
+	switch {
+	case st.Failed > 0:
+		// Each failed case already has its line on stderr.
+		return &exitcode.Error{Code: 2}
+	case st.TooLarge > 0:
+		// The output shows what was kept; no oracle judged part of a result.
+		lim := target.CurrentLimits()
+		return exitcode.Fault(fmt.Errorf("%s not judged: a result or the final state was larger than txlab keeps (--max-rows %d, --max-result-bytes %s)",
+			english.Plural(st.TooLarge, "case"), lim.Rows, target.FormatBytes(lim.Bytes)))
+	case st.Hangs > 0 || st.Unjudged > 0:
+		// The output shows what ran; the case's outcome is unknown.
+		var what []string
+		if st.Hangs > 0 {
+			what = append(what, fmt.Sprintf("%s did not finish (HANG)", english.Plural(st.Hangs, "case")))
+		}
+		if st.Unjudged > 0 {
+			what = append(what, fmt.Sprintf("%s not judged", english.Plural(st.Unjudged, "case")))
+		}
+		return exitcode.Fault(fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), hangTimeout))
+	case st.Bugs > 0:
+		return exitcode.Findings(st.Bugs)
+	}
+	return nil
 }

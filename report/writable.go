@@ -36,3 +36,19 @@ func Writable(dir string) error {
 	cerr := f.Close()
 	return errors.Join(cerr, os.Remove(f.Name()))
 }
+
+// CheckDir says, in a sentence, why dir is no directory of finding
+// bundles to report over (txlab report), rather than the raw error of
+// opening it; nil when it is a directory.
+func CheckDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: a campaign that found nothing writes no directory (fuzz and run write bundles to --out, default %s)", dir, DefaultDir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
+	case !st.IsDir():
+		return fmt.Errorf("%s is a file: txlab report takes a directory of finding bundles (or one bundle's directory)", dir)
+	}
+	return nil
+}

@@ -224,3 +224,22 @@ func ParseBytes(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
+
+// ByteSize is a command-line flag's value of bytes (ParseBytes), printed
+// back the way FormatBytes writes it.
+type ByteSize int64
+
+func (b *ByteSize) String() string { return FormatBytes(int64(*b)) }
+
+// Type is the value's name in a flag's help.
+func (b *ByteSize) Type() string { return "bytes" }
+
+// Set reads s (ParseBytes).
+func (b *ByteSize) Set(s string) error {
+	n, err := ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = ByteSize(n)
+	return nil
+}

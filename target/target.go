@@ -76,13 +76,29 @@ func ParseLevels(s, dbms string, supported []Level) ([]Level, error) {
 	if strings.EqualFold(s, "all") {
 		return supported, nil
 	}
+	levels, err := ParseLevelNames(s)
+	for _, l := range levels {
+		if err == nil {
+			err = CheckLevel(dbms, l, supported)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return levels, nil
+}
+
+// ParseLevelNames reads a comma-separated list of levels without a target
+// to check them on (several targets, each with levels of its own): nil
+// for "" and for all, which each target reads as every level it has.
+func ParseLevelNames(s string) ([]Level, error) {
+	if s == "" || strings.EqualFold(s, "all") {
+		return nil, nil
+	}
 	var out []Level
 	for _, part := range strings.Split(s, ",") {
 		l, err := ParseLevel(part)
 		if err != nil {
-			return nil, err
-		}
-		if err := CheckLevel(dbms, l, supported); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

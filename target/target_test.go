@@ -63,3 +63,29 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLevelNames: several targets' --isolation is read without a
+// target; all and "" leave each target its own levels.
+func TestParseLevelNames(t *testing.T) {
+	for s, want := range map[string][]Level{"": nil, "all": nil, "rc,SER": {ReadCommitted, Serializable}, "rr": {RepeatableRead}} {
+		got, err := ParseLevelNames(s)
+		if err != nil || strings.Join(levelNames(got), ",") != strings.Join(levelNames(want), ",") {
+			t.Errorf("ParseLevelNames(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if _, err := ParseLevelNames("rc,bogus"); err == nil {
+		t.Error("an unknown level was accepted")
+	}
+}
+
+// TestByteSize: the flag value reads what ParseBytes reads and prints
+// what FormatBytes writes; a bad value leaves it as it was.
+func TestByteSize(t *testing.T) {
+	b := ByteSize(DefaultLimits.Bytes)
+	if err := b.Set("256MiB"); err != nil || int64(b) != 256<<20 || b.String() != FormatBytes(256<<20) {
+		t.Errorf("Set(256MiB): %d %q %v", b, b.String(), err)
+	}
+	if err := b.Set("lots"); err == nil || int64(b) != 256<<20 {
+		t.Errorf("Set(lots): %d %v, want an error and 256MiB kept", b, err)
+	}
+}

@@ -2,15 +2,16 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect"
 )
 
 func newBugsCmd(g *globalFlags) *cobra.Command {
@@ -51,7 +52,7 @@ txlab run --db DBMS DIR/FILE.txn replays it (in a clone: bugs/FILE.txn).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			entries, err := bugs.List(dbms)
 			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("--dbms: %w", err)}
+				return exitcode.Fault(fmt.Errorf("--dbms: %w", err))
 			}
 			if g.json {
 				return bugs.WriteListJSON(cmd.OutOrStdout(), entries)
@@ -136,57 +137,42 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 	if err := checkOut(orc.out); err != nil {
 		return usageErr(err)
 	}
-	specs := splitDB(g.db)
+	specs := connect.Split(g.db)
 	if len(specs) == 0 {
 		return usageErr(fmt.Errorf("--db %q names no target", g.db))
 	}
-	// Before a server starts for nothing.
-	corpus, err := bugs.List(opt.dbms)
-	if err != nil {
-		return usageErr(fmt.Errorf("--dbms: %w", err))
-	}
-	multi := len(specs) > 1
+	// Before a server starts for nothing. Each of several targets checks
+	// the levels against its own; a level one of them lacks is a cell
+	// saying so.
+	multi, one := len(specs) > 1, connect.DBMS(specs[0])
 	if multi {
-		// Each target checks its levels against its own below; a level
-		// one of them lacks is a cell saying so.
-		if _, err := parseLevelNames(opt.isolation); err != nil {
+		one = ""
+		if _, err := target.ParseLevelNames(opt.isolation); err != nil {
 			return usageErr(err)
 		}
 	}
-	// An id no DBMS has is said before a server starts for nothing, and so
-	// is one the one target's DBMS lacks when its spec names the DBMS.
-	if _, missing := bugs.Select(corpus, args); len(missing) > 0 {
-		return usageErr(fmt.Errorf("no bug %s in the corpus (txlab bugs list)", missing[0]))
-	}
-	if d := specDBMS(specs[0]); !multi && d != "" && opt.dbms == "" {
-		own, err := bugs.ForTarget(d)
-		if err != nil {
-			return &exitError{code: 2, err: err}
-		}
-		if _, missing := bugs.Select(own, args); len(missing) > 0 {
-			return usageErr(noBugFor(missing[0], d))
-		}
+	if err := bugs.CheckIDs(opt.dbms, args, one); err != nil {
+		return usageErr(err)
 	}
 	stderr := cmd.ErrOrStderr()
-	f, ok := stderr.(*os.File)
 	// -v's log lines would break a line redrawn in place.
-	prog := bugs.NewDisplay(stderr, !g.verbose && ok && term.IsTerminal(int(f.Fd())), len(specs))
+	prog := bugs.NewDisplay(stderr, !g.verbose && isTerminal(stderr), len(specs))
 	var runs []*bugs.TargetRun
 	for i, spec := range specs {
 		if cmd.Context().Err() != nil {
 			break
 		}
-		bt := &bugs.TargetRun{Spec: shownSpec(spec)}
+		bt := &bugs.TargetRun{Spec: report.ShownSpec(spec)}
 		runs = append(runs, bt)
 		prog.Start(i, bt.Spec)
 		err := testTarget(cmd, g, orc, opt, spec, args, multi, bt, prog)
 		prog.Done(bt)
 		if err != nil && !multi {
-			return printBugTests(cmd, g, runs, false, opt.check, err)
+			return bugs.Report(cmd.OutOrStdout(), runs, g.json, false, opt.check, err)
 		}
 		bt.Err = err
 	}
-	return printBugTests(cmd, g, runs, multi, opt.check, nil)
+	return bugs.Report(cmd.OutOrStdout(), runs, g.json, multi, opt.check, nil)
 }
 
 // bundleBugs replaces the finding bundles among bugs test's arguments with
@@ -197,7 +183,7 @@ func runBugsTest(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTe
 func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
 	var out, dirs []string
 	for _, a := range args {
-		if !isBundle(a) {
+		if !report.IsBundle(a) {
 			out = append(out, a)
 			continue
 		}
@@ -218,11 +204,6 @@ func bundleBugs(cmd *cobra.Command, args []string) ([]string, error) {
 	return out, nil
 }
 
-// noBugFor says that the id given is no bug of dbms's corpus.
-func noBugFor(id, dbms string) error {
-	return fmt.Errorf("no bug %s for %s in the corpus (txlab bugs list --dbms %s)", id, dbms, dbms)
-}
-
 // testTarget runs the corpus on one target into bt; an error says the run
 // did not finish.
 func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTestOptions, spec string, ids []string, multi bool, bt *bugs.TargetRun, prog *bugs.Display) (err error) {
@@ -234,42 +215,30 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 	}
 	// The oracles' sessions end before the target.
 	closeOracles := func() {}
-	defer release(&err, t, func() error {
+	defer connect.Release(&err, t, func() error {
 		closeOracles()
 		return t.Close()
 	})
 	info := t.Info()
 	bt.Info = info
-	var entries []bugs.Entry
-	if opt.dbms != "" {
-		entries, err = bugs.List(opt.dbms)
-	} else {
-		entries, err = bugs.ForTarget(info.DBMS)
-	}
+	entries, missing, err := bugs.Entries(info.DBMS, opt.dbms, ids)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
-	if len(ids) > 0 {
-		entries, bt.Missing = bugs.Select(entries, ids)
-		if len(bt.Missing) > 0 && !multi {
-			return usageErr(noBugFor(bt.Missing[0], info.DBMS))
-		}
+	if bt.Missing = missing; len(missing) > 0 && !multi {
+		return usageErr(bugs.NoBugFor(missing[0], info.DBMS))
 	}
-	var levels []target.Level
-	if multi {
-		levels, err = parseLevelNames(opt.isolation)
-		if strings.EqualFold(opt.isolation, "all") {
-			levels = t.Levels()
-		}
-	} else {
-		levels, err = parseLevels(opt.isolation, info.DBMS, t.Levels())
+	levels, err := target.ParseLevels(opt.isolation, info.DBMS, t.Levels())
+	if multi && !strings.EqualFold(opt.isolation, "all") {
+		// A level this target lacks is a cell saying so.
+		levels, err = target.ParseLevelNames(opt.isolation)
 	}
 	if err != nil {
 		return usageErr(err)
 	}
 	cases, _, err := orc.build(cmd.Context(), &tg, t)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
 	closeOracles = orc.close
 	prog.Opened(bt)
@@ -278,78 +247,12 @@ func testTarget(cmd *cobra.Command, g *globalFlags, orc *oracleFlags, opt bugTes
 		bt.Results[i].DB = bt.Spec
 	}
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
 	if opt.record != "" {
 		if err := bugs.RecordStatuses(opt.record, info, bt.Results); err != nil {
-			return &exitError{code: 2, err: err}
+			return exitcode.Fault(err)
 		}
 	}
 	return nil
-}
-
-// parseLevelNames reads a multi-target --isolation: level names, or all
-// (nil here: each target's own levels).
-func parseLevelNames(s string) ([]target.Level, error) {
-	if s == "" || strings.EqualFold(s, "all") {
-		return nil, nil
-	}
-	var out []target.Level
-	for _, part := range strings.Split(s, ",") {
-		l, err := target.ParseLevel(part)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
-
-// printBugTests prints the results (the one-target table, or the table with
-// a column per target) and says how the command ends: runErr (a run that
-// ended the command), a failure of the runs (bugs.Failure), or with check
-// a changed status.
-func printBugTests(cmd *cobra.Command, g *globalFlags, runs []*bugs.TargetRun, multi, check bool, runErr error) error {
-	if runErr != nil && !slices.ContainsFunc(runs, func(r *bugs.TargetRun) bool { return len(r.Results) > 0 }) {
-		return runErr
-	}
-	out := cmd.OutOrStdout()
-	switch {
-	case g.json:
-		if err := bugs.WriteJSON(out, runs); err != nil {
-			return err
-		}
-	case multi:
-		bugs.WriteMatrix(out, runs)
-	default:
-		bugs.WriteTable(out, runs)
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if err := bugs.Failure(runs, multi); err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	if err := bugs.CheckRecorded(runs); check && err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	return nil
-}
-
-// specDBMS is the DBMS a --db spec names by itself (sqlite, a throwaway
-// mariadb, postgres or tidb server, of any release or build), "" for a URL,
-// whose server says what it is only once connected.
-func specDBMS(spec string) string {
-	name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(spec)), "@")
-	switch {
-	case strings.Contains(name, "://"):
-		return ""
-	case name == "sqlite" || strings.HasPrefix(name, "sqlite:"):
-		return "sqlite"
-	case name == "postgresql":
-		return "postgres"
-	case name == "mariadb" || name == "postgres" || name == "tidb":
-		return name
-	}
-	return ""
 }

@@ -1,67 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/localdbtest"
-	"github.com/txlab/txlab/target"
 )
-
-// TestBugTestsExit: bugs test prints the table of what ran whatever its
-// exit status: 1 for a changed status with --check, 2 for a target that
-// did not finish (bugs.Failure).
-func TestBugTestsExit(t *testing.T) {
-	runs := func(changed bool, err error) []*bugs.TargetRun {
-		runs := []*bugs.TargetRun{
-			{Spec: "sqlite", Info: target.Info{DBMS: "sqlite", Version: "3.50.1"}, Results: []bugs.Result{
-				{Entry: bugs.Entry{Bug: "DOC-SQLITE-BUSY-UPGRADE", DBMS: "sqlite"}, Levels: []bugs.LevelResult{
-					{Level: target.Serializable, Status: bugs.Reproduces, Recorded: bugs.Reproduces, Changed: changed}}}}},
-		}
-		if err != nil {
-			runs = append(runs, &bugs.TargetRun{Spec: "tidb", Err: err})
-		}
-		return runs
-	}
-	for _, tt := range []struct {
-		name  string
-		runs  []*bugs.TargetRun
-		check bool
-		code  int
-	}{
-		{"as recorded", runs(false, nil), true, 0},
-		{"changed without --check", runs(true, nil), false, 0},
-		{"changed with --check", runs(true, nil), true, 1},
-		{"a target that did not start", runs(false, errors.New("build failed")), true, 2},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd := &cobra.Command{}
-			var out bytes.Buffer
-			cmd.SetOut(&out)
-			err := printBugTests(cmd, &globalFlags{}, tt.runs, true, tt.check, nil)
-			code := 0
-			var ee *exitError
-			if errors.As(err, &ee) {
-				code = ee.code
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tt.code {
-				t.Errorf("exit %d (%v), want %d", code, err, tt.code)
-			}
-			if !strings.Contains(out.String(), "DOC-SQLITE-BUSY-UPGRADE") {
-				t.Errorf("no table:\n%s", out.String())
-			}
-		})
-	}
-}
 
 // cells splits a table line into its cells (tabwriter pads with ≥ 2 spaces).
 func cells(line string) []string {

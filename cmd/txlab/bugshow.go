@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/bugs"
+	"github.com/txlab/txlab/internal/exitcode"
 )
 
 // newBugsShowCmd prints (or writes) corpus cases: the corpus is embedded
@@ -25,7 +26,7 @@ files are written there instead (DIR/NAME.txn), ready for txlab run --db T DIR/N
 		RunE: func(cmd *cobra.Command, args []string) error {
 			entries, err := bugs.FindAll(args)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			if out == "" {
 				return bugs.WriteCases(cmd.OutOrStdout(), entries)
@@ -35,7 +36,7 @@ files are written there instead (DIR/NAME.txn), ready for txlab run --db T DIR/N
 				fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n", path, entries[i].Bug)
 			}
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/oracle/mt"
 )
 
@@ -29,7 +30,7 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code, text, js, err := mt.CheckFileContext(cmd.Context(), args[0], model)
 			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("%s: interrupted", args[0])}
+				return exitcode.Fault(fmt.Errorf("%s: interrupted", args[0]))
 			}
 			if g.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -44,10 +45,10 @@ Exit status: 0 valid, 1 violated, 2 bad input.`,
 			case 0:
 				return nil
 			case 1:
-				return &exitError{code: 1}
+				return &exitcode.Error{Code: 1}
 			}
 			first, _, _ := strings.Cut(text, "\n")
-			return &exitError{code: 2, err: errors.New(first)}
+			return exitcode.Fault(errors.New(first))
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "serializable", "consistency model: serializable, snapshot, strict-serializable or linearizable\n(also SER, SI, SSER, LIN) (e.g. --model snapshot)")

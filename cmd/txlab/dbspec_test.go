@@ -12,25 +12,6 @@ import (
 	"github.com/txlab/txlab/report"
 )
 
-// TestSplitDB: --db's comma-separated targets; a single URL stays one.
-func TestSplitDB(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []string
-	}{
-		{"sqlite", []string{"sqlite"}},
-		{"postgres@10,postgres@18,tidb", []string{"postgres@10", "postgres@18", "tidb"}},
-		{" sqlite , mariadb ,", []string{"sqlite", "mariadb"}},
-		{"postgres@/usr/lib/postgresql/15/bin,postgres", []string{"postgres@/usr/lib/postgresql/15/bin", "postgres"}},
-		{"mysql://root:pw@127.0.0.1:3306/?tls=false", []string{"mysql://root:pw@127.0.0.1:3306/?tls=false"}},
-		{",", nil},
-	} {
-		if got := splitDB(tt.in); strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-			t.Errorf("splitDB(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestBundleRecordsTarget: a finding's bundle made through the command line
 // records the exact target: report.json's db holds the --db spec as given,
 // the DBMS and full version the server reported, and the throwaway server's

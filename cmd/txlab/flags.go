@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/executor"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/target/connect"
 )
@@ -27,7 +26,7 @@ type globalFlags struct {
 	connectTimeout time.Duration
 	trustCase      bool
 	maxRows        int64
-	maxResultBytes byteSize
+	maxResultBytes target.ByteSize
 }
 
 func (g *globalFlags) register(root *cobra.Command) {
@@ -41,7 +40,7 @@ func (g *globalFlags) register(root *cobra.Command) {
 	f.DurationVar(&g.connectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "give up connecting to a server (--db URL) that has not answered after this long\n(e.g. --connect-timeout 30s)")
 	f.BoolVar(&g.trustCase, "trust-case", false, "run a case's statements of kinds txlab's scope check does not know (your own case file);\nnames outside txlab's database, server administration, files and dynamic SQL stay refused (e.g. --trust-case)")
 	f.DurationVar(&g.hangTimeout, "hang-timeout", 30*time.Second, "a case that has not finished after this long is reported as a hang (e.g. --hang-timeout 10s)")
-	g.maxResultBytes = byteSize(target.DefaultLimits.Bytes)
+	g.maxResultBytes = target.ByteSize(target.DefaultLimits.Bytes)
 	f.Int64Var(&g.maxRows, "max-rows", target.DefaultLimits.Rows, "the most rows txlab keeps of one statement's result and of the final state; the rest is read and\ncounted, and the case is not judged (exit 2 for run) (e.g. --max-rows 1000000)")
 	f.Var(&g.maxResultBytes, "max-result-bytes", "the most bytes txlab keeps of one statement's result, of one case's results together and of\nthe final state; the rest is read and counted, and the case is not judged (e.g. --max-result-bytes 256MiB)")
 }
@@ -61,7 +60,7 @@ func (g *globalFlags) open(cmd *cobra.Command) (target.Target, error) {
 	}
 	t, err := connect.Open(cmd.Context(), g.db, g.connectOptions(cmd, g.schema))
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, exitcode.Fault(err)
 	}
 	return executor.NewBench(t), nil
 }
@@ -99,66 +98,27 @@ func (g *globalFlags) validate() error {
 	return nil
 }
 
-// byteSize is a flag value of bytes (target.ParseBytes), printed back the
-// way target.FormatBytes writes it.
-type byteSize int64
-
-func (b *byteSize) String() string { return target.FormatBytes(int64(*b)) }
-
-func (b *byteSize) Type() string { return "bytes" }
-
-func (b *byteSize) Set(s string) error {
-	n, err := target.ParseBytes(s)
-	if err != nil {
-		return err
-	}
-	*b = byteSize(n)
-	return nil
-}
-
 func (g *globalFlags) execOptions(level target.Level) executor.Options {
 	return executor.Options{Isolation: level, BlockTimeout: g.blockTimeout, HangTimeout: g.hangTimeout, TrustCase: g.trustCase}
 }
 
-// openWorkers opens n targets for parallel workers, each working in a
-// database of its own, on a bench of its own: worker 1 uses --db as given, the others the same
-// server (a throwaway one is shared) with schema SCHEMA_wN, or a fresh SQLite
-// file each. Start-up counts in the campaign's time: once until (unless
-// zero) has passed, the campaign runs with the workers opened so far.
+// openWorkers opens n targets for parallel workers, each in a database of
+// its own and on a bench of its own (connect.OpenWorkers): worker 1 uses
+// --db as given, the others its server with schema SCHEMA_wN.
 func (g *globalFlags) openWorkers(cmd *cobra.Command, n int, until time.Time) ([]target.Target, error) {
 	first, err := g.open(cmd)
 	if err != nil {
 		return nil, err
 	}
-	targets := []target.Target{first}
-	spec := g.db
-	if srv := connect.Server(first); srv != nil {
-		spec = srv.DSN()
-	}
-	if n > 1 && strings.HasPrefix(spec, "sqlite:") {
+	more, err := connect.OpenWorkers(cmd.Context(), first, g.db, n, until, func(w int) connect.Options {
+		return g.connectOptions(cmd, fmt.Sprintf("%s_w%d", g.schema, w))
+	}, g.log(cmd))
+	if err != nil {
 		first.Close()
-		return nil, usageErr(fmt.Errorf("--workers %d needs a database per worker: use --db sqlite (fresh files) instead of %s", n, spec))
+		return nil, exitcode.Fault(err)
 	}
-	ctx := cmd.Context()
-	if !until.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, until)
-		defer cancel()
-	}
-	for w := 2; w <= n; w++ {
-		t, err := connect.Open(ctx, spec, g.connectOptions(cmd, fmt.Sprintf("%s_w%d", g.schema, w)))
-		if err != nil && cmd.Context().Err() == nil && ctx.Err() != nil {
-			if log := g.log(cmd); log != nil {
-				fmt.Fprintf(log, "txlab: --duration ended while opening worker %d: running with %d\n", w, len(targets))
-			}
-			break
-		}
-		if err != nil {
-			for _, t := range targets {
-				t.Close()
-			}
-			return nil, &exitError{code: 2, err: fmt.Errorf("worker %d: %w", w, err)}
-		}
+	targets := []target.Target{first}
+	for _, t := range more {
 		targets = append(targets, executor.NewBench(t))
 	}
 	return targets, nil
@@ -175,11 +135,6 @@ func parseLevel(s string) (target.Level, error) {
 		return "", usageErr(err)
 	}
 	return l, nil
-}
-
-// parseLevels is target.ParseLevels, under the name bugs.go calls.
-func parseLevels(s, dbms string, supported []target.Level) ([]target.Level, error) {
-	return target.ParseLevels(s, dbms, supported)
 }
 
 // openAt opens the target and refuses a level it does not have ("" passes),
@@ -208,31 +163,4 @@ func checkLevelOn(t target.Target, l target.Level) error {
 }
 
 // usageErr marks an error as a usage error (exit 2).
-func usageErr(err error) error { return &exitError{code: 2, err: err} }
-
-// release runs a command's cleanup (closing the targets and the oracles'
-// sessions) when it ends with *err — in the background when t's server
-// stopped answering: every query the cleanup makes (a session's reset,
-// dropping txlab's case account) would wait out its timeout on the frozen
-// server, and the process ends with it all the same. A throwaway server
-// txlab started is stopped before the command ends, whatever happened:
-// when frozen, first (there is nothing to clean in it).
-//
-// A cleanup that fails after a run that did not is the run's error, exit
-// 2: what txlab could not drop or close (a case role a user's object now
-// depends on, a server that crashed) is left on the server, and the user
-// must hear of it.
-func release(err *error, t target.Target, cleanup func() error) {
-	if !target.IsFrozen(*err) {
-		cerr := cleanup()
-		var ee *exitError
-		if cerr != nil && (*err == nil || errors.As(*err, &ee) && ee.code == 1) {
-			*err = &exitError{code: 2, err: fmt.Errorf("closing the target: %w", cerr)}
-		}
-		return
-	}
-	if srv := connect.Server(t); srv != nil {
-		srv.Stop()
-	}
-	go cleanup()
-}
+func usageErr(err error) error { return exitcode.Fault(err) }

@@ -1,26 +1,21 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/fuzz"
+	"github.com/txlab/txlab/fuzz/procs"
 	"github.com/txlab/txlab/gen"
-	"github.com/txlab/txlab/htmlreport"
-	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/target"
-	"github.com/txlab/txlab/verdict"
 )
 
 // fuzzFlags are txlab fuzz's flags.
@@ -93,7 +88,7 @@ func (ff *fuzzFlags) run(cmd *cobra.Command, g *globalFlags) (err error) {
 		return err
 	}
 	if ff.procs > 1 {
-		return runProcs(cmd, g, procsCampaign{n: ff.procs, workers: ff.workers, seed: ff.seed, cases: ff.cases, out: ff.orc.out, began: began, supp: ff.orc.supp})
+		return ff.runProcs(cmd, g, began)
 	}
 	var until time.Time
 	if ff.duration > 0 {
@@ -111,12 +106,16 @@ func (ff *fuzzFlags) run(cmd *cobra.Command, g *globalFlags) (err error) {
 	opt.Start = began
 	sum, runErr := fuzz.Run(cmd.Context(), s.targets, opt)
 	if sum == nil {
-		return &exitError{code: 2, err: runErr}
+		return exitcode.Fault(runErr)
 	}
 	if stream != nil {
-		return finishWorker(stream, sum, runErr, ff.orc.writer)
+		// A worker process of fuzz --procs reports to its parent.
+		if err := stream.Finish(sum, runErr, ff.orc.writer); err != nil {
+			return exitcode.Fault(err)
+		}
+		return fuzz.Outcome(sum)
 	}
-	return ff.finish(cmd, g, sum, runErr)
+	return fuzz.Finish(cmd.OutOrStdout(), sum, runErr, g.json, ff.orc.writer, ff.seed)
 }
 
 // validate checks the flags before any server starts, and fills in the
@@ -199,7 +198,7 @@ func (ff *fuzzFlags) validateProcs(cmd *cobra.Command, g *globalFlags) error {
 // options are the campaign's on the session's targets, with its oracles
 // built; stream is set in a worker process of fuzz --procs, which reports
 // to its parent instead of the terminal.
-func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (opt fuzz.Options, stream *workerStream, err error) {
+func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (opt fuzz.Options, stream *procs.Reporter, err error) {
 	t := s.target()
 	info := t.Info()
 	levels, err := target.ParseLevels(ff.isolation, info.DBMS, t.Levels())
@@ -213,8 +212,8 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 	if ff.parentOut != "" {
 		// A worker process of fuzz --procs: its parent shows the seed,
 		// the progress and the summary.
-		stream = newWorkerStream(cmd.OutOrStdout())
-		stream.send(procsMsg{Target: info.DBMS + " " + info.Version})
+		stream = procs.NewReporter(cmd.OutOrStdout())
+		stream.Send(procs.Message{Target: info.DBMS + " " + info.Version})
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, ff.seed)
 	}
@@ -222,8 +221,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 	plain := false
 	if !g.json && stream == nil {
 		progress = cmd.ErrOrStderr()
-		f, ok := progress.(*os.File)
-		plain = !ok || !term.IsTerminal(int(f.Fd()))
+		plain = !isTerminal(progress)
 	}
 	cases, work, err := s.judge(cmd.Context(), g, &ff.orc)
 	if err != nil {
@@ -231,7 +229,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 	}
 	sets, err := ff.orc.sets.PerWorker(cmd.Context(), cases, len(s.targets))
 	if err != nil {
-		return opt, nil, &exitError{code: 2, err: err}
+		return opt, nil, exitcode.Fault(err)
 	}
 	opt = fuzz.Options{
 		Seed: ff.seed, Duration: ff.duration, Cases: ff.cases, Levels: levels,
@@ -247,55 +245,14 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 		opt.Reduce = reduce.InPlace(g.execOptions(""), ff.reduceFor, g.log(cmd))
 	}
 	if stream != nil {
-		opt.SaveDir, opt.OnProgress = ff.parentOut, stream.progress
+		opt.SaveDir, opt.OnProgress = ff.parentOut, stream.Progress
 	}
 	return opt, stream, nil
-}
-
-// finish prints the campaign's summary and its report's path, and says
-// how it ended in the exit status.
-func (ff *fuzzFlags) finish(cmd *cobra.Command, g *globalFlags, sum *fuzz.Summary, runErr error) error {
-	if g.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sum); err != nil {
-			return err
-		}
-	} else {
-		sum.WriteText(cmd.OutOrStdout())
-		if ff.orc.writer != nil {
-			ff.orc.writer.WriteSummary(cmd.OutOrStdout())
-		}
-	}
-	page, err := htmlreport.WriteRun(ff.orc.writer)
-	if page != "" && !g.json {
-		fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", page)
-	}
-	if err != nil && runErr == nil {
-		// The findings are only on stdout: the run's files are
-		// incomplete, which is a fault, not a warning.
-		return &exitError{code: 2, err: err}
-	}
-	if runErr != nil {
-		// The summary above covers what ran before the failure; a frozen
-		// server is no property of the cases.
-		if !target.IsFrozen(runErr) {
-			runErr = fmt.Errorf("%w (repeat with --seed %d)", runErr, ff.seed)
-		}
-		return &exitError{code: 2, err: runErr}
-	}
-	if n := verdict.CountBugs(sum.Findings); n > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(n, "finding"))}
-	}
-	return nil
 }
 
 // parseFeatures reads --features (features.Parse); --features help lists
 // the names.
 func parseFeatures(spec string, supported []string) ([]string, error) {
-	if strings.TrimSpace(spec) == "help" {
-		return nil, fmt.Errorf("--features takes all, none or a comma-separated list of: %s", strings.Join(features.Names, ", "))
-	}
 	feats, err := features.Parse(spec, supported)
 	if err != nil {
 		return nil, fmt.Errorf("--features: %w", err)

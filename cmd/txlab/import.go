@@ -11,6 +11,7 @@ import (
 	"github.com/txlab/txlab/convert"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 )
 
 func newImportCmd() *cobra.Command {
@@ -42,7 +43,7 @@ Cases go to stdout, or one file each into --out DIR.`,
 			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
-					return &exitError{code: 2, err: err}
+					return exitcode.Fault(err)
 				}
 			}
 			first := true
@@ -71,13 +72,13 @@ Cases go to stdout, or one file each into --out DIR.`,
 					}
 					dst := filepath.Join(out, names.Next(path, i, len(cases)))
 					if err := atomicfile.WriteFile(dst, []byte(c.String()), 0o644); err != nil {
-						return &exitError{code: 2, err: err}
+						return exitcode.Fault(err)
 					}
 					fmt.Fprintln(cmd.ErrOrStderr(), "wrote", dst)
 				}
 			}
 			if failed > 0 {
-				return &exitError{code: 2, err: fmt.Errorf("%d of %s not converted", failed, english.Plural(len(args), "file"))}
+				return exitcode.Fault(fmt.Errorf("%d of %s not converted", failed, english.Plural(len(args), "file")))
 			}
 			return nil
 		},

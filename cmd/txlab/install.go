@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/target/connect"
 )
@@ -37,7 +38,7 @@ cores; needs Go and the module proxy).`,
 			if list {
 				var err error
 				if out, err = connect.ListInstalled(); err != nil {
-					return &exitError{code: 2, err: err}
+					return exitcode.Fault(err)
 				}
 			} else if len(args) == 0 {
 				return usageErr(fmt.Errorf("install what? e.g. txlab install postgres@18 (or --list)"))
@@ -45,7 +46,7 @@ cores; needs Go and the module proxy).`,
 			for _, a := range args {
 				r, err := connect.Install(cmd.Context(), a, cmd.ErrOrStderr())
 				if err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("install %s: %w", a, err)}
+					return exitcode.Fault(fmt.Errorf("install %s: %w", a, err))
 				}
 				out = append(out, r)
 			}

@@ -14,22 +14,13 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/txlab/txlab/internal/buildinfo"
 	"github.com/txlab/txlab/internal/crash"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/internal/memlimit"
 )
-
-// exitError carries an exit code: 1 when bugs were found, 2 for usage or
-// infrastructure errors.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-
-func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	memlimit.Set()
@@ -69,20 +60,27 @@ func execute(ctx context.Context, root *cobra.Command, prof *profiles, args []st
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if perr := prof.stop(); perr != nil && err == nil {
-		err = &exitError{code: 2, err: perr}
+		err = exitcode.Fault(perr)
 	}
 	if err == nil {
 		return 0
 	}
-	var ee *exitError
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "txlab:", oneLine(ee.err))
+		if ee.Err != nil {
+			fmt.Fprintln(stderr, "txlab:", oneLine(ee.Err))
 		}
-		return ee.code
+		return ee.Code
 	}
 	fmt.Fprintln(stderr, "txlab:", oneLine(err))
 	return 2
+}
+
+// isTerminal says whether w is a terminal, where a progress line is
+// redrawn in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // oneLine is an error's message on one line: joined errors (several
@@ -120,7 +118,7 @@ postgresql://, cockroach://.`,
 	root.SetVersionTemplate("txlab {{.Version}}\n")
 	root.AddCommand(newRunCmd(g), newFuzzCmd(g), newCheckCmd(g), newServerCmd(g), newInstallCmd(g), newImportCmd(), newBugsCmd(g), newReduceCmd(g), newReportCmd(), newShellCmd(g), newVersionCmd(g))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: 2, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		return exitcode.Fault(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
 	return root
 }

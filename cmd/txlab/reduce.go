@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/reduce"
 )
 
@@ -106,13 +107,13 @@ func (rf *reduceFlags) run(cmd *cobra.Command, g *globalFlags, path string) (err
 	exec := g.execOptions(level)
 	budget, err := in.FindKey(cmd.Context(), t, oracles, exec, rf.budget)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
 	errs := cmd.ErrOrStderr()
 	fmt.Fprintf(errs, "txlab reduce: keeping %s on %s %s\n", in.Key, t.Info().DBMS, t.Info().Version)
 	res, err := in.Run(cmd.Context(), t, reduce.Options{Oracles: oracles, Exec: exec, Runs: rf.runs, Budget: budget, Dialect: t.Info().Dialect, Log: errs})
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
 	// --out is the reduced case's file; a bundle's is written in place.
 	out := rf.orc.out
@@ -121,15 +122,8 @@ func (rf *reduceFlags) run(cmd *cobra.Command, g *globalFlags, path string) (err
 	} else if out == "" {
 		fmt.Fprint(cmd.OutOrStdout(), res.Case.String())
 	} else if err := atomicfile.WriteFile(out, []byte(res.Case.String()), 0o644); err != nil {
-		return &exitError{code: 2, err: err}
+		return exitcode.Fault(err)
 	}
-	fmt.Fprintf(errs, "txlab reduce: %s → %s in %.1f s (%d runs)", res.Before, res.After, res.Elapsed.Seconds(), res.Executions)
-	if res.OutOfTime {
-		fmt.Fprint(errs, "; the --budget ran out")
-	}
-	if out != "" {
-		fmt.Fprintf(errs, "; written to %s", out)
-	}
-	fmt.Fprintln(errs)
+	fmt.Fprintln(errs, "txlab reduce:", res.Summary(out))
 	return nil
 }

@@ -42,6 +42,3 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 	}
 	return nil
 }
-
-// isBundle is report.IsBundle, under the name bugs.go calls.
-func isBundle(path string) bool { return report.IsBundle(path) }

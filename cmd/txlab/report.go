@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/htmlreport"
+	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/report"
 )
 
@@ -41,17 +40,17 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 			if out != "" {
 				n, missing, err := report.Merge(out, args)
 				if err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("merge: %w", err)}
+					return exitcode.Fault(fmt.Errorf("merge: %w", err))
 				}
 				for _, m := range missing {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s does not exist: a campaign that found nothing writes no directory\n", m)
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "merged %d director%s into %s: %d bundle%s\n", len(args), map[bool]string{true: "y", false: "ies"}[len(args) == 1], out, n, map[bool]string{true: "", false: "s"}[n == 1])
+				fmt.Fprintf(cmd.ErrOrStderr(), "merged %d director%s into %s: %s\n", len(args), map[bool]string{true: "y", false: "ies"}[len(args) == 1], out, english.Plural(n, "bundle"))
 				dir = out
 			} else if len(args) > 1 {
 				return usageErr(fmt.Errorf("several directories (%d) need --out DIR to merge them into", len(args)))
 			}
-			if err := reportDir(dir); err != nil {
+			if err := report.CheckDir(dir); err != nil {
 				return usageErr(err)
 			}
 			write := htmlreport.Write
@@ -60,7 +59,7 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 			}
 			path, err := write(dir)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), path)
 			return nil
@@ -68,19 +67,4 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "merge the directories into this new directory and report over it (e.g. --out merged)")
 	return cmd
-}
-
-// reportDir says, in a sentence, why dir is no directory to report over,
-// rather than the raw error of opening it.
-func reportDir(dir string) error {
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist: a campaign that found nothing writes no directory (fuzz and run write bundles to --out, default %s)", dir, report.DefaultDir)
-	case err != nil:
-		return fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
-	case !st.IsDir():
-		return fmt.Errorf("%s is a file: txlab report takes a directory of finding bundles (or one bundle's directory)", dir)
-	}
-	return nil
 }

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/replay"
 	"github.com/txlab/txlab/report"
-	"github.com/txlab/txlab/target"
 )
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -80,41 +75,13 @@ which --db to give and exits 2 (it never replays on another DBMS).`,
 				Out: cmd.OutOrStdout(), Errs: cmd.ErrOrStderr(), Verbose: g.verbose,
 			})
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
-			return runOutcome(st, g.hangTimeout)
+			return st.Err(g.hangTimeout)
 		},
 	}
 	orc.register(cmd, false)
 	orc.registerSuppress(cmd)
 	cmd.Flags().StringVar(&isolation, "isolation", "", "isolation level for every connection, overriding the case's header:\nread-uncommitted, read-committed, repeatable-read, snapshot, serializable (or RU, RC, RR, SI, SER)\n(e.g. --isolation rr)")
 	return cmd
-}
-
-// runOutcome is the exit status of a run of cases that all ran: 2 for a
-// case that failed, was not judged or did not finish, 1 for a bug.
-func runOutcome(st replay.Stats, hangTimeout time.Duration) error {
-	switch {
-	case st.Failed > 0:
-		// Each failed case already has its line on stderr.
-		return &exitError{code: 2}
-	case st.TooLarge > 0:
-		// The output shows what was kept; no oracle judged part of a result.
-		lim := target.CurrentLimits()
-		return &exitError{code: 2, err: fmt.Errorf("%s not judged: a result or the final state was larger than txlab keeps (--max-rows %d, --max-result-bytes %s)",
-			english.Plural(st.TooLarge, "case"), lim.Rows, target.FormatBytes(lim.Bytes))}
-	case st.Hangs > 0 || st.Unjudged > 0:
-		// The output shows what ran; the case's outcome is unknown.
-		var what []string
-		if st.Hangs > 0 {
-			what = append(what, fmt.Sprintf("%s did not finish (HANG)", english.Plural(st.Hangs, "case")))
-		}
-		if st.Unjudged > 0 {
-			what = append(what, fmt.Sprintf("%s not judged", english.Plural(st.Unjudged, "case")))
-		}
-		return &exitError{code: 2, err: fmt.Errorf("%s within --hang-timeout %v", strings.Join(what, " and "), hangTimeout)}
-	case st.Bugs > 0:
-		return &exitError{code: 1, err: fmt.Errorf("%s with verdict bug", english.Plural(st.Bugs, "finding"))}
-	}
-	return nil
 }

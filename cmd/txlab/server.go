@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/target/connect"
 )
 
@@ -34,7 +35,7 @@ it and deletes its directory.`,
 			}
 			srv, err := connect.StartServer(cmd.Context(), args[0], connect.Options{Settings: g.settings, Log: g.log(cmd), Progress: cmd.ErrOrStderr()})
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			kind := args[0]
 			defer srv.Stop()
@@ -46,7 +47,7 @@ it and deletes its directory.`,
 				return nil
 			case <-srv.Done():
 				why, _, _ := strings.Cut(fmt.Sprint(srv.Stop()), "\n")
-				return &exitError{code: 2, err: fmt.Errorf("the %s server process died: %s", kind, why)}
+				return exitcode.Fault(fmt.Errorf("the %s server process died: %s", kind, why))
 			}
 		},
 	}

@@ -7,15 +7,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/connect"
 )
 
 // session is what a command opens to run cases: its targets (one, or a
 // target per fuzz worker) and the oracles built on them. end releases them
 // together, the oracles' sessions before the targets they run on, so that
 // every command cleans up in the same order and says a failed cleanup the
-// same way (release).
+// same way (connect.Release).
 type session struct {
 	targets []target.Target
 	orc     *oracleFlags // set once judge built the oracles: end closes them
@@ -49,7 +51,7 @@ func (s *session) target() target.Target { return s.targets[0] }
 func (s *session) judge(ctx context.Context, g *globalFlags, orc *oracleFlags) ([]oracle.CaseOracle, oracle.Workload, error) {
 	cases, work, err := orc.build(ctx, g, s.target())
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: err}
+		return nil, nil, exitcode.Fault(err)
 	}
 	s.orc = orc
 	return cases, work, nil
@@ -59,7 +61,7 @@ func (s *session) judge(ctx context.Context, g *globalFlags, orc *oracleFlags) (
 // right after the session opened, as defer s.end(&err) in a function
 // whose error result is named err.
 func (s *session) end(err *error) {
-	release(err, s.target(), func() error {
+	connect.Release(err, s.target(), func() error {
 		if s.orc != nil {
 			s.orc.close()
 		}

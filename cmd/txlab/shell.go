@@ -12,6 +12,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/shell"
 )
 
@@ -53,7 +54,7 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 				home, _ := os.UserHomeDir()
 				rl, err = readline.NewEx(&readline.Config{Prompt: "txlab 1> ", HistoryFile: filepath.Join(home, ".txlab_history")})
 				if err != nil {
-					return &exitError{code: 2, err: err}
+					return exitcode.Fault(err)
 				}
 				defer rl.Close()
 				// Lines printed while you type appear above the prompt.
@@ -61,7 +62,7 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 			}
 			sh, err := shell.New(ctx, t, level, g.execOptions(level), out)
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			if interactive {
 				fmt.Fprintf(out, "txlab shell on %s %s: N> statement; runs on connection N; \\help for commands, Ctrl-D ends.\n", t.Info().DBMS, t.Info().Version)
@@ -78,7 +79,7 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 				err = cerr
 			}
 			if err != nil && !errors.Is(err, shell.ErrQuit) {
-				return &exitError{code: 2, err: err}
+				return exitcode.Fault(err)
 			}
 			return nil
 		},

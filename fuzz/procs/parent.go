@@ -20,6 +20,7 @@ import (
 	"github.com/txlab/txlab/fuzz"
 	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/verdict"
 )
@@ -54,6 +55,28 @@ type Result struct {
 	Summary    *fuzz.Summary
 	Signatures []report.SignatureCount // in Out; nil when no bundle was written
 	Page       string                  // the HTML report; "" when none was written
+}
+
+// Finish prints the campaign's one summary to out (indented JSON, or the
+// text summary with the signatures' counts, supp marking the known ones,
+// and the report's path) and returns how the campaign ends (exitcode):
+// exit status 2 for runErr, 1 for a finding with verdict bug.
+func (r *Result) Finish(out io.Writer, runErr error, asJSON bool, supp *report.Suppressions) error {
+	if asJSON {
+		if err := fuzz.WriteJSON(out, r.Summary); err != nil {
+			return err
+		}
+	} else {
+		r.Summary.WriteText(out)
+		report.WriteSignatures(out, r.Signatures, supp)
+		if r.Page != "" {
+			fmt.Fprintf(out, "report: %s\n", r.Page)
+		}
+	}
+	if runErr != nil {
+		return exitcode.Fault(runErr)
+	}
+	return fuzz.Outcome(r.Summary)
 }
 
 // worker is one worker process as the parent sees it.

@@ -223,6 +223,31 @@ func parseRelease(raw string, k kind, at string) (spec, error) {
 
 var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
+// DBMS is the DBMS a --db value names by itself: sqlite, or a throwaway
+// mariadb, postgres or tidb server of any release or build; "" for a URL,
+// whose server says what it is only once connected, and for a value that
+// names no target.
+func DBMS(raw string) string {
+	s, err := parseSpec(raw)
+	if err != nil {
+		return ""
+	}
+	return map[kind]string{kindSQLite: "sqlite", kindLocalMariaDB: "mariadb", kindLocalPostgres: "postgres", kindLocalTiDB: "tidb"}[s.kind]
+}
+
+// Split splits a --db value into its targets: bugs test takes several,
+// comma-separated (postgres@10,postgres@18,tidb). A URL holds no comma in
+// practice, so a single URL stays one target.
+func Split(db string) []string {
+	var out []string
+	for _, s := range strings.Split(db, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Open connects to the target that spec names.
 func Open(ctx context.Context, raw string, opt Options) (target.Target, error) {
 	sp, err := parseSpec(raw)

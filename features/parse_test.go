@@ -1,4 +1,4 @@
-package main
+package features
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseFeatures(t *testing.T) {
+func TestParseChoice(t *testing.T) {
 	supported := []string{"savepoint", "rollback-to-savepoint", "nowait"}
 	tests := []struct {
 		spec    string
@@ -22,7 +22,7 @@ func TestParseFeatures(t *testing.T) {
 		{spec: "help", wantErr: "for-key-share"},
 	}
 	for _, tt := range tests {
-		got, err := parseFeatures(tt.spec, supported)
+		got, err := Parse(tt.spec, supported)
 		switch {
 		case tt.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -35,7 +35,7 @@ func TestParseFeatures(t *testing.T) {
 		}
 	}
 	// Before the target is known, only the names are checked.
-	if _, err := parseFeatures("merge", nil); err != nil {
+	if _, err := Parse("merge", nil); err != nil {
 		t.Errorf("merge before the target is known: %v", err)
 	}
 }
