@@ -226,18 +226,18 @@ func foreignDB(from, value string) error {
 	if t := RecordedTarget(from); t != "" {
 		on = " (" + t + ")"
 	}
-	what := "binaries to run"
+	what := "which binaries to run"
 	switch {
 	case strings.Contains(value, "://"):
-		what = "a server to connect to"
+		what = "which server to connect to"
 	case strings.HasPrefix(value, "sqlite:"):
-		what = "a database file"
+		what = "which database file to open"
 	}
 	give := ShellJoin([]string{value})
 	if strings.Contains(value, ":xxxxx@") {
 		give += " with its password" // the writer left it out
 	}
-	return fmt.Errorf("%s was found on --db %s%s; txlab takes no %s from a file: give --db %s to replay it there", from, value, on, what, give)
+	return fmt.Errorf("%s was found on --db %s%s; txlab does not let a file choose %s: give --db %s to replay it there", from, value, on, what, give)
 }
 
 // ShellSplit splits a replay header as a POSIX shell would split words

@@ -100,9 +100,9 @@ func TestReplayRefused(t *testing.T) {
 		return path
 	}
 	for header, want := range map[string]string{
-		"--db postgres://me@h/db --oracle none": "takes no a server to connect to from a file: give --db postgres://me@h/db",
-		"--db sqlite:/tmp/x.db":                 "takes no a database file from a file: give --db sqlite:/tmp/x.db",
-		"--db mariadb@/tmp/evil":                "takes no binaries to run from a file: give --db mariadb@/tmp/evil",
+		"--db postgres://me@h/db --oracle none": "does not let a file choose which server to connect to: give --db postgres://me@h/db",
+		"--db sqlite:/tmp/x.db":                 "does not let a file choose which database file to open: give --db sqlite:/tmp/x.db",
+		"--db mariadb@/tmp/evil":                "does not let a file choose which binaries to run: give --db mariadb@/tmp/evil",
 		"--db mysql://root:xxxxx@h/":            "give --db mysql://root:xxxxx@h/ with its password",
 		"--set 'archive_command=touch /tmp/x'":  "sets --set archive_command=touch /tmp/x, which is not taken from a file: give --set 'archive_command=touch /tmp/x'",
 		"--output x":                            `"--output" is not a flag txlab run takes from a case`,
