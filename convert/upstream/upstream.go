@@ -215,9 +215,14 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) s
 	// must do the same, or the final state differs.
 	for _, t := range testcase.Transactions(c) {
 		last := testcase.KindOf(c.Steps[t.Steps[len(t.Steps)-1]]).Control
-		if t.Explicit && last != testcase.Commit && last != testcase.Rollback {
-			fmt.Fprintf(&b, "\n-- connection %d\nROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n", t.Conn)
+		if !t.Explicit || last == testcase.Commit || last == testcase.Rollback {
+			continue
 		}
+		if t.Conn != cur {
+			fmt.Fprintf(&b, "\n-- connection %d\n", t.Conn)
+			cur = t.Conn
+		}
+		b.WriteString("ROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n")
 	}
 	return b.String()
 }
@@ -240,6 +245,12 @@ type details struct {
 		} `json:"serial"`
 		// Cause is the model's account of what went wrong, in plain words.
 		Cause string `json:"cause"`
+		// How many orders of running the transactions one at a time were
+		// tried, of how many, and one that gives the actual state.
+		OrdersTried int   `json:"orders_tried"`
+		OrdersTotal int   `json:"orders_total"`
+		Skipped     bool  `json:"orders_skipped"`
+		Reproducing []int `json:"reproducing"`
 		Diff  struct {
 			Tables []struct {
 				Table      string  `json:"table"`
@@ -309,8 +320,11 @@ func Paste(f Finding) string {
 	// its summary names txlab's serial orders (FCRFS), which no tracker
 	// knows, so only the model's plain account of the cause is added.
 	why := f.Summary
-	if d.Violation.Serial.Order != nil {
-		why = d.Violation.Cause
+	if v := d.Violation; v.Serial.Order != nil {
+		why = v.Cause
+		if why == "" && !v.Skipped && v.Reproducing == nil && v.OrdersTried == v.OrdersTotal && v.OrdersTotal > 1 {
+			why = fmt.Sprintf("none of the %d orders of running the transactions one at a time leaves this final state", v.OrdersTotal)
+		}
 	}
 	if why != "" {
 		fmt.Fprintf(&b, "What went wrong: %s.\n", strings.TrimSuffix(Connections(c, why), "."))
@@ -423,14 +437,25 @@ func finalState(c *testcase.Case, d details) string {
 	for _, id := range v.Serial.Order {
 		order = append(order, Connections(c, fmt.Sprintf("T%d", id)))
 	}
+	// Only the rows that differ: a row one side lacks is said as such.
 	var exp, act []string
 	for _, t := range v.Diff.Tables {
-		exp = append(exp, fmt.Sprintf("%s holds %s", t.Table, anyRows(t.OnlySerial)))
-		act = append(act, fmt.Sprintf("%s holds %s", t.Table, anyRows(t.OnlyActual)))
+		should, is := anyRows(t.OnlySerial), anyRows(t.OnlyActual)
+		switch {
+		case len(t.OnlySerial) == 0:
+			exp = append(exp, fmt.Sprintf("%s does not hold %s", t.Table, is))
+			act = append(act, fmt.Sprintf("%s holds %s", t.Table, is))
+		case len(t.OnlyActual) == 0:
+			exp = append(exp, fmt.Sprintf("%s holds %s", t.Table, should))
+			act = append(act, fmt.Sprintf("%s does not hold %s", t.Table, should))
+		default:
+			exp = append(exp, fmt.Sprintf("%s holds %s", t.Table, should))
+			act = append(act, fmt.Sprintf("%s holds %s instead", t.Table, is))
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expected: after the last statement, %s, as running the transactions one at a time (%s) leaves it.\n", strings.Join(exp, "; "), strings.Join(order, ", then "))
-	fmt.Fprintf(&b, "Actual: %s instead (the rows that differ).\n", strings.Join(act, "; "))
+	fmt.Fprintf(&b, "Actual: %s.\n", strings.Join(act, "; "))
 	return b.String()
 }
 

@@ -155,3 +155,44 @@ func TestPasteEndsOpenTransactions(t *testing.T) {
 		t.Errorf("want one ROLLBACK (connection 2 committed):\n%s", paste)
 	}
 }
+
+// TestPasteFinalState: a final state that lacks a row says so, and a
+// final state no serial order gives says that in the client's words; a
+// cause the model found is what went wrong.
+func TestPasteFinalState(t *testing.T) {
+	c, err := testcase.ParseString("ssi", "CREATE TABLE t0 (c0 VARCHAR(20) UNIQUE);\nINSERT INTO t0 (c0) VALUES ('bh');\n"+
+		"2> BEGIN;\n2> INSERT INTO t0 (c0) VALUES ('bh') ON CONFLICT (c0) DO NOTHING;\n2> INSERT INTO t0 (c0) VALUES ('a');\n1> DELETE FROM t0;\n2> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, details string
+		want, not     []string
+	}{
+		{"no serial order", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2,
+			"diff": {"tables": [{"table": "t0", "only_serial": [["bh"]], "only_actual": []}]}}}`,
+			[]string{"Expected: after the last statement, t0 holds (bh), as running", "Actual: t0 does not hold (bh).\n",
+				"What went wrong: none of the 2 orders of running the transactions one at a time leaves this final state."},
+			[]string{"no such row", "FCRFS"}},
+		{"a row too many, one order reproduces it", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2, "reproducing": [2, 1],
+			"diff": {"tables": [{"table": "t0", "only_serial": [], "only_actual": [["a"]]}]}}}`,
+			[]string{"Expected: after the last statement, t0 does not hold (a), as", "Actual: t0 holds (a).\n"},
+			[]string{"What went wrong"}},
+		{"the model's cause", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2, "cause": "connection 1's DELETE did not wait for T1's row",
+			"diff": {"tables": [{"table": "t0", "only_serial": [["bh"]], "only_actual": [["a"]]}]}}}`,
+			[]string{"Actual: t0 holds (a) instead.\n", "What went wrong: connection 1's DELETE did not wait for connection 2's transaction's row."},
+			nil},
+	} {
+		paste := upstream.Paste(upstream.Finding{DBMS: "postgres", Version: "15.18", Kind: "tx-wss", Summary: "final state differs in t0 vs the FCRFS serial order", Case: c, Details: json.RawMessage(tc.details)})
+		for _, w := range tc.want {
+			if !strings.Contains(paste, w) {
+				t.Errorf("%s: no %q in\n%s", tc.name, w, paste)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(paste, n) {
+				t.Errorf("%s: %q in\n%s", tc.name, n, paste)
+			}
+		}
+	}
+}
