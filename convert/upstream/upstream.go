@@ -251,7 +251,7 @@ type details struct {
 		OrdersTotal int   `json:"orders_total"`
 		Skipped     bool  `json:"orders_skipped"`
 		Reproducing []int `json:"reproducing"`
-		Diff  struct {
+		Diff        struct {
 			Tables []struct {
 				Table      string  `json:"table"`
 				OnlyActual [][]any `json:"only_actual"`
