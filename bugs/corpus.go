@@ -86,6 +86,11 @@ func List(dbms string) ([]Entry, error) {
 		if e.Expect, err = ParseExpect(c.Expect); err != nil {
 			return nil, fmt.Errorf("bugs/%s: %w", name, err)
 		}
+		// A levels header that does not read would end every bugs test of
+		// the DBMS at this file, after its server started.
+		if _, err := e.LevelsOr(""); err != nil {
+			return nil, err
+		}
 		for _, cl := range e.Expect {
 			if cl.Step > len(c.Steps) {
 				return nil, fmt.Errorf("bugs/%s: expect %s: the case has %d steps", name, cl, len(c.Steps))
