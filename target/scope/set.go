@@ -101,6 +101,10 @@ func (c *checker) setPostgres() error {
 		return nil
 	case t.is("ROLE"):
 		return refuse("SET ROLE changes the session's privileges, which txlab refuses")
+	case t.is("SCHEMA"):
+		// PostgreSQL's spelling of SET search_path: unqualified names
+		// would then reach the schema it names.
+		return refuse("SET SCHEMA changes the schemas searched for unqualified names (search_path), which txlab refuses")
 	case t.is("CLUSTER"):
 		return refuse("SET CLUSTER SETTING changes the whole cluster, which txlab refuses")
 	case t.is("SESSION"):

@@ -104,6 +104,16 @@ GRANT ALL ON ALL TABLES IN SCHEMA shop TO PUBLIC
 SET ROLE postgres
 ==== SET SESSION AUTHORIZATION
 SET SESSION AUTHORIZATION postgres
+==== SET SCHEMA (search_path by another name; red team 3, --trust-case)
+SET SCHEMA 'public'
+==== SET SESSION SCHEMA
+SET SESSION SCHEMA 'public'
+==== SET LOCAL SCHEMA
+SET LOCAL SCHEMA public
+==== SET search_path
+SET search_path = public
+==== SET LOCAL search_path TO
+SET LOCAL search_path TO shop, public
 ==== SET session_replication_role
 SET session_replication_role = replica
 ==== pg_terminate_backend
