@@ -292,6 +292,7 @@ var passes = []pass{
 	{name: "autocommit to setup", cand: autocommitToSetup},
 	{name: "order", cand: swapSteps},
 	{name: "literals", cand: simplifyLiteral},
+	{name: "connections", cand: renumberConnections},
 }
 
 func (r *reducer) pass(ctx context.Context, c *testcase.Case, p pass) (*testcase.Case, error) {

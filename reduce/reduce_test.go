@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/txlab/txlab/sqlast"
+	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
 )
@@ -268,5 +270,32 @@ func TestSwapSteps(t *testing.T) {
 	}
 	if swapSteps(r, c2, 3) != noMore {
 		t.Error("a swap past the last step")
+	}
+}
+
+// TestRenumberConnections: connections 3 and 5 of a case whose others were
+// dropped become 1 and 2, in the order of their first steps, with their
+// levels; a case numbered so already has no candidate.
+func TestRenumberConnections(t *testing.T) {
+	c, err := testcase.ParseString("c.txn", "-- isolation.5: serializable\nCREATE TABLE t (a INT);\n5> BEGIN;\n3> UPDATE t SET a = 1;\n5> UPDATE t SET a = 2;\n5> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := renumberConnections(nil, c, 0)
+	if got == nil || got == noMore {
+		t.Fatalf("no candidate for connections 5 and 3")
+	}
+	var conns []int
+	for _, s := range got.Steps {
+		conns = append(conns, s.Conn)
+	}
+	if fmt.Sprint(conns) != "[1 2 1 1]" || got.LevelOf(1) != target.Serializable || got.LevelOf(2) == target.Serializable {
+		t.Errorf("connections %v, levels %q %q; want [1 2 1 1], connection 1 serializable", conns, got.LevelOf(1), got.LevelOf(2))
+	}
+	if renumberConnections(nil, got, 0) != nil {
+		t.Error("a case numbered 1, 2 already has a candidate")
+	}
+	if renumberConnections(nil, c, 1) != noMore {
+		t.Error("more than one candidate")
 	}
 }

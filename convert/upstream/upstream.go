@@ -170,10 +170,19 @@ func levelStatement(dbms string, l target.Level) string {
 // statement of each connection sets its level, and a statement that
 // waited for a lock says so (the next ones go on in another terminal).
 func Terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes) string {
-	return terminals(c, dbms, o, -1)
+	return terminals(c, dbms, o, -1, nil)
 }
 
-func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) string {
+// terminals is Terminals with the statement a finding is about marked
+// (focus, -1 for none) and, for a finding about the final state, a
+// SELECT of each table in final after the last statement.
+func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int, final []string) string {
+	autocommit := map[int]bool{}
+	for _, t := range testcase.Transactions(c) {
+		for _, s := range t.Steps {
+			autocommit[s] = !t.Explicit
+		}
+	}
 	var b strings.Builder
 	if len(c.Setup) > 0 {
 		b.WriteString("-- setup, in autocommit, in any terminal:\n")
@@ -202,6 +211,9 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) s
 		if i == focus {
 			notes = append(notes, "<- this statement: see Expected below")
 		}
+		if autocommit[i] {
+			notes = append(notes, "autocommit")
+		}
 		if o.Blocked[i] {
 			notes = append(notes, "waits for a lock; go on in the next terminal")
 		}
@@ -222,7 +234,13 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int) s
 			fmt.Fprintf(&b, "\n-- connection %d\n", t.Conn)
 			cur = t.Conn
 		}
-		b.WriteString("ROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n")
+		b.WriteString("ROLLBACK;  -- the transaction was left open; closing the session at the end rolls it back the same way\n")
+	}
+	if len(final) > 0 {
+		b.WriteString("\n-- then, in any terminal:\n")
+		for _, t := range final {
+			b.WriteString("SELECT * FROM " + t + ";\n")
+		}
 	}
 	return b.String()
 }
@@ -238,8 +256,11 @@ type details struct {
 	Got  []target.Row `json:"got"`
 	// WantAffected is the row count the statement's documented view gives.
 	WantAffected *int64 `json:"want_affected"`
-	// WSS's: how the final state differs from a serial order's.
-	Violation struct {
+	// WSS's: the final states of the run and of the serial order it was
+	// compared with, and how they differ.
+	ActualFinal target.State `json:"actual_final"`
+	SerialFinal target.State `json:"serial_final"`
+	Violation   struct {
 		Serial struct {
 			Order []int `json:"order"`
 		} `json:"serial"`
@@ -284,6 +305,11 @@ func Paste(f Finding) string {
 	if t, ok := titles[f.Kind]; ok {
 		title = t
 	}
+	if v := d.Violation; v.Serial.Order != nil && (v.Reproducing != nil || v.Skipped) {
+		// Another serial order gives it: the promise broken is the
+		// order the transactions committed in.
+		title = "a final state that differs from running the transactions one at a time in the order they committed,"
+	}
 	if level != "" {
 		title += " at " + pgspec.LevelName(target.Level(level))
 	}
@@ -300,7 +326,13 @@ func Paste(f Finding) string {
 	}
 	b.WriteString("Isolation level: " + levelsLine(c) + "\n\n")
 	b.WriteString("Open one client session per connection and run the statements below in this order,\neach in the session its \"-- connection N\" line names:\n\n")
-	b.WriteString(terminals(c, f.DBMS, o, focus))
+	var final []string
+	if focus < 0 {
+		for _, t := range d.Violation.Diff.Tables {
+			final = append(final, t.Table)
+		}
+	}
+	b.WriteString(terminals(c, f.DBMS, o, focus, final))
 	b.WriteString("\n")
 	if focus >= 0 {
 		s := c.Steps[focus]
@@ -314,7 +346,7 @@ func Paste(f Finding) string {
 		}
 	}
 	if focus < 0 {
-		b.WriteString(finalState(c, d))
+		b.WriteString(finalState(c, d, o, f.Events != nil))
 	}
 	// A final state's comparison is said by Expected and Actual already;
 	// its summary names txlab's serial orders (FCRFS), which no tracker
@@ -428,7 +460,7 @@ func expectation(kind string, d details, ev *executor.Event) (string, string) {
 
 // finalState says how the final state differs from the one running the
 // transactions one at a time gives (WSS's evidence), "" without one.
-func finalState(c *testcase.Case, d details) string {
+func finalState(c *testcase.Case, d details, o mysqltest.Outcomes, known bool) string {
 	v := d.Violation
 	if len(v.Diff.Tables) == 0 {
 		return ""
@@ -437,9 +469,16 @@ func finalState(c *testcase.Case, d details) string {
 	for _, id := range v.Serial.Order {
 		order = append(order, Connections(c, fmt.Sprintf("T%d", id)))
 	}
-	// Only the rows that differ: a row one side lacks is said as such.
+	// Each table that differs, whole where the bundle has both states (a
+	// reader compares them with what SELECT * printed), else the rows
+	// that differ, a row one side lacks said as such.
 	var exp, act []string
 	for _, t := range v.Diff.Tables {
+		if d.ActualFinal != nil && d.SerialFinal != nil {
+			exp = append(exp, t.Table+" "+holds(d.SerialFinal[t.Table]))
+			act = append(act, t.Table+" "+holds(d.ActualFinal[t.Table]))
+			continue
+		}
 		should, is := anyRows(t.OnlySerial), anyRows(t.OnlyActual)
 		switch {
 		case len(t.OnlySerial) == 0:
@@ -453,10 +492,31 @@ func finalState(c *testcase.Case, d details) string {
 			act = append(act, fmt.Sprintf("%s holds %s instead", t.Table, is))
 		}
 	}
+	or := ""
+	if c.Isolation == target.Serializable {
+		// SERIALIZABLE's other correct outcome.
+		or = ", or one of the transactions fails with a serialization error"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Expected: after the last statement, %s, as running the transactions one at a time (%s) leaves it.\n", strings.Join(exp, "; "), strings.Join(order, ", then "))
-	fmt.Fprintf(&b, "Actual: %s.\n", strings.Join(act, "; "))
+	fmt.Fprintf(&b, "Expected: after the last statement, %s, as running the transactions one at a time (%s) leaves it%s.\n", strings.Join(exp, "; "), strings.Join(order, ", then "), or)
+	ran := ""
+	if known && len(o.Errors) == 0 {
+		ran = "no statement failed, and "
+	}
+	fmt.Fprintf(&b, "Actual: %safter the last statement %s.\n", ran, strings.Join(act, "; "))
 	return b.String()
+}
+
+// holds says a table's rows: "holds (1, a), (2, b)", or "is empty".
+func holds(rs []target.Row) string {
+	if len(rs) == 0 {
+		return "is empty"
+	}
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, executor.FormatRow(r))
+	}
+	return "holds " + strings.Join(parts, ", ")
 }
 
 func anyRows(rs [][]any) string {

@@ -147,7 +147,7 @@ func TestPasteEndsOpenTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	paste := upstream.Paste(upstream.Finding{DBMS: "mariadb", Version: "10.11.19", Kind: "lost-update", Case: c})
-	const want = "\n-- connection 1\nROLLBACK;  -- the case ends here: its session ends, rolling back the transaction it left open\n"
+	const want = "\n-- connection 1\nROLLBACK;  -- the transaction was left open; closing the session at the end rolls it back the same way\n"
 	if !strings.Contains(paste, want) {
 		t.Errorf("the paste block does not end connection 1's open transaction:\n%s", paste)
 	}
@@ -160,7 +160,7 @@ func TestPasteEndsOpenTransactions(t *testing.T) {
 // final state no serial order gives says that in the client's words; a
 // cause the model found is what went wrong.
 func TestPasteFinalState(t *testing.T) {
-	c, err := testcase.ParseString("ssi", "CREATE TABLE t0 (c0 VARCHAR(20) UNIQUE);\nINSERT INTO t0 (c0) VALUES ('bh');\n"+
+	c, err := testcase.ParseString("ssi", "-- isolation: serializable\nCREATE TABLE t0 (c0 VARCHAR(20) UNIQUE);\nINSERT INTO t0 (c0) VALUES ('bh');\n"+
 		"2> BEGIN;\n2> INSERT INTO t0 (c0) VALUES ('bh') ON CONFLICT (c0) DO NOTHING;\n2> INSERT INTO t0 (c0) VALUES ('a');\n1> DELETE FROM t0;\n2> COMMIT;\n")
 	if err != nil {
 		t.Fatal(err)
@@ -171,17 +171,24 @@ func TestPasteFinalState(t *testing.T) {
 	}{
 		{"no serial order", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2,
 			"diff": {"tables": [{"table": "t0", "only_serial": [["bh"]], "only_actual": []}]}}}`,
-			[]string{"Expected: after the last statement, t0 holds (bh), as running", "Actual: t0 does not hold (bh).\n",
+			[]string{"Expected: after the last statement, t0 holds (bh), as running", "Actual: after the last statement t0 does not hold (bh).\n",
 				"What went wrong: none of the 2 orders of running the transactions one at a time leaves this final state."},
 			[]string{"no such row", "FCRFS"}},
 		{"a row too many, one order reproduces it", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2, "reproducing": [2, 1],
 			"diff": {"tables": [{"table": "t0", "only_serial": [], "only_actual": [["a"]]}]}}}`,
-			[]string{"Expected: after the last statement, t0 does not hold (a), as", "Actual: t0 holds (a).\n"},
-			[]string{"What went wrong"}},
+			[]string{"Expected: after the last statement, t0 does not hold (a), as", "Actual: after the last statement t0 holds (a).\n",
+				"A final state that differs from running the transactions one at a time in the order they committed, at "},
+			[]string{"What went wrong", "no serial execution"}},
 		{"the model's cause", `{"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2, "cause": "connection 1's DELETE did not wait for T1's row",
 			"diff": {"tables": [{"table": "t0", "only_serial": [["bh"]], "only_actual": [["a"]]}]}}}`,
-			[]string{"Actual: t0 holds (a) instead.\n", "What went wrong: connection 1's DELETE did not wait for connection 2's transaction's row."},
+			[]string{"Actual: after the last statement t0 holds (a) instead.\n", "What went wrong: connection 1's DELETE did not wait for connection 2's transaction's row."},
 			nil},
+		{"whole states, at SERIALIZABLE", `{"actual_final": {"t0": [["a"]]}, "serial_final": {"t0": [["a"], ["bh"]]},
+			"violation": {"serial": {"order": [1, 2]}, "orders_tried": 2, "orders_total": 2,
+			"diff": {"tables": [{"table": "t0", "only_serial": [["bh"]], "only_actual": []}]}}}`,
+			[]string{"Expected: after the last statement, t0 holds (a), (bh), as running the transactions one at a time (connection 2's transaction, then connection 1's transaction) leaves it, or one of the transactions fails with a serialization error.",
+				"Actual: after the last statement t0 holds (a).\n"},
+			[]string{"does not hold"}},
 	} {
 		paste := upstream.Paste(upstream.Finding{DBMS: "postgres", Version: "15.18", Kind: "tx-wss", Summary: "final state differs in t0 vs the FCRFS serial order", Case: c, Details: json.RawMessage(tc.details)})
 		for _, w := range tc.want {
