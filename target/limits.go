@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Limits bound what txlab keeps of one result, so that a statement
@@ -23,7 +24,7 @@ type Limits struct {
 	// Rows is the most rows kept.
 	Rows int64
 	// Bytes is the most bytes kept, counted as RowSize counts them (the
-	// values' text and what Go needs to hold it).
+	// values' text as JSON prints it and what Go needs to hold it).
 	Bytes int64
 }
 
@@ -66,11 +67,44 @@ const (
 )
 
 // RowSize is what a row costs to keep, for Limits.Bytes: its values' text
-// plus what Go needs to hold them, so that many tiny values count too.
+// as --json prints it plus what Go needs to hold them, so that many tiny
+// values count too.
 func RowSize(r Row) int64 {
 	n := int64(rowOverhead)
 	for _, v := range r {
-		n += valueOverhead + int64(len(v.S))
+		n += valueOverhead + escapedSize(v.S)
+	}
+	return n
+}
+
+// escapedSize is at least the length of s as encoding/json writes it: a
+// control character, one of < > &, and a byte that is not UTF-8 become
+// \u00XX or \ufffd (six bytes), U+2028 and U+2029 six for their three, a
+// quote or a backslash two. Counting s as stored let 64 MiB of control
+// characters, within the bound, print as 384 MiB of JSON and take 1.5 GB
+// to encode.
+func escapedSize(s string) int64 {
+	n := int64(len(s))
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b < 0x20, b == '<', b == '>', b == '&':
+				n += 5
+			case b == '"', b == '\\':
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5
+		case r == '\u2028', r == '\u2029':
+			n += 3
+		}
+		i += size
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,24 @@ func TestByteSize(t *testing.T) {
 	}
 	if err := b.Set("lots"); err == nil || int64(b) != 256<<20 {
 		t.Errorf("Set(lots): %d %v, want an error and 256MiB kept", b, err)
+	}
+}
+
+// TestRowSizeCountsEscapes: a value costs what --json prints of it, so
+// that the bound on what txlab keeps bounds what encoding it takes (a
+// result of control characters printed six times its size); its JSON
+// never outgrows the count.
+func TestRowSizeCountsEscapes(t *testing.T) {
+	for _, s := range []string{"plain", "", strings.Repeat("\x01", 100), `"quoted\"`, "<a&b>", "\xff\xfe", "Grüße 世界", "\u2028"} {
+		js, err := json.Marshal(Str(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RowSize(Row{Str(s)}) - rowOverhead - valueOverhead; got < int64(len(js))-2 {
+			t.Errorf("%q: counted %d, JSON prints %d bytes", s, got, len(js)-2)
+		}
+	}
+	if got := RowSize(Row{Str(strings.Repeat("\x01", 100))}) - rowOverhead - valueOverhead; got != 600 {
+		t.Errorf("100 control characters: counted %d, want 600", got)
 	}
 }

@@ -91,6 +91,10 @@ func TestHostileMemory(t *testing.T) {
 			// before txlab sees it (60 columns of 15 MB took 1.95 GB).
 			{name: "one-wide-row", body: "1> SELECT " + strings.TrimSuffix(strings.Repeat("REPEAT('x', 15000000), ", 6), ", ") + ";",
 				code: 2, stdout: "the server sent a row of more than", stderr: notJudged},
+			// Control characters print six times their size in JSON: 64 MiB
+			// of them, counted as stored, took 1.53 GB to print (red team 3).
+			{name: "control-characters-json", body: "1> SELECT seq, REPEAT(CHAR(1), 60000) FROM seq_1_to_1100;",
+				args: []string{"--json"}, code: 2, stderr: notJudged},
 		}},
 		{localdb.Postgres, "pgx", []string{"CREATE SCHEMA shop", "CREATE TABLE shop.orders (id INT, note TEXT)", "INSERT INTO shop.orders VALUES (1, 'a'), (2, 'b')"}, []hostileMemory{
 			{name: "wide", body: "1> SELECT g, repeat('x', 1048576) FROM generate_series(1, 400) g;", code: 2, stdout: wideKept, stderr: notJudged},
@@ -101,6 +105,8 @@ func TestHostileMemory(t *testing.T) {
 			// value took 1.8 GB, a 500 MB error text 2 GB and was printed).
 			{name: "one-huge-value", body: "1> SELECT repeat('x', 100000000);", code: 2, stdout: "the server sent a message of 100000006 bytes", stderr: notJudged},
 			{name: "one-huge-error", body: "1> SELECT repeat('9x', 50000000)::int;", code: 2, stdout: "more than txlab keeps of a result", stderr: notJudged},
+			{name: "control-characters-json", body: "1> SELECT g, repeat(chr(1), 65536) FROM generate_series(1, 1100) g;",
+				args: []string{"--json"}, code: 2, stderr: notJudged},
 		}},
 	} {
 		t.Run(string(tt.kind), func(t *testing.T) {
