@@ -318,6 +318,10 @@ func Paste(f Finding) string {
 		f.DBMS = c.DBMS
 	}
 	server := strings.TrimSpace(f.DBMS + " " + f.Version)
+	if mysql, tidb, ok := strings.Cut(f.Version, "-TiDB-"); ok {
+		// TiDB reports a MySQL version first; its tracker wants its own.
+		server = "TiDB " + tidb + " (it reports MySQL " + mysql + ")"
+	}
 	if server != "" {
 		fmt.Fprintf(&b, "DBMS: %s\n", server)
 	}

@@ -203,3 +203,16 @@ func TestPasteFinalState(t *testing.T) {
 		}
 	}
 }
+
+// TestPasteTiDBVersion: TiDB's DBMS line names TiDB's release, not the
+// MySQL version it reports first.
+func TestPasteTiDBVersion(t *testing.T) {
+	c, err := testcase.ParseString("t", "CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT * FROM t;\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paste := upstream.Paste(upstream.Finding{DBMS: "tidb", Version: "8.0.11-TiDB-v8.5.6", Kind: "incorrect-result", Case: c})
+	if !strings.Contains(paste, "\nDBMS: TiDB v8.5.6 (it reports MySQL 8.0.11)\n") {
+		t.Errorf("the DBMS line:\n%s", paste)
+	}
+}
