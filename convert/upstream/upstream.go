@@ -356,6 +356,11 @@ func Paste(f Finding) string {
 	// its summary names txlab's serial orders (FCRFS), which no tracker
 	// knows, so only the model's plain account of the cause is added.
 	why := f.Summary
+	if f.Kind == "incorrect-result" && len(d.Want)+len(d.Got) > 0 {
+		// Expected and Actual give the rows; the summary only says that
+		// they differ.
+		why = ""
+	}
 	if v := d.Violation; v.Serial.Order != nil {
 		why = v.Cause
 		if why == "" && !v.Skipped && v.Reproducing == nil && v.OrdersTried == v.OrdersTotal && v.OrdersTotal > 1 {
