@@ -92,6 +92,15 @@ func (c *checker) statement() error {
 		if t.up == "SHOW" && lite {
 			return unknown("SHOW")
 		}
+		if t.up == "SHOW" && my && (next.is("GRANTS") || next.is("CREATE") && c.at(2).is("USER")) {
+			// MariaDB prints an account's password hash in both, the case
+			// account's own too (red team 3).
+			what := "GRANTS"
+			if next.is("CREATE") {
+				what = "CREATE USER"
+			}
+			return refuse("SHOW %s shows an account's password hash, which txlab keeps out of its output", what)
+		}
 		return c.walkAll()
 	case "INSERT", "REPLACE", "UPDATE", "DELETE":
 		c.writes = true

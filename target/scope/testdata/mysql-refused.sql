@@ -265,6 +265,14 @@ OPTIMIZE TABLE t
 SET some_new_variable = 1
 ==== CALL of a routine in mysql
 CALL mysql.rds_kill(1)
+==== SHOW GRANTS (the case account's password hash; red team 3)
+SHOW GRANTS
+==== SHOW GRANTS FOR CURRENT_USER
+SHOW GRANTS FOR CURRENT_USER()
+==== SHOW CREATE USER
+SHOW CREATE USER CURRENT_USER
+==== show grants, lower case
+show grants for root@localhost
 ==== SHOW is fine, this is not
 SHOW TABLES; DROP TABLE t
 ==== a string as the table of a DELETE
