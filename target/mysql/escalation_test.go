@@ -73,3 +73,49 @@ func TestAdminReadsNothingACaseMade(t *testing.T) {
 		t.Errorf("the dump shows another account's statement: %q", rows[0][1].S)
 	}
 }
+
+// TestCloseDropsCaseViews: MariaDB's accounts own nothing, so the views a
+// case made outlived its account, and an administrator who later read one
+// (SQL SECURITY INVOKER) ran it with the administrator's rights (red team
+// 3). Close drops the views txlab recorded as its own; the case's tables
+// stay for a person to read, and a view txlab did not make is not touched.
+func TestCloseDropsCaseViews(t *testing.T) {
+	root := rootDB(t)
+	ctx := targettest.Ctx(t)
+	tg, err := OpenURL(ctx, shared.Server(t).DSN(), "txlab_views")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := targettest.Session(t, tg)
+	targettest.MustExec(t, s, "CREATE TABLE t (a INT)")
+	targettest.MustExec(t, s, "CREATE SQL SECURITY INVOKER VIEW v AS SELECT a FROM t")
+	if err := tg.Adopt(ctx, []string{"t", "v"}); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else's view in txlab's schema is theirs.
+	if _, err := root.Exec("CREATE VIEW txlab_views.u AS SELECT 1 AS one"); err != nil {
+		t.Fatal(err)
+	}
+	defer root.Exec("DROP VIEW txlab_views.u")
+	s.Close()
+	if err := tg.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	var tables []string
+	rows, err := root.Query("SELECT CONCAT(TABLE_NAME, ' ', TABLE_TYPE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'txlab_views' AND TABLE_NAME <> 'txlab_owned_tables' ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		tables = append(tables, s)
+	}
+	rows.Close()
+	if strings.Join(tables, ", ") != "t BASE TABLE, u VIEW" {
+		t.Errorf("after Close, txlab_views holds %q; want the table t and the view txlab did not make", tables)
+	}
+}

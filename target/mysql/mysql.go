@@ -20,6 +20,7 @@ import (
 	"io"
 	"log"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -326,16 +327,59 @@ func (t *Target) Close() error {
 	if t.sessions != nil {
 		errs = append(errs, t.sessions.Close())
 	}
-	if t.owner != nil {
-		errs = append(errs, t.owner.Close())
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if t.owner != nil {
+		errs = append(errs, t.dropViews(ctx), t.owner.Close())
+	}
 	if err := t.dropCaseAccount(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("%s: drop txlab's case account %s: %w", t.base.Addr, t.account, err))
 	}
 	errs = append(errs, t.unlockSchema(), t.admin.Close())
 	return errors.Join(errs...)
+}
+
+// dropViews drops the views a case made in txlab's schema, as the case
+// account, before it goes. The tables stay for a person to read (and the
+// next run drops them), but a view is code: an SQL SECURITY INVOKER view
+// a later administrator reads runs with the administrator's rights, and
+// MariaDB's accounts own nothing, so dropping the case account leaves it
+// (red team 3). PostgreSQL's case role drops what it owns.
+func (t *Target) dropViews(ctx context.Context) error {
+	if t.admin == nil {
+		return nil
+	}
+	owned, err := t.Owned.Tables(ctx)
+	if err != nil || len(owned) == 0 {
+		return err
+	}
+	conn, err := t.owner.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()")
+	if err != nil {
+		conn.Close()
+		return t.classify(ctx, err)
+	}
+	res, err := target.ReadRows(rows)
+	conn.Close()
+	if err != nil {
+		return t.classify(ctx, err)
+	}
+	var views []string
+	for _, r := range res.Rows {
+		if slices.Contains(owned, r[0].S) {
+			views = append(views, r[0].S)
+		}
+	}
+	if len(views) == 0 {
+		return nil
+	}
+	if err := (catalog{t}).DropTables(ctx, views); err != nil {
+		return fmt.Errorf("drop the views the cases made in %s: %w", t.Owned.Where, err)
+	}
+	return nil
 }
 
 // Session is one server connection.

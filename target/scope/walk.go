@@ -535,6 +535,7 @@ var pgDenied = map[string]string{
 	"pg_terminate_backend":           "ends another session",
 	"pg_cancel_backend":              "cancels another session's query",
 	"set_config":                     "changes a setting (search_path, role) behind the check",
+	"pg_notify":                      "sends a notification to other applications' sessions, as NOTIFY does",
 	"pg_reload_conf":                 "reloads the server's configuration",
 	"pg_rotate_logfile":              "is server administration",
 	"pg_switch_wal":                  "is server administration",

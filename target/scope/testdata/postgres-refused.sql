@@ -120,6 +120,8 @@ SET session_replication_role = replica
 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 ==== pg_cancel_backend
 SELECT pg_cancel_backend(1)
+==== pg_notify (NOTIFY as a function; red team 3)
+SELECT pg_notify('userchan', 'hello')
 ==== pg_reload_conf
 SELECT pg_reload_conf()
 ==== pg_read_file
