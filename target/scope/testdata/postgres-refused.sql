@@ -120,6 +120,10 @@ SET session_replication_role = replica
 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 ==== pg_cancel_backend
 SELECT pg_cancel_backend(1)
+==== NOTIFY
+NOTIFY userchan, 'hello'
+==== LISTEN
+LISTEN userchan
 ==== pg_notify (NOTIFY as a function; red team 3)
 SELECT pg_notify('userchan', 'hello')
 ==== pg_reload_conf
@@ -239,7 +243,7 @@ CREATE RULE r AS ON INSERT TO t DO ALSO DELETE FROM shop.orders
 CREATE FOREIGN TABLE f (a int) SERVER s
 ==== IMPORT FOREIGN SCHEMA
 IMPORT FOREIGN SCHEMA s FROM SERVER x INTO txlab
-==== LISTEN [unknown]
+==== LISTEN, another channel
 LISTEN chan
 ==== CREATE DOMAIN [unknown]
 CREATE DOMAIN d AS int
