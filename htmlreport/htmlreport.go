@@ -138,7 +138,7 @@ func Write(dir string) (string, error) {
 	counts := map[string]int{}
 	byOracle := map[string]map[string]int{}
 	var known []report.SignatureCount
-	if data, err := os.ReadFile(filepath.Join(dir, report.SummaryFile)); err == nil {
+	if data, err := report.ReadFile(filepath.Join(dir, report.SummaryFile)); err == nil {
 		var sum []report.SignatureCount
 		if err := json.Unmarshal(data, &sum); err != nil {
 			return "", fmt.Errorf("%s: %w", report.SummaryFile, err)
@@ -279,7 +279,7 @@ const graphFile = "graph.svg"
 // readBundle reads one bundle directory; fs.ErrNotExist when it has no
 // report.json.
 func readBundle(dir string) (*Bundle, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	data, err := report.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -288,12 +288,12 @@ func readBundle(dir string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
 	}
 	read := func(name string) string {
-		data, _ := os.ReadFile(filepath.Join(dir, name))
+		data, _ := report.ReadFile(filepath.Join(dir, name))
 		return string(data)
 	}
 	b.Case, b.Orig, b.Text = read("case.txn"), read("case.orig.txn"), read("report.txt")
 	b.Steps, b.OrigN = countSteps(b.Case), countSteps(b.Orig)
-	if data, err := os.ReadFile(filepath.Join(dir, report.ScheduleFile)); err == nil {
+	if data, err := report.ReadFile(filepath.Join(dir, report.ScheduleFile)); err == nil {
 		var s report.Schedule
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, report.ScheduleFile), err)
@@ -414,7 +414,7 @@ func WriteBundle(dir string) (string, error) {
 		return "", err
 	}
 	b.Count = 1
-	if data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(dir)), report.SummaryFile)); err == nil {
+	if data, err := report.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(dir)), report.SummaryFile)); err == nil {
 		var sum []report.SignatureCount
 		if json.Unmarshal(data, &sum) == nil {
 			for _, s := range sum {

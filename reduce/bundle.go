@@ -45,10 +45,10 @@ func BundleKey(dir string) (Key, error) {
 // an earlier reduction kept it, else case.txn.
 func ReadBundleCase(dir string) (*testcase.Case, string, error) {
 	path := filepath.Join(dir, OrigFile)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Lstat(path); err != nil {
 		path = filepath.Join(dir, CaseFile)
 	}
-	c, err := testcase.ParseFile(path)
+	c, err := report.ParseCase(path)
 	if err != nil {
 		return nil, path, err
 	}

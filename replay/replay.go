@@ -226,7 +226,7 @@ func (u unreadable) Unwrap() error { return u.error }
 // runFile reads, checks and replays one case file; what the parser forgave,
 // and a dbms header that names another DBMS than the target, go to warn.
 func runFile(ctx context.Context, t target.Target, path string, opt Options, warn func(string)) (*CaseResult, *executor.Result, error) {
-	c, err := testcase.ParseFile(path)
+	c, err := report.ParseCase(path)
 	if err != nil {
 		return nil, nil, unreadable{err}
 	}

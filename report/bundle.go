@@ -490,7 +490,7 @@ func (w *Writer) SaveSummary() error {
 	}
 	path := filepath.Join(root, SummaryFile)
 	var all []SignatureCount
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := ReadFile(path); err == nil {
 		json.Unmarshal(data, &all) // a damaged file is rewritten
 	}
 	key := func(s SignatureCount) string {

@@ -108,7 +108,7 @@ func (w *Writer) addEvidence(sc *SignatureCount, b *Bundle) error {
 		}
 	}
 	// The bundle's own files say where the other oracle's evidence is.
-	text, err := os.ReadFile(filepath.Join(sc.Dir, "report.txt"))
+	text, err := ReadFile(filepath.Join(sc.Dir, "report.txt"))
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (w *Writer) addEvidence(sc *SignatureCount, b *Bundle) error {
 		return err
 	}
 	path := filepath.Join(sc.Dir, "report.json")
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return err
 	}

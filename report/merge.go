@@ -53,7 +53,7 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 		return nil, nil, err
 	}
 	var prior []SignatureCount
-	if data, err := os.ReadFile(filepath.Join(dst, SummaryFile)); err == nil {
+	if data, err := ReadFile(filepath.Join(dst, SummaryFile)); err == nil {
 		json.Unmarshal(data, &prior) // a damaged file is rewritten, as SaveSummary does
 	}
 	n := 0 // the number of the last bundle directory in dst
@@ -86,7 +86,7 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 		counts := map[string]int{}     // bundle directory name → its count
 		causes := map[string]string{}  // bundle directory name → its cause
 		var unbundled []SignatureCount // known findings, and allowed ones without --keep-allowed
-		if data, err := os.ReadFile(filepath.Join(src, SummaryFile)); err == nil {
+		if data, err := ReadFile(filepath.Join(src, SummaryFile)); err == nil {
 			var sum []SignatureCount
 			if err := json.Unmarshal(data, &sum); err != nil {
 				return nil, missing, fmt.Errorf("%s: %w", filepath.Join(src, SummaryFile), err)
@@ -109,7 +109,7 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 				continue
 			}
 			dir := filepath.Join(src, e.Name())
-			data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			data, err := ReadFile(filepath.Join(dir, "report.json"))
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // not a bundle
 			}
@@ -200,7 +200,7 @@ func copyBundle(from, to string) error {
 		if !e.Type().IsRegular() || e.Name() == "report.json" || e.Name() == PageFile {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		data, err := ReadFile(filepath.Join(from, e.Name()))
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func copyBundle(from, to string) error {
 			return err
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(from, "report.json"))
+	data, err := ReadFile(filepath.Join(from, "report.json"))
 	if err != nil {
 		return err
 	}

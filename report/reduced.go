@@ -31,7 +31,7 @@ func origName(name string) string {
 // directory, signature, target, replay command and when it was found. note
 // ends report.txt.
 func RewriteReduced(dir string, b Bundle, note string) error {
-	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	data, err := ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func RewriteReduced(dir string, b Bundle, note string) error {
 		if _, err := os.Stat(keep); err == nil {
 			continue
 		}
-		old, err := os.ReadFile(filepath.Join(dir, name))
+		old, err := ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -73,7 +73,7 @@ func RecordedFlags(path string) (string, error) {
 		var rep struct {
 			Replay string `json:"replay"`
 		}
-		if data, err := os.ReadFile(filepath.Join(path, "report.json")); err == nil && json.Unmarshal(data, &rep) == nil && rep.Replay != "" {
+		if data, err := ReadFile(filepath.Join(path, "report.json")); err == nil && json.Unmarshal(data, &rep) == nil && rep.Replay != "" {
 			words, err := ShellSplit(rep.Replay)
 			if err != nil || len(words) < 3 || words[0] != "txlab" || words[1] != "run" {
 				return "", fmt.Errorf("%s: report.json's replay %q is not a txlab run command", path, rep.Replay)
@@ -82,7 +82,7 @@ func RecordedFlags(path string) (string, error) {
 		}
 		casePath = filepath.Join(path, "case.txn")
 	}
-	c, err := testcase.ParseFile(casePath)
+	c, err := ParseCase(casePath)
 	if err != nil {
 		return "", nil // said when the case runs
 	}
@@ -95,7 +95,7 @@ func RecordedTarget(path string) string {
 	var rep struct {
 		DB *DB `json:"db"`
 	}
-	data, err := os.ReadFile(filepath.Join(path, "report.json"))
+	data, err := ReadFile(filepath.Join(path, "report.json"))
 	if err != nil || json.Unmarshal(data, &rep) != nil || rep.DB == nil || rep.DB.DBMS == "" {
 		return ""
 	}
@@ -303,4 +303,19 @@ func SemanticSetting(kv string) bool {
 		return false
 	}
 	return value != "" && strings.Trim(strings.ToLower(value), "abcdefghijklmnopqrstuvwxyz0123456789_.-") == ""
+}
+
+// ParseCase parses a case file; one in a bundle's directory (case.txn,
+// case.orig.txn) is read as ReadFile reads a bundle's files, so that a
+// bundle someone sent cannot make txlab read another file through a
+// symbolic link.
+func ParseCase(path string) (*testcase.Case, error) {
+	if !IsBundle(filepath.Dir(path)) {
+		return testcase.ParseFile(path)
+	}
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return testcase.ParseString(path, string(data))
 }
