@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/testcase"
 )
@@ -214,6 +215,9 @@ func takeReplay(from string, flags []ReplayFlag, flag func(string) (CommandFlag,
 		if name == "db" && !ThrowawaySpec(value) {
 			return nil, notes, foreignDB(from, value)
 		}
+		if name == "db" && !installedRelease(value) {
+			return nil, notes, fmt.Errorf("%s was found on --db %s, a PostgreSQL release not installed here; txlab downloads none on a file's say-so: give --db %s yourself (txlab installs it), or run txlab install %s", from, value, value, value)
+		}
 		set = append(set, fl)
 	}
 	return set, notes, nil
@@ -318,4 +322,16 @@ func ParseCase(path string) (*testcase.Case, error) {
 		return nil, err
 	}
 	return testcase.ParseString(path, string(data))
+}
+
+// installedRelease reports whether a throwaway spec is one txlab starts
+// without downloading: any but postgres@VERSION of a release that is not
+// in its cache (Find would fetch it from the npm registry).
+func installedRelease(spec string) bool {
+	kind, release, ok := strings.Cut(spec, "@")
+	switch strings.ToLower(kind) {
+	case "postgres", "postgresql":
+		return !ok || pgrelease.IsInstalled(release)
+	}
+	return true
 }

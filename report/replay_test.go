@@ -185,3 +185,27 @@ func TestCommonReplay(t *testing.T) {
 		t.Errorf("CommonReplay(sqlite) = %q", got)
 	}
 }
+
+// TestReplayDownloadsNothing: a bundle that records a PostgreSQL release
+// txlab does not have is refused with the --db to give (red team 4: the
+// file made txlab ask the npm registry for it and would have installed
+// and started it); the user giving that --db is their choice.
+func TestReplayDownloadsNothing(t *testing.T) {
+	t.Setenv("TXLAB_CACHE", t.TempDir())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "case.txn")
+	if err := os.WriteFile(path, []byte("-- replay: --db postgres@12.22 --isolation rr\nCREATE TABLE t (a INT);\n1> SELECT * FROM t;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := runFlags(nil)
+	_, _, err := report.ReadReplay([]string{path}, "run", flags)
+	if err == nil || !strings.Contains(err.Error(), "txlab downloads none on a file's say-so: give --db postgres@12.22 yourself") {
+		t.Errorf("a release not installed: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("-- replay: --db mariadb --isolation rr\nCREATE TABLE t (a INT);\n1> SELECT * FROM t;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if set, _, err := report.ReadReplay([]string{path}, "run", flags); err != nil || len(set) != 2 {
+		t.Errorf("a throwaway MariaDB: %v, %v", set, err)
+	}
+}

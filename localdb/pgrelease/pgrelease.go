@@ -116,6 +116,25 @@ func Find(ctx context.Context, want string, opt Options) (Release, error) {
 	return r, err
 }
 
+// IsInstalled reports whether a release matching want is installed in
+// txlab's cache: one Find would use without asking the registry.
+func IsInstalled(want string) bool {
+	cache, err := CacheDir()
+	if err != nil || checkWant(want) != nil {
+		return false
+	}
+	rels, err := Installed(cache)
+	if err != nil {
+		return false
+	}
+	for _, r := range rels {
+		if matches(want, r.Version, r.Package) {
+			return true
+		}
+	}
+	return false
+}
+
 // Install asks the registry for the newest release matching want and
 // installs it unless it is there already.
 func Install(ctx context.Context, want string, opt Options) (Release, error) {
