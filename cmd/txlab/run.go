@@ -28,8 +28,9 @@ or a server that stopped answering.
 A finding's bundle replays as it was found: txlab run BUNDLE_DIR runs its
 case.txn, whose replay header names the target, its settings, the level, the
 oracle and its judging flags (--model, --strict); flags given on the command
-line win. A URL or a path as --db is never taken from a file: then run says
-which --db to give and exits 2 (it never replays on another DBMS).`,
+line win. A URL or a path as --db, or a PostgreSQL release not installed, is
+never taken from a file: then run says which --db to give and exits 2 (it never
+replays on another DBMS).`,
 		Example: `  txlab run case.txn
   txlab run --db mariadb --isolation read-committed case.txn
   txlab run --db postgres --json a.txn b.txn     # JSON Lines, one object per case
