@@ -346,8 +346,8 @@ func (t *Target) Close() error {
 // MariaDB's accounts own nothing, so dropping the case account leaves it
 // (red team 3). PostgreSQL's case role drops what it owns.
 func (t *Target) dropViews(ctx context.Context) error {
-	if t.admin == nil {
-		return nil
+	if t.admin == nil || t.Owned.Cat == nil {
+		return nil // Open failed before the schema was txlab's
 	}
 	owned, err := t.Owned.Tables(ctx)
 	if err != nil || len(owned) == 0 {
