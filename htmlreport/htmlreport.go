@@ -385,7 +385,7 @@ func (b *Bundle) BugReport() string {
 	r := b.Report
 	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Rule: r.Finding.Rule, Case: c, Details: r.Details}
 	if r.DB != nil {
-		f.DBMS, f.Version, f.Settings = r.DB.DBMS, r.DB.Version, r.DB.Settings
+		f.DBMS, f.Version, f.Settings, f.Server = r.DB.DBMS, r.DB.Version, r.DB.Settings, r.DB.Server
 	} else {
 		f.DBMS = r.Target
 	}

@@ -95,6 +95,10 @@ type DB struct {
 	Version string `json:"version"`
 	// Settings are the throwaway server's --set settings.
 	Settings []string `json:"settings,omitempty"`
+	// Server are the settings the semantics table reads as the server had
+	// them (name=value, sorted): innodb_snapshot_isolation decides
+	// MariaDB's outcome at REPEATABLE READ, and a maintainer asks first.
+	Server []string `json:"server_settings,omitempty"`
 }
 
 // Line is report.txt's line naming the target:

@@ -17,7 +17,7 @@ func upstreamFiles(b *Bundle, db *DB) map[string][]byte {
 	}
 	f := upstream.Finding{Level: b.Finding.Isolation, Kind: b.Finding.Kind, Summary: b.Finding.Summary, Rule: b.Finding.Rule, Case: b.Case}
 	if db != nil {
-		f.DBMS, f.Version, f.Settings = db.DBMS, db.Version, db.Settings
+		f.DBMS, f.Version, f.Settings, f.Server = db.DBMS, db.Version, db.Settings, db.Server
 	}
 	if b.Schedule != nil {
 		f.Events = b.Schedule.Events

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -118,8 +120,12 @@ func (o *oracleFlags) build(ctx context.Context, g *globalFlags, t target.Target
 		return nil, nil, err
 	}
 	info := t.Info()
+	db := report.TargetDB(g.db, info, g.settings)
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		db.Server = append(db.Server, k+"="+settings[k])
+	}
 	o.writer = &report.Writer{Dir: o.out, Suppress: o.supp, KeepKnown: o.keepKnown, KeepAllowed: o.keepAllowed, Target: info.DBMS + " " + info.Version,
-		DB: report.TargetDB(g.db, info, g.settings), Replay: report.CommonReplay(g.db, g.settings, string(o.common.Model), o.common.Strict),
+		DB: db, Replay: report.CommonReplay(g.db, g.settings, string(o.common.Model), o.common.Strict),
 		KnownBug: bugs.CauseOf}
 	o.sets = o.sel.Sets(registry.Env{Common: o.common, Settings: settings, Seen: o.writer.Seen})
 	return o.sets.Build(ctx)

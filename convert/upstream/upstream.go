@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,9 @@ type Finding struct {
 	// non-default settings (name=value).
 	DBMS, Version string
 	Settings      []string
+	// Server are the semantics' settings as the server had them
+	// (name=value): a maintainer's first question.
+	Server []string
 	// Level is the level the finding was judged at ("" = the case's).
 	Level string
 	// Kind is the finding's kind (incorrect-blocking, lost-update, …);
@@ -234,7 +238,7 @@ func terminals(c *testcase.Case, dbms string, o mysqltest.Outcomes, focus int, f
 			fmt.Fprintf(&b, "\n-- connection %d\n", t.Conn)
 			cur = t.Conn
 		}
-		b.WriteString("ROLLBACK;  -- the transaction was left open; closing the session at the end rolls it back the same way\n")
+		b.WriteString("ROLLBACK;\n")
 	}
 	if len(final) > 0 {
 		b.WriteString("\n-- then, in any terminal:\n")
@@ -327,6 +331,16 @@ func Paste(f Finding) string {
 	}
 	for _, s := range f.Settings {
 		fmt.Fprintf(&b, "Setting: %s\n", s)
+	}
+	var had []string
+	for _, s := range f.Server {
+		name, _, _ := strings.Cut(s, "=")
+		if !slices.ContainsFunc(f.Settings, func(set string) bool { return strings.HasPrefix(set, name+"=") }) {
+			had = append(had, s)
+		}
+	}
+	if len(had) > 0 {
+		fmt.Fprintf(&b, "Server settings: %s\n", strings.Join(had, ", "))
 	}
 	b.WriteString("Isolation level: " + levelsLine(c) + "\n\n")
 	b.WriteString("Open one client session per connection and run the statements below in this order,\neach in the session its \"-- connection N\" line names:\n\n")

@@ -1163,8 +1163,11 @@ func (e *Engine) mustBlock(st *Stmt, s *stmtInfo, tv *tableView, tests []lockTes
 		}
 		d := &Deviation{Kind: "incorrect-blocking", Verdict: verdict.Bug, Rule: e.rules.StatementView(), Stmt: st, StmtKind: s.kind.String(),
 			Table: lt.row.Table,
-			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s that transaction T%d holds locked (the row %s)",
-				st.Conn, s.kind, lt.row.Table, lockHolder(lt.row, st.Start, e.txns), rowText(lt.test.Values))}
+			// "By the documented rules": the execution's own holder may
+			// have let go of the lock (the bug), which a reader checking
+			// the server's lock tables then sees.
+			Text: fmt.Sprintf("connection %d's %s did not wait for a matching row of %s (the row %s), which by %s's documented locking transaction T%d still holds locked",
+				st.Conn, s.kind, lt.row.Table, rowText(lt.test.Values), e.rules.DBMS, lockHolder(lt.row, st.Start, e.txns))}
 		if lt.vary != nil {
 			if lt.vary.Verdict != verdict.Bug {
 				continue // skipping it is documented
