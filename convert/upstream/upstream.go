@@ -385,7 +385,13 @@ func Paste(f Finding) string {
 		fmt.Fprintf(&b, "What went wrong: %s.\n", strings.TrimSuffix(Connections(c, why), "."))
 	}
 	if id, link := knownIssue(f.Rule); link != "" {
-		fmt.Fprintf(&b, "Known issue: this is the behaviour of %s (%s).\n", id, link)
+		if strings.HasPrefix(id, "MySQL") && !strings.EqualFold(firstWord(f.DBMS), "mysql") {
+			// MySQL's tracker is not this DBMS's: the report goes to its
+			// own, citing the twin.
+			fmt.Fprintf(&b, "Known issue: %s (%s) reports the same behaviour in MySQL.\n", id, link)
+		} else {
+			fmt.Fprintf(&b, "Known issue: this is the behaviour of %s (%s).\n", id, link)
+		}
 	}
 	return b.String()
 }

@@ -231,3 +231,21 @@ func TestPasteServerSettings(t *testing.T) {
 		t.Errorf("the settings lines:\n%s", paste)
 	}
 }
+
+// TestPasteKnownIssueTracker: a MySQL bug found on MariaDB is cited as
+// MySQL's twin, not as the MariaDB report's own known issue.
+func TestPasteKnownIssueTracker(t *testing.T) {
+	c, err := testcase.ParseString("t", "CREATE TABLE t (a INT);\n1> BEGIN;\n1> SELECT * FROM t;\n1> COMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dbms, want := range map[string]string{
+		"mariadb": "Known issue: MySQL bug #95049 (https://bugs.mysql.com/bug.php?id=95049) reports the same behaviour in MySQL.\n",
+		"mysql":   "Known issue: this is the behaviour of MySQL bug #95049 (https://bugs.mysql.com/bug.php?id=95049).\n",
+	} {
+		paste := upstream.Paste(upstream.Finding{DBMS: dbms, Version: "1", Kind: "incorrect-blocking", Rule: "mysql-95049-savepoint-rollback-releases-locks", Case: c})
+		if !strings.Contains(paste, want) {
+			t.Errorf("%s: no %q in\n%s", dbms, want, paste)
+		}
+	}
+}
