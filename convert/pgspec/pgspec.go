@@ -369,6 +369,7 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 			levels.Stmt
 		}
 		var order []placed
+		size := 0
 		add := func(conn int, b *Block) error {
 			if b == nil {
 				return nil
@@ -376,6 +377,13 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 			stmts, err := split(name, *b)
 			for _, s := range stmts {
 				order = append(order, placed{conn, s})
+				size += len(s.SQL)
+			}
+			// A permutation may name a step any number of times: bound
+			// the case as it grows, not once it is whole (a 100 KB step
+			// named 250,000 times took 17 GB).
+			if len(order)+len(setup) > testcase.MaxStatements || size > testcase.MaxBytes {
+				return &testcase.Error{Name: name, Line: perm.Line, Msg: fmt.Sprintf("permutation %d: more than %d statements or %d bytes, the most a case may hold", k+1, testcase.MaxStatements, testcase.MaxBytes)}
 			}
 			return err
 		}
