@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/semantics/model"
 	"github.com/txlab/txlab/testcase"
@@ -215,8 +216,8 @@ func takeReplay(from string, flags []ReplayFlag, flag func(string) (CommandFlag,
 		if name == "db" && !ThrowawaySpec(value) {
 			return nil, notes, foreignDB(from, value)
 		}
-		if name == "db" && !installedRelease(value) {
-			return nil, notes, fmt.Errorf("%s was found on --db %s, a PostgreSQL release not installed here; txlab downloads none on a file's say-so: give --db %s yourself (txlab installs it), or run txlab install %s", from, value, value, value)
+		if what := notInstalled(value); what != "" {
+			return nil, notes, fmt.Errorf("%s was found on --db %s, %s not installed here; txlab downloads none on a file's say-so: give --db %s yourself (txlab installs it), or run txlab install %s", from, value, what, value, value)
 		}
 		set = append(set, fl)
 	}
@@ -324,14 +325,21 @@ func ParseCase(path string) (*testcase.Case, error) {
 	return testcase.ParseString(path, string(data))
 }
 
-// installedRelease reports whether a throwaway spec is one txlab starts
-// without downloading: any but postgres@VERSION of a release that is not
-// in its cache (Find would fetch it from the npm registry).
-func installedRelease(spec string) bool {
+// notInstalled says what a throwaway spec names that txlab would have to
+// download before it starts it ("" for none): a PostgreSQL release not in
+// its cache (fetched from the npm registry) or TiDB not built yet (built
+// from Go's module proxy).
+func notInstalled(spec string) string {
 	kind, release, ok := strings.Cut(spec, "@")
 	switch strings.ToLower(kind) {
 	case "postgres", "postgresql":
-		return !ok || pgrelease.IsInstalled(release)
+		if ok && !pgrelease.IsInstalled(release) {
+			return "a PostgreSQL release"
+		}
+	case "tidb":
+		if _, built := localdb.TiDBInstalled(); !built {
+			return "a TiDB build"
+		}
 	}
-	return true
+	return ""
 }
