@@ -163,7 +163,7 @@ func RecordStatuses(dir string, info target.Info, results []Result) error {
 // finding that is no corpus bug is an error: bugs test BUNDLE_DIR asks
 // whether that bug still reproduces, not what every bug does.
 func OfBundle(dir string) (Entry, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	data, err := report.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		return Entry{}, fmt.Errorf("%s is not a finding bundle: %w", dir, err)
 	}

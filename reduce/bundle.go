@@ -28,7 +28,7 @@ const (
 
 // BundleKey reads the signature of a finding bundle's report.json.
 func BundleKey(dir string) (Key, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	data, err := report.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		return Key{}, err
 	}
@@ -135,7 +135,7 @@ func writeReduced(dir, from string, res *Result) error {
 	note := fmt.Sprintf("\ncase.txn is reduced: %s → %s (txlab reduce, %.1f s); this report describes case.orig.txn, the case as found.\n",
 		res.Before, res.After, res.Elapsed.Seconds())
 	text := filepath.Join(dir, "report.txt")
-	old, err := os.ReadFile(text)
+	old, err := report.ReadFile(text)
 	if err != nil {
 		return nil // a bundle without report.txt is still reduced
 	}
