@@ -541,11 +541,7 @@ func holds(rs []target.Row) string {
 	if len(rs) == 0 {
 		return "is empty"
 	}
-	var parts []string
-	for _, r := range rs {
-		parts = append(parts, executor.FormatRow(r))
-	}
-	return "holds " + strings.Join(parts, ", ")
+	return "holds " + rows(rs)
 }
 
 func anyRows(rs [][]any) string {
