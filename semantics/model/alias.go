@@ -96,6 +96,9 @@ type (
 	Mechanism = rules.Mechanism
 	// Promised is what a DBMS promises at a level (rules.Promised).
 	Promised = rules.Promised
+	// Joins is how a write across tables reads the tables it joins
+	// (rules.Joins).
+	Joins = rules.Joins
 )
 
 // Docs says where each DBMS family documents its isolation levels

@@ -114,8 +114,12 @@ type Engine struct {
 	// subquery: the views being computed are a statement's subqueries'
 	// (Rules.SubquerySnapshot).
 	subquery bool
-	unsure   bool
-	nextTxn  int
+	// noSemiConsistent: the view being computed is a joined write's
+	// target, which the rules' semi-consistent read does not reach
+	// (Rules.Joins).
+	noSemiConsistent bool
+	unsure           bool
+	nextTxn          int
 	// script are the alternatives to take at the choice points of a
 	// replay, in order (0 past its end); points the number of
 	// alternatives each choice point met had (see choose).
@@ -944,9 +948,14 @@ func (e *Engine) tableLockStep(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 // one, a foreign key's part it does not follow, a statement kind it does
 // not know.
 func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) {
-	if f := sqlast.CrossTable(parsed); f != "" && !e.joinsAsSubqueries(parsed) {
-		e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
-		return nil, false
+	var joined *joinedWrite
+	if f := sqlast.CrossTable(parsed); f != "" {
+		single, j, reason := e.singleTable(parsed, f)
+		if reason != "" {
+			e.halt(reason, "%s is not modelled: %s", f, st.SQL)
+			return nil, false
+		}
+		parsed, joined = single, j
 	}
 	e.fkAfter = nil
 	if e.foreignKeyHalt(t, st, parsed) {
@@ -961,6 +970,7 @@ func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) 
 		e.halt(reason, "statement kind not modelled: %s", st.SQL)
 		return nil, false
 	}
+	s.joined = joined
 	return s, true
 }
 
@@ -1002,6 +1012,15 @@ func (e *Engine) takeSnapshot(t *Txn, st *Stmt, s *stmtInfo) {
 func (e *Engine) noteWaitedOn(t *Txn, st *Stmt, s *stmtInfo) {
 	unrecorded := s.kind == KindSelectShare || s.kind == KindSelectUpdate
 	unrecorded = unrecorded && !(s.single && s.table != "")
+	if s.joined != nil && e.rules.Joins.Locked && st.Err == nil {
+		// The joined rows it read stay locked (Rules.Joins).
+		if t.waitedOn == nil {
+			t.waitedOn = map[string]bool{}
+		}
+		for _, name := range s.joined.tables {
+			t.waitedOn[name] = true
+		}
+	}
 	if (st.Blocked() || unrecorded) && s.kind.Locking() && st.Err == nil {
 		if t.waitedOn == nil {
 			t.waitedOn = map[string]bool{}
@@ -1031,6 +1050,9 @@ func (e *Engine) afterRun(t *Txn, st *Stmt, s *stmtInfo, dev *Deviation) *Deviat
 	}
 	if dev == nil && e.halted == "" && len(e.fkAfter) > 0 {
 		dev = e.innodbAfter(t, st)
+	}
+	if dev != nil && s.joined != nil {
+		dev.Rule.Source += "; " + e.rules.Joins.Source
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.

@@ -1,59 +1,421 @@
 package model
 
-import "github.com/txlab/txlab/sqlast"
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
 
-// joinsAsSubqueries reports whether the model replays st, a write across
-// tables, as it replays a write whose subqueries read the other tables:
-// an UPDATE … FROM (PostgreSQL's and SQLite's dialects have one) under
-// rules that take no row locks and read the target as they read the FROM
-// tables, of the table's rules SQLite's. SQLite has no row locks and one
-// writer at a time, and a statement reads every table at its
-// transaction's snapshot (with its own changes), its target as its FROM
-// tables (Isolation In SQLite; the rules' Target and Source reads are
-// one), so which rows the join reads is the view a subquery reads. Where
-// the target's reads differ from its other reads (a locking or re-checked
-// target: InnoDB's locking reads, PostgreSQL's EvalPlanQual of the target
-// with the joined rows of its snapshot) the model does not follow a join
-// yet.
-func (e *Engine) joinsAsSubqueries(st sqlast.Stmt) bool {
-	up, ok := st.(*sqlast.Update)
-	if !ok || len(up.Tables) > 0 || len(up.From) == 0 {
-		return false
-	}
-	return !e.rules.RowLocks && e.rules.Target[KindUpdate] == e.rules.Source[KindUpdate]
+	"github.com/txlab/txlab/sqlast"
+)
+
+// joinedWrite is what the model keeps of a write across tables that it
+// follows as a single-table write (singleTable).
+type joinedWrite struct {
+	// tables are the joined tables, by name.
+	tables []string
+	// keyCols are the target's columns that the join's condition reads:
+	// those that decide which joined rows a target row meets.
+	keyCols []string
+	// valued: an assigned value reads a joined row, through a scalar
+	// subquery that must meet one row at most.
+	valued bool
+	// rows is the query of the target versions' ids, one per joined row,
+	// over the evaluator's tables.
+	rows *sqlast.Select
+	// recheck and meets count, over the target's candidates (as
+	// recheckFirst and recheckThen) and the joined tables' copies, the
+	// joined rows that a first version and a re-checked one both meet,
+	// and those the re-checked one meets (EvalPlanQual, joinRecheck).
+	recheck, meets *sqlast.Select
 }
 
-// joinedTargets is the query of the versions of table (the target of
-// UPDATE … FROM up) that the join matches: one row per joined row, so a
-// version that meets several rows of the FROM tables shows several times.
-func joinedTargets(table string, up *sqlast.Update) *sqlast.Select {
-	return &sqlast.Select{
-		Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Table: table, Column: vidColumn}}},
-		From:  append([]sqlast.TableRef{&sqlast.Table{Name: table}}, up.From...),
-		Where: up.Where,
-	}
-}
+// The aliases of a target row's first version and its re-checked one in
+// joinedWrite.recheck.
+const (
+	recheckFirst = "txlab_first"
+	recheckThen  = "txlab_then"
+)
 
-// readsJoined reports whether an UPDATE … FROM's assigned values may read
-// a FROM table's columns: any column not qualified by the target's name.
-// Where a target row meets several joined rows, SQLite uses one of them,
-// "arbitrary and might change from one release of SQLite to the next, or
-// from one run to the next" (lang_update.html, UPDATE FROM), so the
-// model's copy may take another.
-func readsJoined(up *sqlast.Update) bool {
-	found := false
-	for _, a := range up.Set {
-		sqlast.Walk(a.Value, func(n any) bool {
-			if c, ok := n.(*sqlast.ColumnRef); ok && c.Table != up.Table {
-				found = true
+// singleTable rewrites st, an UPDATE or DELETE across tables that writes
+// one of them, as the single-table write the model follows: the rows it
+// writes are those with a row in the join, EXISTS (SELECT 1 FROM others
+// WHERE on AND where), and a value that reads the joined row reads it
+// through (SELECT value FROM others WHERE on AND where). The joined tables
+// are read as the rules' Joins say. reason, where not "", is why the model
+// does not follow st; f is st's feature (sqlast.CrossTable).
+func (e *Engine) singleTable(st sqlast.Stmt, f string) (out sqlast.Stmt, j *joinedWrite, reason string) {
+	notModelled := "not modelled: " + f
+	if e.rules.Joins == nil {
+		return nil, nil, notModelled
+	}
+	var refs []sqlast.TableRef
+	var where sqlast.Expr
+	var written []string // RefNames of the tables it writes
+	var set []sqlast.Assignment
+	mysql := false
+	switch st := st.(type) {
+	case *sqlast.Update:
+		set, where = st.Set, st.Where
+		if len(st.Tables) > 0 {
+			mysql, refs = true, st.Tables
+		} else {
+			refs = append([]sqlast.TableRef{&sqlast.Table{Name: st.Table}}, st.From...)
+			written = []string{st.Table}
+		}
+	case *sqlast.Delete:
+		where = st.Where
+		switch {
+		case len(st.Tables) > 0:
+			refs, written = st.Tables, st.Targets
+		default:
+			refs = append([]sqlast.TableRef{&sqlast.Table{Name: st.Table}}, st.Using...)
+			written = []string{st.Table}
+		}
+	default:
+		return nil, nil, notModelled
+	}
+	leaves, ons, ok := flattenJoins(refs)
+	if !ok {
+		return nil, nil, notModelled + " over an outer join"
+	}
+	byRef := map[string]*sqlast.Table{}
+	for _, l := range leaves {
+		tb, ok := l.(*sqlast.Table)
+		if !ok {
+			return nil, nil, notModelled + " over a derived table"
+		}
+		if byRef[tb.RefName()] != nil || e.schema[tb.Name] == nil {
+			return nil, nil, notModelled
+		}
+		byRef[tb.RefName()] = tb
+	}
+	if mysql {
+		for _, a := range set {
+			ref := a.Table
+			if ref == "" {
+				ref = e.ownerOf(a.Column, leaves)
 			}
+			if ref != "" && !slices.Contains(written, ref) {
+				written = append(written, ref)
+			}
+		}
+	}
+	if len(written) != 1 || byRef[written[0]] == nil {
+		return nil, nil, notModelled + " of several tables"
+	}
+	target := byRef[written[0]]
+	var others []sqlast.TableRef
+	for _, l := range leaves {
+		if l != target {
+			others = append(others, l)
+		}
+	}
+	if len(others) == 0 {
+		return nil, nil, notModelled
+	}
+	cond := where
+	for i := len(ons) - 1; i >= 0; i-- {
+		cond = andExpr(ons[i], cond)
+	}
+	// The copy names the target by its table: references through its
+	// alias are renamed, which another table of that name would capture.
+	if target.Alias != "" {
+		if byRef[target.Name] != nil {
+			return nil, nil, notModelled
+		}
+		renameQualifier(cond, target.Alias, target.Name)
+		for _, a := range set {
+			renameQualifier(a.Value, target.Alias, target.Name)
+		}
+	}
+	nested := false
+	for _, n := range append([]sqlast.Expr{cond}, valuesOf(set)...) {
+		sqlast.Walk(n, func(n any) bool {
 			if _, ok := n.(*sqlast.Table); ok {
-				found = true // a subquery: what it reads is not this check's
+				nested = true
 			}
-			return !found
+			return !nested
 		})
 	}
+	if nested {
+		// Its subqueries read as a write's subqueries do, not as the join.
+		return nil, nil, notModelled + " with subqueries"
+	}
+	// Columns of the target alone are qualified, so that the re-check's
+	// queries can name its two versions.
+	for _, n := range append([]sqlast.Expr{cond}, valuesOf(set)...) {
+		sqlast.Walk(n, func(n any) bool {
+			if c, ok := n.(*sqlast.ColumnRef); ok && c.Table == "" && e.refersTo(c, target.Name, leaves) {
+				c.Table = target.Name
+			}
+			return true
+		})
+	}
+	j = &joinedWrite{}
+	for _, o := range others {
+		if name := o.(*sqlast.Table).Name; !slices.Contains(j.tables, name) {
+			j.tables = append(j.tables, name)
+		}
+	}
+	readsTarget := func(n sqlast.Expr) {
+		sqlast.Walk(n, func(n any) bool {
+			if c, ok := n.(*sqlast.ColumnRef); ok && e.refersTo(c, target.Name, leaves) && !slices.Contains(j.keyCols, c.Column) {
+				j.keyCols = append(j.keyCols, c.Column)
+			}
+			return true
+		})
+	}
+	readsTarget(cond)
+	joinedRows := func(items []sqlast.SelectItem) *sqlast.Select {
+		q := &sqlast.SelectStmt{Query: &sqlast.Select{Items: items, From: others, Where: cond}}
+		return sqlast.Clone(q).(*sqlast.SelectStmt).Query.(*sqlast.Select)
+	}
+	one := []sqlast.SelectItem{{Expr: &sqlast.Literal{Kind: sqlast.LitInt, Text: "1"}}}
+	exists := &sqlast.Exists{Sub: joinedRows(one)}
+	if mysql {
+		for _, a := range set {
+			order := false
+			sqlast.Walk(a.Value, func(n any) bool {
+				c, ok := n.(*sqlast.ColumnRef)
+				other := ok && !strings.EqualFold(c.Column, a.Column) && slices.ContainsFunc(set, func(b sqlast.Assignment) bool { return strings.EqualFold(b.Column, c.Column) })
+				if other && e.refersTo(c, target.Name, leaves) {
+					order = true
+				}
+				return !order
+			})
+			if order {
+				// "For multiple-table updates, there is no guarantee that
+				// assignments are carried out in any particular order"
+				// (MySQL 8.0 manual, UPDATE).
+				return nil, nil, notModelled + " whose values read what it assigns"
+			}
+		}
+	}
+	var values []sqlast.Assignment
+	for _, a := range set {
+		v := a.Value
+		if e.readsJoinedRow(v, target.Name, leaves) {
+			v = &sqlast.ScalarSubquery{Sub: joinedRows([]sqlast.SelectItem{{Expr: v}})}
+			j.valued = true
+		}
+		values = append(values, sqlast.Assignment{Column: a.Column, Value: v})
+	}
+	id := []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Table: target.Name, Column: vidColumn}}}
+	rows := joinedRows(id)
+	tb := &sqlast.Table{Name: target.Name}
+	rows.From = append([]sqlast.TableRef{tb}, rows.From...)
+	e.splitSubqueries(&sqlast.SelectStmt{Query: rows}, map[*sqlast.Table]bool{tb: true})
+	j.rows = rows
+	count := []sqlast.SelectItem{{Expr: &sqlast.Func{Name: "COUNT", Star: true}}}
+	versionOf := func(alias string) (*sqlast.Table, sqlast.Expr) {
+		c := sqlast.Clone(&sqlast.SelectStmt{Query: &sqlast.Select{Where: cond}}).(*sqlast.SelectStmt).Query.(*sqlast.Select).Where
+		renameQualifier(c, target.Name, alias)
+		return &sqlast.Table{Name: candPrefix + target.Name, Alias: alias}, c
+	}
+	first, onFirst := versionOf(recheckFirst)
+	then, onThen := versionOf(recheckThen)
+	j.recheck = joinedRows(count)
+	j.recheck.From = append([]sqlast.TableRef{first, then}, j.recheck.From...)
+	j.recheck.Where = andExpr(onFirst, onThen)
+	e.splitSubqueries(&sqlast.SelectStmt{Query: j.recheck}, map[*sqlast.Table]bool{first: true, then: true})
+	then, onThen = versionOf(recheckThen)
+	j.meets = joinedRows(count)
+	j.meets.From = append([]sqlast.TableRef{then}, j.meets.From...)
+	j.meets.Where = onThen
+	e.splitSubqueries(&sqlast.SelectStmt{Query: j.meets}, map[*sqlast.Table]bool{then: true})
+	if _, ok := st.(*sqlast.Delete); ok {
+		return &sqlast.Delete{Table: target.Name, Where: exists}, j, ""
+	}
+	return &sqlast.Update{Table: target.Name, Set: values, Where: exists}, j, ""
+}
+
+// flattenJoins lists the tables of refs, joined by inner or cross joins,
+// and their joins' ON conditions; false where a join is an outer one.
+func flattenJoins(refs []sqlast.TableRef) (leaves []sqlast.TableRef, ons []sqlast.Expr, ok bool) {
+	var walk func(r sqlast.TableRef) bool
+	walk = func(r sqlast.TableRef) bool {
+		j, isJoin := r.(*sqlast.Join)
+		if !isJoin {
+			leaves = append(leaves, r)
+			return true
+		}
+		if j.Kind != "JOIN" && j.Kind != "CROSS JOIN" {
+			return false
+		}
+		if !walk(j.Left) || !walk(j.Right) {
+			return false
+		}
+		if j.On != nil {
+			ons = append(ons, j.On)
+		}
+		return true
+	}
+	for _, r := range refs {
+		if !walk(r) {
+			return nil, nil, false
+		}
+	}
+	return leaves, ons, true
+}
+
+// ownerOf is the RefName of the one table among leaves that has column
+// col; "" where none or several have it (the DBMS rejects the statement).
+func (e *Engine) ownerOf(col string, leaves []sqlast.TableRef) string {
+	owner := ""
+	for _, l := range leaves {
+		tb := l.(*sqlast.Table)
+		if e.hasColumn(tb.Name, col) {
+			if owner != "" {
+				return ""
+			}
+			owner = tb.RefName()
+		}
+	}
+	return owner
+}
+
+func (e *Engine) hasColumn(table, col string) bool {
+	ct := e.schema[table]
+	return ct != nil && slices.ContainsFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return strings.EqualFold(c.Name, col) })
+}
+
+// refersTo reports whether c reads the target table (named by its table
+// name): qualified by it, or unqualified and a column of it alone.
+func (e *Engine) refersTo(c *sqlast.ColumnRef, target string, leaves []sqlast.TableRef) bool {
+	if c.Table != "" {
+		return c.Table == target
+	}
+	return e.ownerOf(c.Column, leaves) == target
+}
+
+// readsJoinedRow reports whether v reads a column of a table other than
+// the target's.
+func (e *Engine) readsJoinedRow(v sqlast.Expr, target string, leaves []sqlast.TableRef) bool {
+	found := false
+	sqlast.Walk(v, func(n any) bool {
+		if c, ok := n.(*sqlast.ColumnRef); ok && !e.refersTo(c, target, leaves) {
+			found = true
+		}
+		return !found
+	})
 	return found
+}
+
+// renameQualifier makes the column references of n qualified by from
+// qualified by to.
+func renameQualifier(n sqlast.Expr, from, to string) {
+	sqlast.Walk(n, func(n any) bool {
+		if c, ok := n.(*sqlast.ColumnRef); ok && c.Table == from {
+			c.Table = to
+		}
+		return true
+	})
+}
+
+func valuesOf(set []sqlast.Assignment) []sqlast.Expr {
+	out := make([]sqlast.Expr, len(set))
+	for i, a := range set {
+		out[i] = a.Value
+	}
+	return out
+}
+
+func andExpr(l, r sqlast.Expr) sqlast.Expr {
+	if r == nil {
+		return l
+	}
+	return &sqlast.Binary{Op: "AND", L: l, R: r}
+}
+
+// joinRecheck follows PostgreSQL's re-check of a target row that a
+// joined write waited for (Recheck: an option with a gate) where the
+// row's new version changed columns the join reads: EvalPlanQual joins the
+// new version again with the joined rows its first version met, not with
+// the joined tables (src/backend/executor/README, EvalPlanQual), so the
+// row is written where some joined row meets both versions. It returns
+// the new versions no such row meets (the write leaves them out); false,
+// having stopped the engine, where the values the write assigns may come
+// from a joined row the re-check does not use.
+func (e *Engine) joinRecheck(ctx context.Context, st *Stmt, s *stmtInfo, tv *tableView) (map[int]bool, bool, error) {
+	ct := e.schema[s.table]
+	var idx []int
+	for i, c := range ct.Columns {
+		if slices.ContainsFunc(s.joined.keyCols, func(k string) bool { return strings.EqualFold(k, c.Name) }) {
+			idx = append(idx, i)
+		}
+	}
+	changed := func(a, b *Version) bool {
+		for _, i := range idx {
+			if i < len(a.Values) && i < len(b.Values) && a.Values[i] != b.Values[i] {
+				return true
+			}
+		}
+		return false
+	}
+	type pair struct{ first, then *Version }
+	var pairs []pair
+	var cands []*Version
+	for _, os := range tv.opts {
+		for _, o := range os {
+			if o.gate != nil && o.v != nil && changed(o.gate, o.v) {
+				pairs = append(pairs, pair{o.gate, o.v})
+				cands = append(cands, o.gate, o.v)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, true, nil
+	}
+	if err := e.load(ctx, candPrefix+s.table, cands); err != nil {
+		return nil, false, err
+	}
+	count := func(q *sqlast.Select, ids map[string]int) (int, bool, error) {
+		c := sqlast.Clone(&sqlast.SelectStmt{Query: q}).(*sqlast.SelectStmt)
+		sel := c.Query.(*sqlast.Select)
+		for _, alias := range []string{recheckFirst, recheckThen} {
+			if id, ok := ids[alias]; ok {
+				sel.Where = andExpr(&sqlast.Binary{Op: "=", L: &sqlast.ColumnRef{Table: alias, Column: vidColumn}, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)}}, sel.Where)
+			}
+		}
+		sql, ok := e.render(c)
+		if !ok {
+			e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
+			return 0, false, nil
+		}
+		res, msg, err := e.exec(ctx, sql)
+		if err != nil || res == nil {
+			if err == nil {
+				e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", sql, msg)
+			}
+			return 0, false, err
+		}
+		n, _ := strconv.Atoi(res.Rows[0][0].S)
+		return n, true, nil
+	}
+	miss := map[int]bool{}
+	for _, p := range pairs {
+		both, ok, err := count(s.joined.recheck, map[string]int{recheckFirst: p.first.ID, recheckThen: p.then.ID})
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		if both == 0 {
+			miss[p.then.ID] = true
+			continue
+		}
+		if !s.joined.valued {
+			continue
+		}
+		meets, ok, err := count(s.joined.meets, map[string]int{recheckThen: p.then.ID})
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		if meets != both {
+			e.halt("open rows: multi-table-update", "a row %s re-checks after a wait meets joined rows its first version did not, and its values come from the rows the re-check keeps", st.SQL)
+			return nil, false, nil
+		}
+	}
+	return miss, true, nil
 }
 
 // cteAlone returns the write of a PostgreSQL data-modifying CTE that is

@@ -35,6 +35,9 @@ type stmtInfo struct {
 	// UPDATE's FOR NO KEY UPDATE or FOR UPDATE in PostgreSQL): the waits
 	// it must make are those that lock conflicts with.
 	lock strength
+	// joined, when set, is the write across tables the statement is the
+	// single-table form of (singleTable).
+	joined *joinedWrite
 }
 
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "TOTAL": true, "GROUP_CONCAT": true, "STRING_AGG": true}
@@ -187,8 +190,8 @@ func (e *Engine) classify(st sqlast.Stmt, t *Txn) (*stmtInfo, bool) {
 		}
 		return s, known(s.reads) && known(s.subs)
 	case *sqlast.Update:
-		if st.MultiTable() && !e.joinsAsSubqueries(st) {
-			return s, false // a write across tables (crossTable)
+		if st.MultiTable() {
+			return s, false // a write across tables (singleTable)
 		}
 		s.kind, s.table, s.where = KindUpdate, st.Table, st.Where
 		s.lock = e.writeLockAtLeast()
@@ -321,7 +324,7 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 				// holder and reads what the holder left.
 				started := committed(r, st.Start)
 				old := visible(started)
-				if kind == KindUpdate && e.rules.SemiConsistent != nil {
+				if kind == KindUpdate && e.rules.SemiConsistent != nil && !e.noSemiConsistent {
 					if old != opts[0].v {
 						vary := e.rules.SemiConsistent
 						if old == nil && e.rules.UncommittedInsert != nil {

@@ -18,7 +18,9 @@ import (
 // writes, which it checks against the rows the DBMS reported as affected.
 func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
 	rd := e.rules.Target[s.kind]
+	e.noSemiConsistent = s.joined != nil && !e.rules.Joins.SemiConsistent
 	tv := e.view(s.table, t, s.kind, rd, st)
+	e.noSemiConsistent = false
 	wasUnsure := e.unsure
 	defer func() {
 		// A write whose rows depend on versions the model leaves open is
@@ -38,9 +40,16 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	if stop || err != nil {
 		return d, err
 	}
+	var missed map[int]bool
+	if s.joined != nil && rd == Recheck && e.rules.Joins.RecheckJoined {
+		var ok bool
+		if missed, ok, err = e.joinRecheck(ctx, st, s, tv); !ok || err != nil {
+			return nil, err
+		}
+	}
 	var view []*Version
 	var excluded []int
-	view, excluded, vs.skips, vs.vary = e.writeView(t, tv, rd, matched, hasWhere)
+	view, excluded, vs.skips, vs.vary = e.writeView(t, tv, rd, matched, missed, hasWhere)
 	if err := e.load(ctx, s.table, view); err != nil {
 		return nil, err
 	}
@@ -105,8 +114,12 @@ func (e *Engine) loadSources(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo)
 	e.subquery = true
 	defer func() { e.reverse, e.subquery = false, false }()
 	subVaried, subVary := map[string][]*Version{}, (*Variation)(nil)
+	rd := e.rules.Source[s.kind]
+	if s.joined != nil {
+		rd = e.rules.Joins.Read
+	}
 	for _, name := range s.subs {
-		sv := e.view(name, t, KindSelect, e.rules.Source[s.kind], st)
+		sv := e.view(name, t, KindSelect, rd, st)
 		load := sv.strict()
 		if !sv.plainExact() {
 			// The rows the subquery reads are open: follow each view
@@ -137,11 +150,6 @@ func (e *Engine) blockingMatches(ctx context.Context, t *Txn, st *Stmt, s *stmtI
 	tests := e.lockTests(t, st, s, tv)
 	conflicts := e.conflictTests(t, st, s, tv)
 	if hasWhere && (len(tests) > 0 || len(conflicts) > 0 || !tv.exact()) {
-		if up, ok := s.ast.(*sqlast.Update); ok && len(up.From) > 0 {
-			// The candidates are judged by the target's WHERE alone.
-			e.halt("open rows: multi-table-update", "cannot decide %s: the rows it matches depend on rows the model leaves open", st.SQL)
-			return nil, nil, true, nil
-		}
 		m, _, ok, err := e.evalCandidates(ctx, s, tv, tests, conflicts...)
 		if err != nil || !ok {
 			return nil, nil, true, err
@@ -174,8 +182,9 @@ func (e *Engine) blockingMatches(ctx context.Context, t *Txn, st *Stmt, s *stmtI
 // permit several versions of a row that the statement would treat
 // differently, each combination is followed, one replay each, where they
 // are few; a variation that would skip a matching row gives the rows it
-// skips and itself.
-func (e *Engine) writeView(t *Txn, tv *tableView, rd Read, matched map[int]bool, hasWhere bool) (view []*Version, excluded, skips []int, vary *Variation) {
+// skips and itself. missed are re-checked versions a joined write's
+// re-check leaves out (joinRecheck).
+func (e *Engine) writeView(t *Txn, tv *tableView, rd Read, matched, missed map[int]bool, hasWhere bool) (view []*Version, excluded, skips []int, vary *Variation) {
 	pick, chosen := e.writeChoice(tv, matched, hasWhere)
 	view = make([]*Version, len(tv.rows))
 	for i, os := range tv.opts {
@@ -184,7 +193,7 @@ func (e *Engine) writeView(t *Txn, tv *tableView, rd Read, matched map[int]bool,
 		if o.v == nil {
 			continue
 		}
-		if o.gate != nil && !(matched[o.gate.ID] && matched[o.v.ID]) {
+		if o.gate != nil && (!(matched[o.gate.ID] && matched[o.v.ID]) || missed[o.v.ID]) {
 			excluded = append(excluded, o.v.ID)
 		}
 		if len(os) > 1 && hasWhere {
@@ -223,10 +232,38 @@ func (e *Engine) writeView(t *Txn, tv *tableView, rd Read, matched map[int]bool,
 func (e *Engine) updateMatches(ctx context.Context, st *Stmt, s *stmtInfo, up *sqlast.Update) (map[int]bool, bool, error) {
 	q := &sqlast.Select{Items: []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Column: vidColumn}}},
 		From: []sqlast.TableRef{&sqlast.Table{Name: s.table}}, Where: up.Where}
-	from := len(up.From) > 0
-	if from {
-		q = joinedTargets(s.table, up)
+	ids, ok, err := e.versionIDs(ctx, st, s, q)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
+	touched := map[int]bool{}
+	for _, id := range ids {
+		touched[id] = true
+	}
+	if s.joined == nil || !s.joined.valued {
+		return touched, true, nil
+	}
+	if ids, ok, err = e.versionIDs(ctx, st, s, s.joined.rows); !ok || err != nil {
+		return nil, ok, err
+	}
+	met := map[int]bool{}
+	for _, id := range ids {
+		if met[id] {
+			// PostgreSQL: "only one of the join rows will be used to
+			// update the target row, but which one will be used is not
+			// readily predictable" (UPDATE, Notes); SQLite: "arbitrary"
+			// (UPDATE FROM); MySQL documents no choice.
+			e.halt("open rows: multi-table-update", "a row %s updates meets several rows of the tables it joins, and which one its values come from is arbitrary", st.SQL)
+			return nil, false, nil
+		}
+		met[id] = true
+	}
+	return touched, true, nil
+}
+
+// versionIDs runs q, a query of version ids over the evaluator's tables.
+// false, having stopped the engine, where it cannot be rendered or run.
+func (e *Engine) versionIDs(ctx context.Context, st *Stmt, s *stmtInfo, q *sqlast.Select) ([]int, bool, error) {
 	qs, ok := e.render(&sqlast.SelectStmt{Query: q})
 	if !ok {
 		e.halt("cannot render: "+s.kind.String(), "cannot render for the model: %s", st.SQL)
@@ -240,16 +277,11 @@ func (e *Engine) updateMatches(ctx context.Context, st *Stmt, s *stmtInfo, up *s
 		e.halt("evaluation fails: "+s.kind.String(), "the model cannot evaluate %s: %s", qs, msg)
 		return nil, false, nil
 	}
-	touched := map[int]bool{}
-	for _, r := range res.Rows {
-		id, _ := strconv.Atoi(r[0].S)
-		if touched[id] && from && readsJoined(up) {
-			e.halt("open rows: multi-table-update", "a row %s updates meets several rows of its FROM tables, and which one its values come from is arbitrary (SQLite's UPDATE FROM)", st.SQL)
-			return nil, false, nil
-		}
-		touched[id] = true
+	ids := make([]int, len(res.Rows))
+	for i, r := range res.Rows {
+		ids[i], _ = strconv.Atoi(r[0].S)
 	}
-	return touched, true, nil
+	return ids, true, nil
 }
 
 // execWrite runs the write's rendering sql on its view and reads the
@@ -498,9 +530,6 @@ func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
 		list = append(list, &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)})
 	}
 	cond := &sqlast.In{X: &sqlast.ColumnRef{Column: vidColumn}, List: list, Not: true}
-	if up, ok := st.(*sqlast.Update); ok && len(up.From) > 0 {
-		cond.X = &sqlast.ColumnRef{Table: up.Table, Column: vidColumn} // the FROM tables' copies have one too
-	}
 	and := func(w sqlast.Expr) sqlast.Expr {
 		if w == nil {
 			return cond

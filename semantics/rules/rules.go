@@ -66,6 +66,30 @@ const (
 	Recheck
 )
 
+// Joins is how a write across tables reads the tables it joins to the
+// one it writes. The model follows such a write as the single-table write
+// whose WHERE is EXISTS (the join's rows) and whose values read the joined
+// row through a subquery.
+type Joins struct {
+	// Read is how it reads the joined tables' rows.
+	Read Read
+	// Locked: it locks the joined rows it reads, to the end of the
+	// transaction, in ways the model does not record row by row.
+	Locked bool
+	// SemiConsistent: the semi-consistent read of an UPDATE
+	// (Rules.SemiConsistent) applies to its target's rows too.
+	SemiConsistent bool
+	// RecheckJoined: a target row re-checked after a wait (Recheck) is
+	// joined again with the joined rows its first version met, not with
+	// the joined tables: where the new version changed a column the join
+	// reads, it is written only if one of those rows meets it too
+	// (PostgreSQL's EvalPlanQual). Otherwise the re-check is one of the
+	// single-table write's WHERE, EXISTS over the joined tables' views.
+	RecheckJoined bool
+	// Source is where the DBMS documents it, or where it was measured.
+	Source string
+}
+
 // SnapshotAt says when a transaction-level snapshot is taken.
 type SnapshotAt int
 
@@ -101,7 +125,12 @@ type Rules struct {
 	Target map[Kind]Read
 	// Source is how a write statement reads other tables (subqueries, the
 	// SELECT of INSERT … SELECT).
-	Source     map[Kind]Read
+	Source map[Kind]Read
+	// Joins is how a write across tables that writes one of them (UPDATE
+	// a JOIN b … SET a.…, UPDATE a … FROM b, DELETE a FROM a JOIN b,
+	// DELETE FROM a USING b) reads the others; nil: the model does not
+	// follow such a write.
+	Joins      *Joins
 	SnapshotAt SnapshotAt
 	// LockingSelectInTxn: a plain SELECT inside an explicit transaction is
 	// run as SELECT … FOR SHARE (InnoDB serializable).
@@ -402,6 +431,9 @@ const (
 	srcInnoDBSI          = "MariaDB docs, innodb_snapshot_isolation (10.6.18, 10.11.8): error 1020 on a row changed after the read view"
 	srcPGMVCC            = "PostgreSQL 15 docs 13.2 Transaction Isolation (13.2.3: predicate locks; a sequential scan locks the relation); src/backend/executor/README (EvalPlanQual)"
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
+	srcInnoDBJoins       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB (UPDATE t … (SELECT … FROM s …): shared next-key locks on rows from s); MariaDB 10.11 ha_innobase::store_lock (the READ COMMITTED consistent read covers a single-table UPDATE's reads, not a multiple-table UPDATE's or DELETE's); measured on MariaDB 10.11.19 at READ COMMITTED and REPEATABLE READ: the joined rows are read current, wait for a writer's lock, stay share-locked to COMMIT, and a multiple-table UPDATE reads its target without the semi-consistent read"
+	srcPGJoins           = "PostgreSQL 15 docs, UPDATE (from_item) and DELETE (using_item): the other tables are read as the statement's query reads them, without row locks (SELECT, The Locking Clause, locks only the tables FOR UPDATE names); src/backend/executor/README, EvalPlanQual: a re-checked target row is joined again with the rows of the other tables it met"
+	srcSQLiteJoins       = "SQLite docs: UPDATE FROM (lang_update.html): the target row is joined with the FROM tables as a query would read them"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
 	srcPGUpsert          = "PostgreSQL 15 docs, INSERT (ON CONFLICT DO UPDATE: \"all rows will be locked when the ON CONFLICT DO UPDATE action is taken\"; the update writes a new row version, as any UPDATE: 13.1 Introduction, MVCC)"
 	srcPGUniqueFeatures  = "PostgreSQL 15 docs 11.8 Partial Indexes (Example 11.3: a partial unique index enforces uniqueness among the rows that satisfy its predicate, and constrains no other) and 11.7 Indexes on Expressions (a unique index on an expression constrains the expression's values)"

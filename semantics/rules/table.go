@@ -446,6 +446,7 @@ var table = []row{
 		r.UpsertLocksRow = true
 		r.SavepointUnlock = &mysql95049
 		r.SavepointReadView = &innodbSavepointReadView
+		r.Joins = &Joins{Read: Current, Locked: true, Source: srcInnoDBJoins}
 	}},
 	{dbms: innodb, levels: lv(ru, rc, rr, ser), source: srcInnoDBRead, views: known},
 	{dbms: innodb, source: srcInnoDBForeignKeys, views: func(r *Rules) { r.ForeignKeyIndexes = true }},
@@ -511,6 +512,7 @@ var table = []row{
 		r.Target[KindInsertSelect] = Current
 		r.Target[KindUpsert] = Current
 		r.Source = readsOf(SnapStatement)
+		r.Joins = &Joins{Read: SnapStatement, RecheckJoined: true, Source: srcPGJoins}
 	}},
 	{dbms: []string{"postgres"}, levels: lv(rr, ser), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
@@ -519,6 +521,7 @@ var table = []row{
 		r.Target[KindInsertSelect] = Current
 		r.Target[KindUpsert] = Current
 		r.Source = readsOf(SnapTxn)
+		r.Joins = &Joins{Read: SnapTxn, Source: srcPGJoins}
 		r.WriteConflict = txn.ClassSerialization
 	}},
 	{dbms: []string{"postgres"}, levels: lv(ser), source: srcPGMVCC, views: func(r *Rules) {
@@ -535,6 +538,7 @@ var table = []row{
 		r.Errors = []txn.ErrorClass{txn.ClassBusy, txn.ClassSerialization}
 		r.Sources = []string{srcSQLite, srcSQLiteForeignKeys}
 		r.ForeignKeys = FKSQLite
+		r.Joins = &Joins{Read: SnapTxn, Source: srcSQLiteJoins}
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
 	{dbms: []string{"sqlite"}, source: srcSQLiteUnique, views: func(r *Rules) { r.UniqueIndexFeatures = true }},

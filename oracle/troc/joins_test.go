@@ -1,0 +1,22 @@
+package troc_test
+
+import (
+	"testing"
+
+	"github.com/txlab/txlab/target"
+)
+
+// TestJoinCorpus: the corpus's documented behaviours of writes across
+// tables (InnoDB's multiple-table UPDATE and DELETE, PostgreSQL's UPDATE …
+// FROM and DELETE … USING), run on the live servers, are judged to their
+// end with no finding.
+func TestJoinCorpus(t *testing.T) {
+	t.Run("mariadb", func(t *testing.T) {
+		judgedToEnd(t, "mariadb", []target.Level{target.ReadCommitted, target.RepeatableRead},
+			"doc-innodb-join-current-read.txn", "doc-innodb-join-share-lock.txn", "doc-innodb-join-no-semi-consistent.txn", "doc-innodb-join-skip-locked.txn")
+	})
+	t.Run("postgres", func(t *testing.T) {
+		judgedToEnd(t, "postgres", []target.Level{target.ReadCommitted, target.RepeatableRead},
+			"doc-pg-update-from-recheck.txn", "doc-pg-update-from-join-key-changed.txn", "doc-pg-delete-using-snapshot.txn")
+	})
+}
