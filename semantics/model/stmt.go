@@ -688,6 +688,28 @@ func (e *Engine) runSelect(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (
 	return e.otherViews(ctx, st, s, sql, views, subViews, want)
 }
 
+// columnsRead are the columns st names, nil where it reads every column
+// (a *).
+func columnsRead(st sqlast.Stmt) []string {
+	var out []string
+	star := false
+	sqlast.Walk(st, func(n any) bool {
+		switch n := n.(type) {
+		case *sqlast.ColumnRef:
+			if !slices.Contains(out, n.Column) {
+				out = append(out, n.Column)
+			}
+		case *sqlast.Select:
+			star = star || slices.ContainsFunc(n.Items, func(it sqlast.SelectItem) bool { return it.Star })
+		}
+		return true
+	})
+	if star {
+		return nil
+	}
+	return out
+}
+
 // skipLockedDecided reports whether the model decides which rows a SKIP
 // LOCKED read skipped (any other read: true); false, having stopped the
 // engine, where it does not. tv is the view of the read's table.
@@ -695,7 +717,10 @@ func (e *Engine) skipLockedDecided(t *Txn, st *Stmt, s *stmtInfo, tv *tableView,
 	if s.wait != sqlast.WaitSkipLocked || !s.kind.Locking() || !e.rules.RowLocks {
 		return true
 	}
-	if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || !s.kind.Exclusive() && e.rules.ShareLocksMayMiss {
+	// A shared read meets another transaction's lock where no secondary
+	// index covers it: it reads the clustered record (ShareLocksMayMiss).
+	mayMiss := !s.kind.Exclusive() && e.rules.ShareLocksMayMiss && (s.table == "" || e.coveredBySecondary(s.table, columnsRead(s.ast)))
+	if !s.single && !(s.limited && e.rules.SkipLockedLimit) || s.table == "" || !others || e.rules.SkipLockedOpen || mayMiss {
 		// Which rows it skipped the model cannot tell there: a join,
 		// a read whose shared lock may miss, TiDB's (not documented).
 		// PostgreSQL's ORDER BY … LIMIT locks rows as it returns them
@@ -703,7 +728,21 @@ func (e *Engine) skipLockedDecided(t *Txn, st *Stmt, s *stmtInfo, tv *tableView,
 		// Clause: "locking stops once enough rows have been returned
 		// to satisfy the limit"), so the result is the query's over
 		// the rows it does not skip.
-		e.halt("not modelled: SKIP LOCKED", "which rows %s skips is not modelled", st.SQL)
+		why := "not modelled: SKIP LOCKED"
+		switch {
+		case s.table == "":
+			why += " over a join"
+		case !others:
+			why += " beside open views"
+		case e.rules.SkipLockedOpen:
+		case mayMiss:
+			why += " of a shared lock through a secondary index"
+		case s.limited:
+			why += " with LIMIT"
+		case !s.single:
+			why += " of rows not read one by one"
+		}
+		e.halt(why, "which rows %s skips is not modelled", st.SQL)
 		return false
 	}
 	if !e.skipLocked(t, st, s, tv) {

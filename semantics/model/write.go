@@ -839,6 +839,48 @@ func (e *Engine) secondaryIndexed(table string) []int {
 	return out
 }
 
+// coveredBySecondary reports whether a secondary index of table, with the
+// clustered key InnoDB stores in it, holds every column of used (nil:
+// all of the table's columns): a read may then answer from that index
+// alone, without the clustered record (MySQL 8.0 manual 17.6.2.1).
+// Where the clustered key is not known, it may.
+func (e *Engine) coveredBySecondary(table string, used []string) bool {
+	ct := e.schema[table]
+	if ct == nil {
+		return true
+	}
+	clustered, known := e.clusteredKey(table)
+	if !known {
+		return true
+	}
+	var indexes [][]string
+	for _, c := range ct.Columns {
+		if c.Unique || c.PrimaryKey {
+			indexes = append(indexes, []string{c.Name})
+		}
+	}
+	indexes = slices.Concat(indexes, ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table], e.foreignKeyIndexes(ct))
+	if used == nil {
+		for _, c := range ct.Columns {
+			used = append(used, c.Name)
+		}
+	}
+	for _, idx := range indexes {
+		if len(idx) == 0 {
+			continue
+		}
+		covers := true
+		for _, u := range used {
+			i := slices.IndexFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return strings.EqualFold(c.Name, u) })
+			covers = covers && (slices.ContainsFunc(idx, func(n string) bool { return strings.EqualFold(n, u) }) || slices.Contains(clustered, i))
+		}
+		if covers {
+			return true
+		}
+	}
+	return false
+}
+
 // indexMoved reports whether version b holds another value than a in a
 // column of a secondary index of their table: InnoDB then delete-marked
 // a's index record and inserted a new one elsewhere in the index.
