@@ -857,7 +857,7 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		}
 		return nil, nil
 	}
-	if reason, text := e.stepFeature(parsed); reason != "" {
+	if reason, text := e.stepFeature(s.ast); reason != "" {
 		e.halt(reason, "%s: %s", st.SQL, text)
 		return nil, nil
 	}
@@ -957,6 +957,7 @@ func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) 
 		}
 		parsed, joined = single, j
 	}
+	parsed = e.numberRows(t, st, parsed)
 	e.fkAfter = nil
 	if e.foreignKeyHalt(t, st, parsed) {
 		return nil, false

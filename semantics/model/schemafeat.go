@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/txlab/txlab/sqlast"
@@ -179,7 +180,7 @@ func (e *Engine) numbered(st sqlast.Stmt) string {
 				f = "sequence"
 			}
 		}
-		if f != "" && leavesColumn(ins, ct, i) {
+		if f != "" && e.leavesColumn(ins, ct, i) {
 			return f
 		}
 	}
@@ -189,7 +190,7 @@ func (e *Engine) numbered(st sqlast.Stmt) string {
 // leavesColumn reports whether an INSERT may leave column i to the DBMS:
 // it names other columns only, gives it NULL, 0 or DEFAULT, or takes its
 // value from a query.
-func leavesColumn(ins *sqlast.Insert, ct *sqlast.CreateTable, i int) bool {
+func (e *Engine) leavesColumn(ins *sqlast.Insert, ct *sqlast.CreateTable, i int) bool {
 	pos := i
 	if ins.Columns != nil {
 		pos = slices.IndexFunc(ins.Columns, func(n string) bool { return strings.EqualFold(n, ct.Columns[i].Name) })
@@ -203,7 +204,7 @@ func leavesColumn(ins *sqlast.Insert, ct *sqlast.CreateTable, i int) bool {
 		}
 		switch v := row[pos].(type) {
 		case *sqlast.Literal:
-			if v.Kind == sqlast.LitNull || v.Text == "0" {
+			if v.Kind == sqlast.LitNull || v.Text == "0" && e.dialect.AutoIncrementOnZero() {
 				return true
 			}
 		case *sqlast.Unary:
@@ -231,4 +232,88 @@ func copyColumn(c sqlast.ColumnDef) sqlast.ColumnDef {
 // hasGenerated reports whether ct has a generated column.
 func hasGenerated(ct *sqlast.CreateTable) bool {
 	return slices.ContainsFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return c.Generated != nil })
+}
+
+// numberRows gives the rows of an INSERT that leaves an AUTO_INCREMENT
+// key to the DBMS the numbers the DBMS takes where the rules make them
+// part of the history (Rules.AutoIncrementFromHistory): one more than the
+// largest key the table held, row after row. It returns st unchanged
+// where it does not decide them (an INSERT … SELECT or upsert, a value
+// that is not a literal, a key an UPDATE changed): the model then does
+// not follow it (stepFeature).
+func (e *Engine) numberRows(t *Txn, st *Stmt, parsed sqlast.Stmt) sqlast.Stmt {
+	ins, ok := parsed.(*sqlast.Insert)
+	if !ok || !e.rules.AutoIncrementFromHistory || ins.Select != nil || ins.Replace || ins.OnConflict != nil || e.numbered(ins) != "auto-increment" {
+		return parsed
+	}
+	ct := e.schema[ins.Table]
+	col := slices.IndexFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return c.AutoIncrement && c.PrimaryKey })
+	if col < 0 || slices.ContainsFunc(ct.Columns, func(c sqlast.ColumnDef) bool {
+		return c.Identity != sqlast.IdentityNone
+	}) {
+		return parsed
+	}
+	largest, ok := e.largestKey(t, st, ins.Table, col)
+	if !ok {
+		return parsed
+	}
+	out := sqlast.Clone(ins).(*sqlast.Insert)
+	pos := col
+	if out.Columns != nil {
+		pos = slices.IndexFunc(out.Columns, func(n string) bool { return strings.EqualFold(n, ct.Columns[col].Name) })
+		if pos < 0 {
+			pos = len(out.Columns)
+			out.Columns = append(out.Columns, ct.Columns[col].Name)
+			for i := range out.Values {
+				out.Values[i] = append(out.Values[i], &sqlast.Literal{Kind: sqlast.LitNull, Text: "NULL"})
+			}
+		}
+	}
+	for _, row := range out.Values {
+		if pos >= len(row) {
+			return parsed
+		}
+		lit, isLit := row[pos].(*sqlast.Literal)
+		switch {
+		case isLit && lit.Kind == sqlast.LitNull:
+			largest++
+			row[pos] = &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.FormatInt(largest, 10)}
+		case isLit && lit.Kind == sqlast.LitInt:
+			n, err := strconv.ParseInt(lit.Text, 10, 64)
+			if err != nil {
+				return parsed
+			}
+			largest = max(largest, n)
+		default:
+			return parsed
+		}
+	}
+	return out
+}
+
+// largestKey is the largest value column col of table has held in t's
+// view of its history: the rows its committed transactions and t itself
+// inserted (deleted since or not) and those it holds now. false where an
+// UPDATE changed the column, which the counter does not follow.
+func (e *Engine) largestKey(t *Txn, st *Stmt, table string, col int) (int64, bool) {
+	var largest int64
+	for _, r := range e.h.rows[table] {
+		for _, v := range r.Versions {
+			if v.Txn != t && !v.Txn.committedBefore(st.Start) || v.Txn.abortedBefore(st.Start) || v.Deleted {
+				continue
+			}
+			if v.Prev != nil && !v.Prev.Deleted && v.Prev.Values[col] != v.Values[col] {
+				return 0, false
+			}
+			if v.Values[col].Null {
+				continue
+			}
+			n, err := strconv.ParseInt(v.Values[col].S, 10, 64)
+			if err != nil {
+				return 0, false
+			}
+			largest = max(largest, n)
+		}
+	}
+	return largest, true
 }

@@ -126,6 +126,14 @@ type Rules struct {
 	// Source is how a write statement reads other tables (subqueries, the
 	// SELECT of INSERT … SELECT).
 	Source map[Kind]Read
+	// AutoIncrementFromHistory: an INSERT that leaves an AUTO_INCREMENT
+	// key to the DBMS gets one more than the largest key the table has
+	// held (its committed rows' and the writer's own, deleted ones
+	// included) or holds now, row by row: SQLite's AUTOINCREMENT, whose
+	// counter (sqlite_sequence) is a table written in the writer's
+	// transaction, one writer at a time. Elsewhere such numbers are not
+	// transactional and the model does not follow the INSERT.
+	AutoIncrementFromHistory bool
 	// Joins is how a write across tables that writes one of them (UPDATE
 	// a JOIN b … SET a.…, UPDATE a … FROM b, DELETE a FROM a JOIN b,
 	// DELETE FROM a USING b) reads the others; nil: the model does not
@@ -433,6 +441,7 @@ const (
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
 	srcInnoDBJoins       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB (UPDATE t … (SELECT … FROM s …): shared next-key locks on rows from s); MariaDB 10.11 ha_innobase::store_lock (the READ COMMITTED consistent read covers a single-table UPDATE's reads, not a multiple-table UPDATE's or DELETE's); measured on MariaDB 10.11.19 at READ COMMITTED and REPEATABLE READ: the joined rows are read current, wait for a writer's lock, stay share-locked to COMMIT, and a multiple-table UPDATE reads its target without the semi-consistent read"
 	srcPGJoins           = "PostgreSQL 15 docs, UPDATE (from_item) and DELETE (using_item): the other tables are read as the statement's query reads them, without row locks (SELECT, The Locking Clause, locks only the tables FOR UPDATE names); src/backend/executor/README, EvalPlanQual: a re-checked target row is joined again with the rows of the other tables it met"
+	srcSQLiteAutoinc     = "SQLite docs, autoinc.html: with AUTOINCREMENT \"the ROWID chosen for the new row is at least one larger than the largest ROWID that has ever before existed in that same table\", kept in the ordinary table sqlite_sequence (its largest ROWID, which the usual algorithm takes one more than); Isolation In SQLite (one writer at a time)"
 	srcSQLiteJoins       = "SQLite docs: UPDATE FROM (lang_update.html): the target row is joined with the FROM tables as a query would read them"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"
 	srcPGUpsert          = "PostgreSQL 15 docs, INSERT (ON CONFLICT DO UPDATE: \"all rows will be locked when the ON CONFLICT DO UPDATE action is taken\"; the update writes a new row version, as any UPDATE: 13.1 Introduction, MVCC)"

@@ -539,6 +539,8 @@ var table = []row{
 		r.Sources = []string{srcSQLite, srcSQLiteForeignKeys}
 		r.ForeignKeys = FKSQLite
 		r.Joins = &Joins{Read: SnapTxn, Source: srcSQLiteJoins}
+		r.AutoIncrementFromHistory = true
+		r.Sources = append(r.Sources, srcSQLiteAutoinc)
 	}},
 	{dbms: []string{"sqlite"}, levels: lv(ser), source: srcSQLite, views: known},
 	{dbms: []string{"sqlite"}, source: srcSQLiteUnique, views: func(r *Rules) { r.UniqueIndexFeatures = true }},
