@@ -302,7 +302,7 @@ func (e *Engine) largestKey(t *Txn, st *Stmt, table string, col int) (int64, boo
 			if v.Txn != t && !v.Txn.committedBefore(st.Start) || v.Txn.abortedBefore(st.Start) || v.Deleted {
 				continue
 			}
-			if v.Prev != nil && !v.Prev.Deleted && v.Prev.Values[col] != v.Values[col] {
+			if col >= len(v.Values) || v.Prev != nil && !v.Prev.Deleted && (col >= len(v.Prev.Values) || v.Prev.Values[col] != v.Values[col]) {
 				return 0, false
 			}
 			if v.Values[col].Null {
