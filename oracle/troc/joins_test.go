@@ -13,7 +13,7 @@ import (
 func TestJoinCorpus(t *testing.T) {
 	t.Run("mariadb", func(t *testing.T) {
 		judgedToEnd(t, "mariadb", []target.Level{target.ReadCommitted, target.RepeatableRead},
-			"doc-innodb-join-current-read.txn", "doc-innodb-join-share-lock.txn", "doc-innodb-join-no-semi-consistent.txn", "doc-innodb-join-skip-locked.txn")
+			"doc-innodb-join-current-read.txn", "doc-innodb-join-share-lock.txn", "doc-innodb-join-no-semi-consistent.txn", "doc-innodb-join-skip-locked.txn", "doc-innodb-join-two-tables.txn")
 	})
 	t.Run("postgres", func(t *testing.T) {
 		judgedToEnd(t, "postgres", []target.Level{target.ReadCommitted, target.RepeatableRead},

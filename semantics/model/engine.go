@@ -118,8 +118,14 @@ type Engine struct {
 	// target, which the rules' semi-consistent read does not reach
 	// (Rules.Joins).
 	noSemiConsistent bool
-	unsure           bool
-	nextTxn          int
+	// hideFrom, when above 0, hides the statement's own versions from
+	// that one on from the views of its subqueries: the second part of a
+	// write of two tables joins them as they were (runParts).
+	hideFrom int
+	// affected is the count of the last write on its view (-1: none).
+	affected int64
+	unsure   bool
+	nextTxn  int
 	// script are the alternatives to take at the choice points of a
 	// replay, in order (0 past its end); points the number of
 	// alternatives each choice point met had (see choose).
@@ -841,11 +847,19 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 	if !ok {
 		return nil, nil
 	}
-	e.scan(t, s)
+	parts := []*stmtInfo{s}
+	if s.then != nil {
+		parts = append(parts, s.then)
+	}
+	for _, p := range parts {
+		e.scan(t, p)
+	}
 	t.ran = true
 	e.takeSnapshot(t, st, s)
 	e.h.now = st.End
-	e.noteWaitedOn(t, st, s)
+	for _, p := range parts {
+		e.noteWaitedOn(t, st, p)
+	}
 	if st.Err != nil {
 		// A statement that failed had no effect. Which errors a statement
 		// may return is not judged yet (only the errors a write must
@@ -853,15 +867,24 @@ func (e *Engine) Step(ctx context.Context, st *Stmt) (*Deviation, error) {
 		if st.Err.RolledBack || !t.Explicit {
 			e.end(t, st.End, false)
 		} else {
-			e.failedLeft(t, s)
+			for _, p := range parts {
+				e.failedLeft(t, p)
+			}
 		}
 		return nil, nil
 	}
-	if reason, text := e.stepFeature(s.ast); reason != "" {
-		e.halt(reason, "%s: %s", st.SQL, text)
-		return nil, nil
+	for _, p := range parts {
+		if reason, text := e.stepFeature(p.ast); reason != "" {
+			e.halt(reason, "%s: %s", st.SQL, text)
+			return nil, nil
+		}
 	}
-	dev, err := e.run(ctx, t, st, s)
+	var dev *Deviation
+	if s.then != nil {
+		dev, err = e.runParts(ctx, t, st, parts)
+	} else {
+		dev, err = e.run(ctx, t, st, s)
+	}
 	if err != nil {
 		return nil, settle(err)
 	}
@@ -949,13 +972,26 @@ func (e *Engine) tableLockStep(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 // not know.
 func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) {
 	var joined *joinedWrite
+	var then *stmtInfo
 	if f := sqlast.CrossTable(parsed); f != "" {
-		single, j, reason := e.singleTable(parsed, f)
+		parts, js, reason := e.joinedParts(parsed, f)
 		if reason != "" {
 			e.halt(reason, "%s is not modelled: %s", f, st.SQL)
 			return nil, false
 		}
-		parsed, joined = single, j
+		parsed, joined = parts[0], js[0]
+		if len(parts) > 1 {
+			// The second table's part, followed after the first.
+			if e.foreignKeyHalt(t, st, parts[1]) {
+				return nil, false
+			}
+			s2, ok := e.classify(parts[1], t)
+			if !ok {
+				e.halt("not modelled: "+f, "%s is not modelled: %s", f, st.SQL)
+				return nil, false
+			}
+			s2.joined, then = js[1], s2
+		}
 	}
 	parsed = e.numberRows(t, st, parsed)
 	e.fkAfter = nil
@@ -971,7 +1007,7 @@ func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) 
 		e.halt(reason, "statement kind not modelled: %s", st.SQL)
 		return nil, false
 	}
-	s.joined = joined
+	s.joined, s.then = joined, then
 	return s, true
 }
 

@@ -260,6 +260,16 @@ func own(r *Row, t *Txn) *Version {
 	return nil
 }
 
+// ownBefore is own without the versions from vid on.
+func ownBefore(r *Row, t *Txn, vid int) *Version {
+	for i := len(r.Versions) - 1; i >= 0; i-- {
+		if v := r.Versions[i]; v.Txn == t && v.ID < vid {
+			return v
+		}
+	}
+	return nil
+}
+
 // latest returns r's latest version written before at and not rolled back
 // at at.
 func latest(r *Row, at int) *Version {

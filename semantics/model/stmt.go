@@ -36,8 +36,10 @@ type stmtInfo struct {
 	// it must make are those that lock conflicts with.
 	lock strength
 	// joined, when set, is the write across tables the statement is the
-	// single-table form of (singleTable).
+	// single-table form of (singleTable); then, the part of it that writes
+	// a second table (joinedParts).
 	joined *joinedWrite
+	then   *stmtInfo
 }
 
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "TOTAL": true, "GROUP_CONCAT": true, "STRING_AGG": true}
@@ -229,7 +231,11 @@ type option struct {
 // rowOptions lists the versions of r the statement may see, the one the
 // plain rules prefer first.
 func (e *Engine) rowOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []option {
-	if o := own(r, t); o != nil && !t.abortedBefore(st.End) {
+	o := own(r, t)
+	if e.subquery && e.hideFrom > 0 {
+		o = ownBefore(r, t, e.hideFrom)
+	}
+	if o != nil && !t.abortedBefore(st.End) {
 		opts := []option{{v: visible(o)}}
 		if e.rules.NoOpUpdate != nil && (rd == SnapTxn || rd == SnapStatement) && allNoOp(r, t) {
 			snap := st.Start

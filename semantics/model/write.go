@@ -77,6 +77,7 @@ func (e *Engine) runWrite(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*
 	if marked {
 		touched, xlocked = e.unmarkUpserts(view, after, res)
 	}
+	e.affected = res.Affected
 	if st.Affected >= 0 && res.Affected >= 0 && st.Affected != res.Affected {
 		return e.wrongAffected(ctx, st, s, view, sql, excluded, &vs, res.Affected)
 	}
