@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/target"
 )
 
@@ -15,11 +16,12 @@ const maxShownRows = 10
 // WriteSchedule prints the actual schedule, one event per line, as
 // `N> SQL;  OUTCOME`, in the order the DBMS completed the statements;
 // statements one COMMIT or ROLLBACK released together say so; a statement
-// an oracle rewrote is followed by what it sent.
+// an oracle rewrote is followed by what it sent. The statements and
+// outcomes (values, server messages) are printed terminal-safe (termsafe).
 func (r *Result) WriteSchedule(w io.Writer) {
 	width := 0
 	for _, ev := range r.Events {
-		if n := len(oneLine(ev.SQL)) + 1; n > width && n <= 70 {
+		if n := len(safeLine(ev.SQL)) + 1; n > width && n <= 70 {
 			width = n
 		}
 	}
@@ -30,9 +32,9 @@ func (r *Result) WriteSchedule(w io.Writer) {
 			// Released by one COMMIT/ROLLBACK: their order is the server's.
 			together = fmt.Sprintf("  [released together: group %d]", ev.Concurrent)
 		}
-		fmt.Fprintf(w, "  %-3s %-*s  %s%s\n", prefix, width, oneLine(ev.SQL)+";", Outcome(ev), together)
+		fmt.Fprintf(w, "  %-3s %-*s  %s%s\n", prefix, width, safeLine(ev.SQL)+";", termsafe.Line(Outcome(ev)), together)
 		if ev.Sent != "" && ev.Status != StatusBlocked {
-			fmt.Fprintf(w, "        sent: %s\n", oneLine(ev.Sent))
+			fmt.Fprintf(w, "        sent: %s\n", safeLine(ev.Sent))
 		}
 	}
 	if r.Hang {
@@ -103,13 +105,14 @@ func writeRows(b *strings.Builder, rows []target.Row) {
 	}
 }
 
-// WriteState prints a final state, one table after the other.
+// WriteState prints a final state, one table after the other, its names
+// and values terminal-safe (termsafe).
 func WriteState(w io.Writer, s target.State) {
 	for _, name := range s.Tables() {
 		rows := s[name]
-		fmt.Fprintf(w, "  %s: %d row%s\n", name, len(rows), english.S(len(rows)))
+		fmt.Fprintf(w, "  %s: %d row%s\n", termsafe.Line(name), len(rows), english.S(len(rows)))
 		for _, row := range rows {
-			fmt.Fprintf(w, "    %s\n", FormatRow(row))
+			fmt.Fprintf(w, "    %s\n", termsafe.Line(FormatRow(row)))
 		}
 	}
 }
@@ -124,3 +127,6 @@ func FormatRow(row target.Row) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// safeLine is a statement on one line, safe to print on a terminal.
+func safeLine(s string) string { return termsafe.Line(oneLine(s)) }

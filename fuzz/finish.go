@@ -7,6 +7,7 @@ import (
 
 	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/verdict"
@@ -32,7 +33,7 @@ func Finish(out io.Writer, sum *Summary, runErr error, asJSON bool, w *report.Wr
 	}
 	page, err := htmlreport.WriteRun(w)
 	if page != "" && !asJSON {
-		fmt.Fprintf(out, "report: %s\n", page)
+		fmt.Fprintf(out, "report: %s\n", termsafe.Line(page))
 	}
 	if err != nil && runErr == nil {
 		// The findings are only on stdout: the run's files are

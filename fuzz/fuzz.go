@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/internal/crash"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -362,7 +363,7 @@ func (l *loop) caseRound(ctx context.Context, t target.Target, oracles []oracle.
 			}
 		}
 		if setupErr != nil && l.opt.Log != nil {
-			fmt.Fprintf(l.opt.Log, "%s: %v\n", tc.Name, setupErr)
+			fmt.Fprintf(l.opt.Log, "%s: %s\n", tc.Name, termsafe.Text(setupErr.Error()))
 		}
 		l.progress(1)
 		todo := l.toReduce(out)

@@ -15,6 +15,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/features"
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -547,7 +548,7 @@ func (s *Summary) errorsLine() string {
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "txlab fuzz on %s, seed %d", s.Target, s.Seed)
+	fmt.Fprintf(w, "txlab fuzz on %s, seed %d", termsafe.Line(s.Target), s.Seed)
 	if s.Shard != "" {
 		fmt.Fprintf(w, ", shard %s", s.Shard)
 	}
@@ -572,7 +573,7 @@ func (s *Summary) WriteText(w io.Writer) {
 		if s.SetupFailures > 0 {
 			fmt.Fprintf(w, "  setup failed  %d cases (not judged; -v shows why)\n", s.SetupFailures)
 			for _, ex := range s.SetupExamples {
-				fmt.Fprintf(w, "      e.g. %s\n", ex)
+				fmt.Fprintf(w, "      e.g. %s\n", termsafe.Line(ex))
 			}
 		}
 		fmt.Fprintf(w, "  transactions  %d\n", s.Transactions)
@@ -589,7 +590,7 @@ func (s *Summary) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  features      %s (cases)\n", strings.Join(parts, ", "))
 		}
 		for _, ex := range s.InvalidExamples {
-			fmt.Fprintf(w, "      e.g. %s\n", ex)
+			fmt.Fprintf(w, "      e.g. %s\n", termsafe.Line(ex))
 		}
 		if s.ToReduce > 0 {
 			fmt.Fprintf(w, "  reduced       %d of %d bug bundles (case.txn reduced, case.orig.txn as found", s.Reduced, s.ToReduce)
@@ -604,9 +605,9 @@ func (s *Summary) WriteText(w io.Writer) {
 			case n == 0:
 				fmt.Fprintln(w, " no bundle (no --out writer)")
 			case n <= 3:
-				fmt.Fprintf(w, " txlab run replays each: %s\n", strings.Join(s.HangBundles, ", "))
+				fmt.Fprintf(w, " txlab run replays each: %s\n", termsafe.Line(strings.Join(s.HangBundles, ", ")))
 			default:
-				fmt.Fprintf(w, " txlab run replays each: %s and %d more (-v names them)\n", strings.Join(s.HangBundles[:3], ", "), n-3)
+				fmt.Fprintf(w, " txlab run replays each: %s and %d more (-v names them)\n", termsafe.Line(strings.Join(s.HangBundles[:3], ", ")), n-3)
 			}
 		}
 		if s.JudgeTimeouts > 0 {
@@ -629,7 +630,7 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	fmt.Fprint(w, ")")
 	if len(s.Oracles) > 0 {
-		fmt.Fprintf(w, ": %s", s.findingsLine())
+		fmt.Fprintf(w, ": %s", termsafe.Line(s.findingsLine()))
 	}
 	fmt.Fprintln(w)
 	if id, n, bugs := s.DominantKnownBug(); id != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
@@ -164,7 +165,7 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 	enc := json.NewEncoder(opt.Out)
 	shown := 0
 	for _, path := range paths {
-		cr, res, err := runFile(ctx, t, path, opt, func(msg string) { fmt.Fprintf(errs, "txlab: warning: %s\n", msg) })
+		cr, res, err := runFile(ctx, t, path, opt, func(msg string) { fmt.Fprintf(errs, "txlab: warning: %s\n", termsafe.Text(msg)) })
 		var setup *executor.SetupError
 		var scope *executor.ScopeError
 		var unread unreadable
@@ -177,7 +178,7 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 			// A case this target cannot run (at its level, on its DBMS):
 			// said, and the other files still run.
 			st.Failed++
-			fmt.Fprintf(errs, "txlab: %v\n", err)
+			fmt.Fprintf(errs, "txlab: %s\n", termsafe.Text(err.Error()))
 			if opt.JSON {
 				if err := enc.Encode(map[string]string{"case": path, "error": err.Error()}); err != nil {
 					return st, err
@@ -210,7 +211,7 @@ func RunFiles(ctx context.Context, t target.Target, paths []string, opt Options)
 		WriteText(opt.Out, cr, res)
 		if opt.Verbose {
 			for _, r := range cr.own {
-				fmt.Fprintf(opt.Out, "%s's own execution (the statements it sent):\n", r.Oracle)
+				fmt.Fprintf(opt.Out, "%s's own execution (the statements it sent):\n", termsafe.Line(r.Oracle))
 				r.Result.WriteSchedule(opt.Out)
 			}
 		}
@@ -243,9 +244,12 @@ func runFile(ctx context.Context, t target.Target, path string, opt Options, war
 	return RunCase(ctx, t, c, opt.Exec, opt.Oracles, opt.Writer)
 }
 
-// WriteText prints one case's result for people.
+// WriteText prints one case's result for people. What the case, the
+// server or the DBMS's values put in it is printed terminal-safe
+// (termsafe): a case cannot make txlab print a control sequence.
 func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
-	fmt.Fprintf(w, "case %s on %s %s, isolation %s", cr.Case, cr.Target.DBMS, cr.Target.Version, cr.Isolation)
+	sl := termsafe.Line
+	fmt.Fprintf(w, "case %s on %s %s, isolation %s", sl(cr.Case), sl(cr.Target.DBMS), sl(cr.Target.Version), sl(cr.Isolation))
 	if cr.IsolationByConn != nil {
 		keys := make([]string, 0, len(cr.IsolationByConn))
 		for k := range cr.IsolationByConn {
@@ -257,7 +261,7 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 			if i > 0 {
 				fmt.Fprint(w, ", ")
 			}
-			fmt.Fprintf(w, "%s: %s", k, cr.IsolationByConn[k])
+			fmt.Fprintf(w, "%s: %s", sl(k), sl(cr.IsolationByConn[k]))
 		}
 		fmt.Fprint(w, ")")
 	}
@@ -271,19 +275,19 @@ func WriteText(w io.Writer, cr *CaseResult, res *executor.Result) {
 	fmt.Fprintln(w, "final state:")
 	if res.Final == nil && res.Truncated != "" {
 		// Dump refused a state past the bounds: nothing of it is shown.
-		fmt.Fprintf(w, "  not kept: %s\n", res.Truncated)
+		fmt.Fprintf(w, "  not kept: %s\n", sl(res.Truncated))
 	}
 	executor.WriteState(w, cr.FinalState)
 	for _, n := range cr.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", sl(n))
 	}
 	for _, f := range cr.Findings {
-		fmt.Fprintf(w, "finding: %s %s, verdict %s (%s): %s\n", f.Oracle, f.Kind, f.Verdict, f.Rule, f.Summary)
+		fmt.Fprintf(w, "finding: %s %s, verdict %s (%s): %s\n", sl(f.Oracle), sl(f.Kind), f.Verdict, sl(f.Rule), sl(f.Summary))
 		if f.KnownAs != "" {
-			fmt.Fprintf(w, "  known: %s\n", f.KnownAs)
+			fmt.Fprintf(w, "  known: %s\n", sl(f.KnownAs))
 		}
 		if f.Dir != "" {
-			fmt.Fprintf(w, "  report: %s\n", f.Dir)
+			fmt.Fprintf(w, "  report: %s\n", sl(f.Dir))
 		}
 	}
 }

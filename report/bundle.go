@@ -19,6 +19,7 @@ import (
 	"github.com/txlab/txlab/evidence"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 	"github.com/txlab/txlab/verdict"
@@ -443,7 +444,8 @@ func (w *Writer) WriteSummary(out io.Writer) {
 }
 
 // WriteSignatures prints signature counts as Writer.WriteSummary does,
-// with what each entry of supp matched.
+// with what each entry of supp matched; the names in them (directories,
+// suppress entries) are printed terminal-safe (termsafe).
 func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
 	sum = slices.Clone(sum)
 	sort.SliceStable(sum, func(i, j int) bool { return rank(sum[i].Verdict) < rank(sum[j].Verdict) })
@@ -467,7 +469,7 @@ func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
 		case s.Dir == "":
 			where = "(no bundle)"
 		}
-		fmt.Fprintf(out, "%5d× %s %s%s\n", s.Count, s.Signature, where, byOracleText(s.ByOracle))
+		fmt.Fprintf(out, "%5d× %s %s%s\n", s.Count, termsafe.Line(s.Signature), termsafe.Line(where), termsafe.Line(byOracleText(s.ByOracle)))
 	}
 	if unbundled > 0 {
 		fmt.Fprintf(out, "%5d× allowed (documented behaviour, %d signature%s): counted, no bundle (--keep-allowed writes them)\n",
@@ -476,7 +478,7 @@ func WriteSignatures(out io.Writer, sum []SignatureCount, supp *Suppressions) {
 	// What each --suppress entry matched: an entry that matched nothing,
 	// or far more than expected, is worth a look.
 	for _, c := range supp.Counts(sum) {
-		fmt.Fprintf(out, "--suppress %s: %d finding%s\n", c.Entry, c.Findings, map[bool]string{true: "", false: "s"}[c.Findings == 1])
+		fmt.Fprintf(out, "--suppress %s: %d finding%s\n", termsafe.Line(c.Entry), c.Findings, map[bool]string{true: "", false: "s"}[c.Findings == 1])
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/chzyer/readline"
+
+	"github.com/txlab/txlab/internal/termsafe"
 )
 
 // RunTerminal feeds the lines typed at rl to the shell until Ctrl-D,
@@ -29,7 +31,7 @@ func (s *Shell) RunTerminal(ctx context.Context, rl *readline.Instance) error {
 		if err := s.Line(ctx, line); err != nil {
 			var save *SaveError
 			if errors.As(err, &save) {
-				fmt.Fprintf(rl.Stderr(), "error: %v\n", err)
+				fmt.Fprintf(rl.Stderr(), "error: %s\n", termsafe.Text(err.Error()))
 				continue
 			}
 			return err

@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/internal/english"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
 )
@@ -311,10 +312,27 @@ func (s *Shell) print(evs []executor.Event) {
 	}
 }
 
+// printf prints a line made of the shell's own format and args that may
+// come from the session (statements, values, server messages, file names):
+// every string, error and Stringer among args is printed terminal-safe
+// (termsafe).
 func (s *Shell) printf(format string, args ...any) {
+	safe := make([]any, len(args))
+	for i, a := range args {
+		switch x := a.(type) {
+		case string:
+			safe[i] = termsafe.Text(x)
+		case error:
+			safe[i] = termsafe.Text(x.Error())
+		case fmt.Stringer:
+			safe[i] = termsafe.Text(x.String())
+		default:
+			safe[i] = a
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Fprintf(s.out, format, args...)
+	fmt.Fprintf(s.out, format, safe...)
 }
 
 // PollEvery prints completions that happen between lines until ctx ends:

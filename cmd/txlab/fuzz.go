@@ -14,6 +14,7 @@ import (
 	"github.com/txlab/txlab/fuzz/procs"
 	"github.com/txlab/txlab/gen"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/reduce"
 	"github.com/txlab/txlab/target"
 )
@@ -215,7 +216,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command, g *globalFlags, s *session) (op
 		stream = procs.NewReporter(cmd.OutOrStdout())
 		stream.Send(procs.Message{Target: info.DBMS + " " + info.Version})
 	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, info.Version, ff.seed)
+		fmt.Fprintf(cmd.ErrOrStderr(), "txlab fuzz: %s %s, seed %d\n", info.DBMS, termsafe.Line(info.Version), ff.seed)
 	}
 	var progress io.Writer
 	plain := false

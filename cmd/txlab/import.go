@@ -12,6 +12,7 @@ import (
 	"github.com/txlab/txlab/internal/atomicfile"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 )
 
 func newImportCmd() *cobra.Command {
@@ -54,11 +55,11 @@ Cases go to stdout, or one file each into --out DIR.`,
 				// own line and the others still convert, as in txlab run;
 				// the exit status then says something failed.
 				cases, err := convert.File(from, path, setup, func(w string) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: warning: %s\n", w)
+					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: warning: %s\n", termsafe.Text(w))
 				})
 				if err != nil {
 					failed++
-					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s: %v\n", path, err)
+					fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s: %s\n", termsafe.Line(path), termsafe.Text(err.Error()))
 					continue
 				}
 				for i, c := range cases {

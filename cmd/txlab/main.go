@@ -20,6 +20,7 @@ import (
 	"github.com/txlab/txlab/internal/crash"
 	"github.com/txlab/txlab/internal/exitcode"
 	"github.com/txlab/txlab/internal/memlimit"
+	"github.com/txlab/txlab/internal/termsafe"
 )
 
 func main() {
@@ -83,10 +84,12 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// oneLine is an error's message on one line: joined errors (several
-// workers or sessions failing together) are separated by "; ".
+// oneLine is an error's message on one line, safe to print on a terminal
+// (it may quote a case, a value or a server's message: termsafe): joined
+// errors (several workers or sessions failing together) are separated by
+// "; ".
 func oneLine(err error) string {
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	return termsafe.Line(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 }
 
 func newRoot(prof *profiles) *cobra.Command {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/txlab/txlab/bugs"
 	"github.com/txlab/txlab/cmd/txlab/internal/registry"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/oracle"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/semantics"
@@ -82,7 +83,7 @@ func (o *oracleFlags) validate() error {
 			return err
 		}
 		for _, w := range warnings {
-			fmt.Fprintf(o.cmd.ErrOrStderr(), "txlab: warning: %s\n", w)
+			fmt.Fprintf(o.cmd.ErrOrStderr(), "txlab: warning: %s\n", termsafe.Text(w))
 		}
 		o.supp = supp
 	}

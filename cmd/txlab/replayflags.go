@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/report"
 )
 
@@ -22,7 +23,7 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 		return report.CommandFlag{Bool: f.Value.Type() == "bool", Given: f.Changed, Value: f.Value.String()}, true
 	})
 	for _, n := range notes {
-		fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s\n", n)
+		fmt.Fprintf(cmd.ErrOrStderr(), "txlab: %s\n", termsafe.Text(n))
 	}
 	if err != nil {
 		return err
@@ -38,7 +39,7 @@ func applyReplay(cmd *cobra.Command, paths []string) error {
 		}
 	}
 	if len(took) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "txlab: replaying with the case's %s\n", strings.Join(took, " "))
+		fmt.Fprintf(cmd.ErrOrStderr(), "txlab: replaying with the case's %s\n", termsafe.Line(strings.Join(took, " ")))
 	}
 	return nil
 }

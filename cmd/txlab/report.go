@@ -8,6 +8,7 @@ import (
 	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/report"
 )
 
@@ -43,9 +44,9 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 					return exitcode.Fault(fmt.Errorf("merge: %w", err))
 				}
 				for _, m := range missing {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s does not exist: a campaign that found nothing writes no directory\n", m)
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s does not exist: a campaign that found nothing writes no directory\n", termsafe.Line(m))
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "merged %d director%s into %s: %s\n", len(args), map[bool]string{true: "y", false: "ies"}[len(args) == 1], out, english.Plural(n, "bundle"))
+				fmt.Fprintf(cmd.ErrOrStderr(), "merged %d director%s into %s: %s\n", len(args), map[bool]string{true: "y", false: "ies"}[len(args) == 1], termsafe.Line(out), english.Plural(n, "bundle"))
 				dir = out
 			} else if len(args) > 1 {
 				return usageErr(fmt.Errorf("several directories (%d) need --out DIR to merge them into", len(args)))
@@ -61,7 +62,7 @@ A finding bundle's own directory as DIR gets its report.html alone.`,
 			if err != nil {
 				return exitcode.Fault(err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), path)
+			fmt.Fprintln(cmd.OutOrStdout(), termsafe.Line(path))
 			return nil
 		},
 	}

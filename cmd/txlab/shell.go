@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/shell"
 )
 
@@ -65,7 +66,7 @@ shell reads a script from stdin, printing each statement with its outcome.`,
 				return exitcode.Fault(err)
 			}
 			if interactive {
-				fmt.Fprintf(out, "txlab shell on %s %s: N> statement; runs on connection N; \\help for commands, Ctrl-D ends.\n", t.Info().DBMS, t.Info().Version)
+				fmt.Fprintf(out, "txlab shell on %s %s: N> statement; runs on connection N; \\help for commands, Ctrl-D ends.\n", t.Info().DBMS, termsafe.Line(t.Info().Version))
 				pctx, stop := context.WithCancel(ctx)
 				defer stop()
 				go sh.PollEvery(pctx, 100*time.Millisecond)

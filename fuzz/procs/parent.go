@@ -21,6 +21,7 @@ import (
 	"github.com/txlab/txlab/htmlreport"
 	"github.com/txlab/txlab/internal/english"
 	"github.com/txlab/txlab/internal/exitcode"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/verdict"
 )
@@ -70,7 +71,7 @@ func (r *Result) Finish(out io.Writer, runErr error, asJSON bool, supp *report.S
 		r.Summary.WriteText(out)
 		report.WriteSignatures(out, r.Signatures, supp)
 		if r.Page != "" {
-			fmt.Fprintf(out, "report: %s\n", r.Page)
+			fmt.Fprintf(out, "report: %s\n", termsafe.Line(r.Page))
 		}
 	}
 	if runErr != nil {
@@ -207,7 +208,7 @@ func (p *parent) readStderr(w *worker, r io.Reader) {
 		line := sc.Text()
 		p.mu.Lock()
 		if p.c.Log != nil {
-			fmt.Fprintf(p.c.Log, "shard %s: %s\n", w.shard, line)
+			fmt.Fprintf(p.c.Log, "shard %s: %s\n", w.shard, termsafe.Line(line))
 		}
 		if w.crash == "" && (strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ")) {
 			w.crash = line
@@ -246,7 +247,7 @@ func (p *parent) take(w *worker, m Message) {
 	case m.Target != "" && !p.header:
 		// Every worker process sends it; the first is said.
 		p.header = true
-		fmt.Fprintf(p.c.Stderr, "txlab fuzz: %s, seed %d, %d processes\n", m.Target, p.c.Seed, p.c.Procs)
+		fmt.Fprintf(p.c.Stderr, "txlab fuzz: %s, seed %d, %d processes\n", termsafe.Line(m.Target), p.c.Seed, p.c.Procs)
 	case m.Progress != nil:
 		w.progress = *m.Progress
 		var sum fuzz.Progress
