@@ -88,6 +88,21 @@ type Bundle struct {
 	CSP      string
 }
 
+// forIndex is b as the index keeps it once its page is written: what an
+// index row and the totals show, without the texts only the page shows
+// (the cases, report.txt, the schedule, the graph, the details), so that
+// a directory of large bundles is not held in memory all at once.
+func (b *Bundle) forIndex() *Bundle {
+	f := b.Report.Finding
+	f.Summary, f.Transactions = "", nil
+	s := &Bundle{Name: b.Name, Count: b.Count, Oracles: b.Oracles, Steps: b.Steps, OrigN: b.OrigN, byOracle: b.byOracle,
+		Report: report.Report{Finding: f, Target: b.Report.Target, Found: b.Report.Found}}
+	if b.Orig != "" {
+		s.Orig = "reduced" // the index asks only whether there is one
+	}
+	return s
+}
+
 // blocking sets a statement's expected wait beside its actual one.
 type blocking struct {
 	Conn             int
@@ -138,7 +153,11 @@ func Write(dir string) (string, error) {
 	counts := map[string]int{}
 	byOracle := map[string]map[string]int{}
 	var known []report.SignatureCount
-	if data, err := report.ReadFile(filepath.Join(dir, report.SummaryFile)); err == nil {
+	data, err := report.ReadFileMax(filepath.Join(dir, report.SummaryFile), report.MaxPageJSON)
+	if errors.Is(err, report.ErrTooLarge) {
+		return "", err
+	}
+	if err == nil {
 		var sum []report.SignatureCount
 		if err := json.Unmarshal(data, &sum); err != nil {
 			return "", fmt.Errorf("%s: %w", report.SummaryFile, err)
@@ -179,6 +198,7 @@ func Write(dir string) (string, error) {
 		if err := writePage(filepath.Join(dir, e.Name(), report.PageFile), b); err != nil {
 			return "", err
 		}
+		b = b.forIndex()
 		idx.Bundles = append(idx.Bundles, b)
 		for _, v := range []string{"o:" + b.Report.Finding.Oracle, "v:" + string(b.Report.Finding.Verdict)} {
 			if !seen[v] {
@@ -277,9 +297,11 @@ func writeTemplate(path, name string, data any) error {
 const graphFile = "graph.svg"
 
 // readBundle reads one bundle directory; fs.ErrNotExist when it has no
-// report.json.
+// report.json. A file the page would show that is past its bound
+// (report.MaxPageText, report.MaxPageJSON) makes the bundle unreadable:
+// its page would be too large to write or open.
 func readBundle(dir string) (*Bundle, error) {
-	data, err := report.ReadFile(filepath.Join(dir, "report.json"))
+	data, err := report.ReadFileMax(filepath.Join(dir, "report.json"), report.MaxPageJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -287,13 +309,26 @@ func readBundle(dir string) (*Bundle, error) {
 	if err := json.Unmarshal(data, &b.Report); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
 	}
+	var tooLarge error
 	read := func(name string) string {
-		data, _ := report.ReadFile(filepath.Join(dir, name))
+		// A missing file, or one that is not plain (a link), is not
+		// shown; one too large is refused.
+		data, err := report.ReadFileMax(filepath.Join(dir, name), report.MaxPageText)
+		if errors.Is(err, report.ErrTooLarge) && tooLarge == nil {
+			tooLarge = err
+		}
 		return string(data)
 	}
 	b.Case, b.Orig, b.Text = read("case.txn"), read("case.orig.txn"), read("report.txt")
+	if tooLarge != nil {
+		return nil, tooLarge
+	}
 	b.Steps, b.OrigN = countSteps(b.Case), countSteps(b.Orig)
-	if data, err := report.ReadFile(filepath.Join(dir, report.ScheduleFile)); err == nil {
+	data, err = report.ReadFileMax(filepath.Join(dir, report.ScheduleFile), report.MaxPageJSON)
+	if errors.Is(err, report.ErrTooLarge) {
+		return nil, err
+	}
+	if err == nil {
 		var s report.Schedule
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, report.ScheduleFile), err)
@@ -305,9 +340,17 @@ func readBundle(dir string) (*Bundle, error) {
 			b.SchedOf = "case.orig.txn"
 		}
 	}
-	if svg := read(graphFile); strings.Contains(svg, "<svg") {
+	svg := read(graphFile)
+	dot := ""
+	if !strings.Contains(svg, "<svg") {
+		dot = read("graph.dot")
+	}
+	if tooLarge != nil {
+		return nil, tooLarge
+	}
+	if strings.Contains(svg, "<svg") {
 		b.GraphFile = graphFile
-	} else if dot := read("graph.dot"); dot != "" {
+	} else if dot != "" {
 		if svg, ok := graphSVG(dot); ok {
 			b.Graph = template.HTML(svg)
 		} else {
@@ -414,7 +457,7 @@ func WriteBundle(dir string) (string, error) {
 		return "", err
 	}
 	b.Count = 1
-	if data, err := report.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(dir)), report.SummaryFile)); err == nil {
+	if data, err := report.ReadFileMax(filepath.Join(filepath.Dir(filepath.Clean(dir)), report.SummaryFile), report.MaxPageJSON); err == nil {
 		var sum []report.SignatureCount
 		if json.Unmarshal(data, &sum) == nil {
 			for _, s := range sum {

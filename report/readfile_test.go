@@ -40,3 +40,36 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("missing: %v, want fs.ErrNotExist", err)
 	}
 }
+
+// TestReadFileMax: a file one byte past its bound is refused with
+// ErrTooLarge, in one line naming the file and the bound; one at the
+// bound reads.
+func TestReadFileMax(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		limit int64
+		want  string
+	}{
+		{"case.txn", MaxPageText, "larger than the 2 MiB"},
+		{"report.json", MaxPageJSON, "larger than the 8 MiB"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, make([]byte, c.limit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if data, err := ReadFileMax(path, c.limit); err != nil || int64(len(data)) != c.limit {
+			t.Errorf("%s at the bound: %d bytes, %v", c.name, len(data), err)
+		}
+		if err := os.WriteFile(path, make([]byte, c.limit+1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFileMax(path, c.limit)
+		if !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%s past the bound: %v, want ErrTooLarge", c.name, err)
+		}
+		if msg := err.Error(); msg != path+": "+c.want+" txlab reads of a bundle's file" {
+			t.Errorf("%s past the bound: %q", c.name, msg)
+		}
+	}
+}

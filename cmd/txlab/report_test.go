@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txlab/txlab/report"
 )
 
 // TestReportMerge: several directories need --out; with it they merge
@@ -63,5 +67,38 @@ func TestReportOneBundle(t *testing.T) {
 	code, _, stderr = txlab(t, "report", missing)
 	if code != 2 || strings.Contains(stderr, "open ") || !strings.Contains(stderr, missing+" does not exist: a campaign that found nothing writes no directory") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("report of a missing directory: exit %d, %q", code, stderr)
+	}
+}
+
+// TestReportRefusesLargePageFiles (issue 41): a bundle whose case.txn is
+// past report.MaxPageText (a 250 MiB one made a 1 GB page and took 3.6 GB)
+// is refused with one line naming the file; no page is written.
+func TestReportRefusesLargePageFiles(t *testing.T) {
+	for _, name := range []string{"case.txn", "case.orig.txn", "report.txt", "report.json", "schedule.json"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "htmlreport", "testdata", "bundles"))); err != nil {
+				t.Fatal(err)
+			}
+			b := filepath.Join(dir, "0004-troc-incorrect-blocking-bug")
+			limit := report.MaxPageText
+			if strings.HasSuffix(name, ".json") {
+				limit = report.MaxPageJSON
+			}
+			big := bytes.Repeat([]byte("<"), limit+1)
+			if err := os.WriteFile(filepath.Join(b, name), big, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, arg := range []string{dir, b} {
+				code, out, errs := txlab(t, "report", arg)
+				want := "txlab: " + filepath.Join(b, name) + fmt.Sprintf(": larger than the %d MiB txlab reads of a bundle's file\n", limit>>20)
+				if code != 2 || errs != want || out != "" {
+					t.Errorf("report %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", arg, code, out, errs, want)
+				}
+				if _, err := os.Stat(filepath.Join(b, "report.html")); err == nil {
+					t.Errorf("report %s wrote the bundle's page", arg)
+				}
+			}
+		})
 	}
 }
