@@ -298,36 +298,37 @@ const graphFile = "graph.svg"
 
 // readBundle reads one bundle directory; fs.ErrNotExist when it has no
 // report.json. A file the page would show that is past its bound
-// (report.MaxPageText, report.MaxPageJSON) makes the bundle unreadable:
-// its page would be too large to write or open.
+// (report.MaxPageText, report.MaxPageJSON) is not shown: the page says so
+// and names the file, which stays in the bundle (a page that held it
+// would be too large to write or open, and a genuine finding's bundle must
+// not fail the run that found it).
 func readBundle(dir string) (*Bundle, error) {
+	b := &Bundle{Name: filepath.Base(dir)}
 	data, err := report.ReadFileMax(filepath.Join(dir, "report.json"), report.MaxPageJSON)
-	if err != nil {
+	large := errors.Is(err, report.ErrTooLarge)
+	if err != nil && !large {
 		return nil, err
 	}
-	b := &Bundle{Name: filepath.Base(dir)}
-	if err := json.Unmarshal(data, &b.Report); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+	if !large {
+		if err := json.Unmarshal(data, &b.Report); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "report.json"), err)
+		}
 	}
-	var tooLarge error
 	read := func(name string) string {
 		// A missing file, or one that is not plain (a link), is not
-		// shown; one too large is refused.
+		// shown; one too large is named instead.
 		data, err := report.ReadFileMax(filepath.Join(dir, name), report.MaxPageText)
-		if errors.Is(err, report.ErrTooLarge) && tooLarge == nil {
-			tooLarge = err
+		if errors.Is(err, report.ErrTooLarge) {
+			return notShown(name, report.MaxPageText)
 		}
 		return string(data)
 	}
 	b.Case, b.Orig, b.Text = read("case.txn"), read("case.orig.txn"), read("report.txt")
-	if tooLarge != nil {
-		return nil, tooLarge
+	if large {
+		b.Text = notShown("report.json", report.MaxPageJSON) + "\n" + b.Text
 	}
 	b.Steps, b.OrigN = countSteps(b.Case), countSteps(b.Orig)
 	data, err = report.ReadFileMax(filepath.Join(dir, report.ScheduleFile), report.MaxPageJSON)
-	if errors.Is(err, report.ErrTooLarge) {
-		return nil, err
-	}
 	if err == nil {
 		var s report.Schedule
 		if err := json.Unmarshal(data, &s); err != nil {
@@ -345,10 +346,7 @@ func readBundle(dir string) (*Bundle, error) {
 	if !strings.Contains(svg, "<svg") {
 		dot = read("graph.dot")
 	}
-	if tooLarge != nil {
-		return nil, tooLarge
-	}
-	if strings.Contains(svg, "<svg") {
+	if strings.Contains(svg, "<svg") && !strings.HasPrefix(svg, notShownPrefix) {
 		b.GraphFile = graphFile
 	} else if dot != "" {
 		if svg, ok := graphSVG(dot); ok {
@@ -422,8 +420,8 @@ func countSteps(text string) int {
 // expected of it and what happened.
 func (b *Bundle) BugReport() string {
 	c, err := testcase.ParseString("case.txn", b.Case)
-	if err != nil {
-		return ""
+	if err != nil || b.Report.Finding.Kind == "" || len(c.Steps) == 0 {
+		return "" // no finding or no case to report (a file not shown)
 	}
 	r := b.Report
 	f := upstream.Finding{Level: r.Finding.Isolation, Kind: r.Finding.Kind, Summary: r.Finding.Summary, Rule: r.Finding.Rule, Case: c, Details: r.Details}
@@ -486,4 +484,13 @@ func WriteRun(w *report.Writer) (string, error) {
 		dir = report.DefaultDir
 	}
 	return Write(dir)
+}
+
+// notShownPrefix starts the text a page shows in place of a file past the
+// bound of what a page shows.
+const notShownPrefix = "(not shown: "
+
+// notShown is that text for the file name, bound limit.
+func notShown(name string, limit int64) string {
+	return fmt.Sprintf("%s%s is larger than the %d MiB a page shows; it is in the bundle's directory)", notShownPrefix, name, limit>>20)
 }
