@@ -981,9 +981,16 @@ func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) 
 		}
 		parsed, joined = parts[0], js[0]
 		if len(parts) > 1 {
-			// The second table's part, followed after the first.
-			if e.foreignKeyHalt(t, st, parts[1]) {
-				return nil, false
+			// The second table's part, followed after the first. A
+			// foreign key's checks and actions are followed per
+			// statement: one that either part meets stops the model.
+			for _, k := range e.foreignKeys() {
+				for _, p := range parts {
+					if k.affects(p) != "" || e.innodbIndexChecks(&k, p) != "" {
+						e.halt("not modelled: "+f+" of several tables under a foreign key", "%s is not modelled: %s", f, st.SQL)
+						return nil, false
+					}
+				}
 			}
 			s2, ok := e.classify(parts[1], t)
 			if !ok {

@@ -295,3 +295,17 @@ func TestJoinsPostgres(t *testing.T) {
 		c.run(t, tg, "postgres")
 	}
 }
+
+// TestJoinsTwoTablesForeignKey: a write of two tables that a foreign key
+// checks or acts on stops the model (its checks are followed statement by
+// statement, not part by part).
+func TestJoinsTwoTablesForeignKey(t *testing.T) {
+	tg := connecttest.Target(t, "mariadb")
+	setup := []string{"CREATE TABLE b (id INT PRIMARY KEY, w INT)", "CREATE TABLE a (id INT PRIMARY KEY, k INT, v INT, FOREIGN KEY (k) REFERENCES b (id))",
+		"INSERT INTO b VALUES (1, 10)", "INSERT INTO a VALUES (1, 1, 0)"}
+	eng := newEngine(t, tg, model.Lookup("mariadb", target.ReadCommitted, nil), setup)
+	dev := replay(t, eng, []step{{conn: 1, sql: "DELETE a, b FROM a JOIN b ON a.k = b.id", affected: 2}})
+	if want := "not modelled: multi-table-delete of several tables under a foreign key"; dev != nil || eng.HaltReason() != want {
+		t.Fatalf("deviation %v, halted %q; want %s", dev, eng.HaltReason(), want)
+	}
+}
