@@ -467,7 +467,11 @@ func (e *Engine) joinRecheck(ctx context.Context, st *Stmt, s *stmtInfo, tv *tab
 		for _, o := range os {
 			if o.gate != nil && o.v != nil && changed(o.gate, o.v) {
 				pairs = append(pairs, pair{o.gate, o.v})
-				cands = append(cands, o.gate, o.v)
+				for _, v := range []*Version{o.gate, o.v} {
+					if !slices.Contains(cands, v) {
+						cands = append(cands, v)
+					}
+				}
 			}
 		}
 	}
