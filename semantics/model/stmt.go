@@ -330,6 +330,19 @@ func (e *Engine) readOptions(r *Row, t *Txn, kind Kind, rd Read, st *Stmt) []opt
 				// holder and reads what the holder left.
 				started := committed(r, st.Start)
 				old := visible(started)
+				if h := l.Txn; h.CommitAt < st.End {
+					// Another transaction may have written the row again
+					// after the holder let go and before the statement
+					// went on: the statement may have read the row as the
+					// holder left it and passed it (a version committed
+					// while it waited may or may not be seen: no gap locks
+					// at READ COMMITTED; measured on MariaDB 10.11, a
+					// DELETE that waited on a row one transaction deleted
+					// left it as another re-inserted it behind its scan).
+					if left := visible(committed(r, h.CommitAt+1)); left != opts[0].v {
+						opts = append(opts, option{v: left})
+					}
+				}
 				if kind == KindUpdate && e.rules.SemiConsistent != nil && !e.noSemiConsistent {
 					if old != opts[0].v {
 						vary := e.rules.SemiConsistent
