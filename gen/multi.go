@@ -138,7 +138,7 @@ func (g *Generator) multiUpdate() sqlast.Stmt {
 	if g.cfg.Dialect != sqlast.MySQL {
 		up.Table = a.Name
 		up.From = []sqlast.TableRef{&sqlast.Table{Name: b.Name}}
-		up.Where = and(on, where)
+		up.Where = sqlast.And(on, where)
 		return up
 	}
 	for i := range up.Set {
@@ -153,7 +153,7 @@ func (g *Generator) multiUpdate() sqlast.Stmt {
 	}
 	if g.chance(0.25) {
 		up.Tables = []sqlast.TableRef{&sqlast.Table{Name: a.Name}, &sqlast.Table{Name: b.Name}}
-		up.Where = and(on, where)
+		up.Where = sqlast.And(on, where)
 		return up
 	}
 	up.Tables = []sqlast.TableRef{&sqlast.Join{Kind: "JOIN", Left: &sqlast.Table{Name: a.Name}, Right: &sqlast.Table{Name: b.Name}, On: on}}
@@ -175,7 +175,7 @@ func (g *Generator) multiDelete() sqlast.Stmt {
 		where = g.pred(&scope{cols: append(tableScope(a, a.Name), tableScope(b, b.Name)...), noSub: true}, 1)
 	}
 	if g.cfg.Dialect != sqlast.MySQL {
-		return &sqlast.Delete{Table: a.Name, Using: []sqlast.TableRef{&sqlast.Table{Name: b.Name}}, Where: and(on, where)}
+		return &sqlast.Delete{Table: a.Name, Using: []sqlast.TableRef{&sqlast.Table{Name: b.Name}}, Where: sqlast.And(on, where)}
 	}
 	del := &sqlast.Delete{Targets: []string{a.Name}}
 	if g.chance(0.25) {
@@ -183,20 +183,12 @@ func (g *Generator) multiDelete() sqlast.Stmt {
 	}
 	if g.chance(0.25) {
 		del.Tables = []sqlast.TableRef{&sqlast.Table{Name: a.Name}, &sqlast.Table{Name: b.Name}}
-		del.Where = and(on, where)
+		del.Where = sqlast.And(on, where)
 		return del
 	}
 	del.Tables = []sqlast.TableRef{&sqlast.Join{Kind: "JOIN", Left: &sqlast.Table{Name: a.Name}, Right: &sqlast.Table{Name: b.Name}, On: on}}
 	del.Where = where
 	return del
-}
-
-// and is l AND r, or l when r is nil.
-func and(l, r sqlast.Expr) sqlast.Expr {
-	if r == nil {
-		return l
-	}
-	return &sqlast.Binary{Op: "AND", L: l, R: r}
 }
 
 // merge draws PostgreSQL's MERGE INTO a USING source ON … WHEN …: the
@@ -377,13 +369,13 @@ func (g *Generator) cteWrite() sqlast.Stmt {
 	if g.chance(0.5) {
 		up := g.Update(b)
 		if match != nil {
-			up.Where = and(match, up.Where)
+			up.Where = sqlast.And(match, up.Where)
 		}
 		w.Body = up
 	} else {
 		del := g.Delete(b)
 		if match != nil {
-			del.Where = and(match, del.Where)
+			del.Where = sqlast.And(match, del.Where)
 		}
 		w.Body = del
 	}

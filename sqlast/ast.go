@@ -355,6 +355,18 @@ type Binary struct {
 	R  Expr
 }
 
+// And is l AND r, or the other where one of them is nil (a WHERE the
+// statement does not have).
+func And(l, r Expr) Expr {
+	switch {
+	case l == nil:
+		return r
+	case r == nil:
+		return l
+	}
+	return &Binary{Op: "AND", L: l, R: r}
+}
+
 // Unary is NOT x or -x.
 type Unary struct {
 	Op string // "NOT" or "-"

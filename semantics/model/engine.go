@@ -1056,22 +1056,22 @@ func (e *Engine) takeSnapshot(t *Txn, st *Stmt, s *stmtInfo) {
 func (e *Engine) noteWaitedOn(t *Txn, st *Stmt, s *stmtInfo) {
 	unrecorded := s.kind == KindSelectShare || s.kind == KindSelectUpdate
 	unrecorded = unrecorded && !(s.single && s.table != "")
-	if s.joined != nil && e.rules.Joins.Locked && st.Err == nil {
-		// The joined rows it read stay locked (Rules.Joins).
-		if t.waitedOn == nil {
-			t.waitedOn = map[string]bool{}
-		}
-		for _, name := range s.joined.tables {
-			t.waitedOn[name] = true
-		}
+	if st.Err != nil {
+		return
 	}
-	if (st.Blocked() || unrecorded) && s.kind.Locking() && st.Err == nil {
+	var names []string
+	if s.joined != nil && e.rules.Joins.Locked {
+		// The joined rows it read stay locked (Rules.Joins).
+		names = append(names, s.joined.tables...)
+	}
+	if (st.Blocked() || unrecorded) && s.kind.Locking() {
+		names = append(append(names, s.table), s.reads...)
+	}
+	for _, name := range names {
 		if t.waitedOn == nil {
 			t.waitedOn = map[string]bool{}
 		}
-		for _, name := range append([]string{s.table}, s.reads...) {
-			t.waitedOn[name] = true
-		}
+		t.waitedOn[name] = true
 	}
 }
 

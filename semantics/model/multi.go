@@ -90,10 +90,7 @@ func (e *Engine) joinedParts(st sqlast.Stmt, f string) (parts []sqlast.Stmt, js 
 		return nil, nil, several // a table joined to itself
 	}
 	if isUpdate {
-		cond := where
-		for _, on := range ons {
-			cond = andExpr(on, cond)
-		}
+		cond := joinCondition(ons, where)
 		owner := func(c *sqlast.ColumnRef) string {
 			if c.Table != "" {
 				return c.Table
@@ -221,10 +218,7 @@ func (e *Engine) singleTable(st sqlast.Stmt, f string) (out sqlast.Stmt, j *join
 	if len(others) == 0 {
 		return nil, nil, notModelled
 	}
-	cond := where
-	for i := len(ons) - 1; i >= 0; i-- {
-		cond = andExpr(ons[i], cond)
-	}
+	cond := joinCondition(ons, where)
 	// The copy names the target by its table: references through its
 	// alias are renamed, which another table of that name would capture.
 	if target.Alias != "" {
@@ -308,33 +302,45 @@ func (e *Engine) singleTable(st sqlast.Stmt, f string) (out sqlast.Stmt, j *join
 		}
 		values = append(values, sqlast.Assignment{Column: a.Column, Value: v})
 	}
-	id := []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Table: target.Name, Column: vidColumn}}}
-	rows := joinedRows(id)
-	tb := &sqlast.Table{Name: target.Name}
-	rows.From = append([]sqlast.TableRef{tb}, rows.From...)
-	e.splitSubqueries(&sqlast.SelectStmt{Query: rows}, map[*sqlast.Table]bool{tb: true})
-	j.rows = rows
-	count := []sqlast.SelectItem{{Expr: &sqlast.Func{Name: "COUNT", Star: true}}}
-	versionOf := func(alias string) (*sqlast.Table, sqlast.Expr) {
-		c := sqlast.Clone(&sqlast.SelectStmt{Query: &sqlast.Select{Where: cond}}).(*sqlast.SelectStmt).Query.(*sqlast.Select).Where
-		renameQualifier(c, target.Name, alias)
-		return &sqlast.Table{Name: candPrefix + target.Name, Alias: alias}, c
+	if j.valued {
+		id := []sqlast.SelectItem{{Expr: &sqlast.ColumnRef{Table: target.Name, Column: vidColumn}}}
+		rows := joinedRows(id)
+		tb := &sqlast.Table{Name: target.Name}
+		rows.From = append([]sqlast.TableRef{tb}, rows.From...)
+		e.splitSubqueries(&sqlast.SelectStmt{Query: rows}, map[*sqlast.Table]bool{tb: true})
+		j.rows = rows
 	}
-	first, onFirst := versionOf(recheckFirst)
-	then, onThen := versionOf(recheckThen)
-	j.recheck = joinedRows(count)
-	j.recheck.From = append([]sqlast.TableRef{first, then}, j.recheck.From...)
-	j.recheck.Where = andExpr(onFirst, onThen)
-	e.splitSubqueries(&sqlast.SelectStmt{Query: j.recheck}, map[*sqlast.Table]bool{first: true, then: true})
-	then, onThen = versionOf(recheckThen)
-	j.meets = joinedRows(count)
-	j.meets.From = append([]sqlast.TableRef{then}, j.meets.From...)
-	j.meets.Where = onThen
-	e.splitSubqueries(&sqlast.SelectStmt{Query: j.meets}, map[*sqlast.Table]bool{then: true})
+	if e.rules.Joins.RecheckJoined {
+		j.recheck, j.meets = e.recheckQueries(target.Name, cond, joinedRows)
+	}
 	if _, ok := st.(*sqlast.Delete); ok {
 		return &sqlast.Delete{Table: target.Name, Where: exists}, j, ""
 	}
 	return &sqlast.Update{Table: target.Name, Set: values, Where: exists}, j, ""
+}
+
+// recheckQueries are joinedWrite's recheck and meets for the target table
+// and the join's condition cond; joinedRows gives the join's query with
+// the items it is passed.
+func (e *Engine) recheckQueries(target string, cond sqlast.Expr, joinedRows func([]sqlast.SelectItem) *sqlast.Select) (recheck, meets *sqlast.Select) {
+	count := []sqlast.SelectItem{{Expr: &sqlast.Func{Name: "COUNT", Star: true}}}
+	versionOf := func(alias string) (*sqlast.Table, sqlast.Expr) {
+		c := sqlast.Clone(&sqlast.SelectStmt{Query: &sqlast.Select{Where: cond}}).(*sqlast.SelectStmt).Query.(*sqlast.Select).Where
+		renameQualifier(c, target, alias)
+		return &sqlast.Table{Name: candPrefix + target, Alias: alias}, c
+	}
+	first, onFirst := versionOf(recheckFirst)
+	then, onThen := versionOf(recheckThen)
+	recheck = joinedRows(count)
+	recheck.From = append([]sqlast.TableRef{first, then}, recheck.From...)
+	recheck.Where = sqlast.And(onFirst, onThen)
+	e.splitSubqueries(&sqlast.SelectStmt{Query: recheck}, map[*sqlast.Table]bool{first: true, then: true})
+	then, onThen = versionOf(recheckThen)
+	meets = joinedRows(count)
+	meets.From = append([]sqlast.TableRef{then}, meets.From...)
+	meets.Where = onThen
+	e.splitSubqueries(&sqlast.SelectStmt{Query: meets}, map[*sqlast.Table]bool{then: true})
+	return recheck, meets
 }
 
 // flattenJoins lists the tables of refs, joined by inner or cross joins,
@@ -364,6 +370,16 @@ func flattenJoins(refs []sqlast.TableRef) (leaves []sqlast.TableRef, ons []sqlas
 		}
 	}
 	return leaves, ons, true
+}
+
+// joinCondition is the joins' ON conditions, in order, and the WHERE:
+// what the join's rows meet.
+func joinCondition(ons []sqlast.Expr, where sqlast.Expr) sqlast.Expr {
+	cond := where
+	for i := len(ons) - 1; i >= 0; i-- {
+		cond = sqlast.And(ons[i], cond)
+	}
+	return cond
 }
 
 // ownerOf is the RefName of the one table among leaves that has column
@@ -428,13 +444,6 @@ func valuesOf(set []sqlast.Assignment) []sqlast.Expr {
 	return out
 }
 
-func andExpr(l, r sqlast.Expr) sqlast.Expr {
-	if r == nil {
-		return l
-	}
-	return &sqlast.Binary{Op: "AND", L: l, R: r}
-}
-
 // joinRecheck follows PostgreSQL's re-check of a target row that a
 // joined write waited for (Recheck: an option with a gate) where the
 // row's new version changed columns the join reads: EvalPlanQual joins the
@@ -486,7 +495,7 @@ func (e *Engine) joinRecheck(ctx context.Context, st *Stmt, s *stmtInfo, tv *tab
 		sel := c.Query.(*sqlast.Select)
 		for _, alias := range []string{recheckFirst, recheckThen} {
 			if id, ok := ids[alias]; ok {
-				sel.Where = andExpr(&sqlast.Binary{Op: "=", L: &sqlast.ColumnRef{Table: alias, Column: vidColumn}, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)}}, sel.Where)
+				sel.Where = sqlast.And(&sqlast.Binary{Op: "=", L: &sqlast.ColumnRef{Table: alias, Column: vidColumn}, R: &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)}}, sel.Where)
 			}
 		}
 		sql, ok := e.render(c)

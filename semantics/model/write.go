@@ -531,20 +531,14 @@ func restrict(st sqlast.Stmt, ids []int) sqlast.Stmt {
 		list = append(list, &sqlast.Literal{Kind: sqlast.LitInt, Text: strconv.Itoa(id)})
 	}
 	cond := &sqlast.In{X: &sqlast.ColumnRef{Column: vidColumn}, List: list, Not: true}
-	and := func(w sqlast.Expr) sqlast.Expr {
-		if w == nil {
-			return cond
-		}
-		return &sqlast.Binary{Op: "AND", L: w, R: cond}
-	}
 	switch st := st.(type) {
 	case *sqlast.Update:
 		c := *st
-		c.Where = and(st.Where)
+		c.Where = sqlast.And(st.Where, cond)
 		return &c
 	case *sqlast.Delete:
 		c := *st
-		c.Where = and(st.Where)
+		c.Where = sqlast.And(st.Where, cond)
 		return &c
 	}
 	return st
@@ -824,20 +818,25 @@ func (e *Engine) secondaryIndexed(table string) []int {
 			out = append(out, i)
 		}
 	}
-	pos := func(name string) int {
-		return slices.IndexFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return c.Name == name })
-	}
-	for i, c := range ct.Columns {
-		if c.Unique || c.PrimaryKey {
-			add(i)
-		}
-	}
-	for _, idx := range slices.Concat(ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table], e.foreignKeyIndexes(ct)) {
+	for _, idx := range e.indexesOf(ct) {
 		for _, name := range idx {
-			add(pos(name))
+			add(slices.IndexFunc(ct.Columns, func(c sqlast.ColumnDef) bool { return c.Name == name }))
 		}
 	}
 	return out
+}
+
+// indexesOf lists the columns of each index of table ct: its UNIQUE and
+// PRIMARY KEY columns and constraints, its KEYs, the indexes the setup
+// created after it and those InnoDB creates for its foreign keys.
+func (e *Engine) indexesOf(ct *sqlast.CreateTable) [][]string {
+	var out [][]string
+	for _, c := range ct.Columns {
+		if c.Unique || c.PrimaryKey {
+			out = append(out, []string{c.Name})
+		}
+	}
+	return slices.Concat(out, ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[ct.Name], e.foreignKeyIndexes(ct))
 }
 
 // coveredBySecondary reports whether a secondary index of table, with the
@@ -854,13 +853,7 @@ func (e *Engine) coveredBySecondary(table string, used []string) bool {
 	if !known {
 		return true
 	}
-	var indexes [][]string
-	for _, c := range ct.Columns {
-		if c.Unique || c.PrimaryKey {
-			indexes = append(indexes, []string{c.Name})
-		}
-	}
-	indexes = slices.Concat(indexes, ct.Uniques, [][]string{ct.PrimaryKey}, ct.Indexes, e.laterIndexes[table], e.foreignKeyIndexes(ct))
+	indexes := e.indexesOf(ct)
 	if used == nil {
 		for _, c := range ct.Columns {
 			used = append(used, c.Name)
