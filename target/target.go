@@ -363,6 +363,22 @@ type Sibler interface {
 	Sibling(ctx context.Context, suffix string) (Target, error)
 }
 
+// ErrSchemaInUse is wrapped by Open's error when another txlab run holds
+// the schema's lock.
+var ErrSchemaInUse = errors.New("in use by another txlab run")
+
+// LeftoverSweeper is implemented by targets whose runs create an account
+// (a role) per schema. A run killed with kill -9 leaves its workers' and
+// oracles' sibling schemas (SCHEMA_w2, SCHEMA_isorel, …) with their case
+// accounts, which no later run in SCHEMA alone would open again.
+// SweepLeftovers finds each sibling whose case account is still there and
+// whose lock no live run holds, opens and closes it as a run would (the
+// account, its sessions and, on PostgreSQL, what it owns go), and returns
+// the schemas it cleaned.
+type LeftoverSweeper interface {
+	SweepLeftovers(ctx context.Context) ([]string, error)
+}
+
 // Emptier is implemented by targets (through Owned) that can empty txlab's
 // tables in place; the executor then reuses a case's tables when the next
 // setup creates the same ones (on a bench of its own: executor.Bench).

@@ -272,13 +272,13 @@ func Open(ctx context.Context, raw string, opt Options) (target.Target, error) {
 	case kindSQLite:
 		return sqlite.Open(ctx, sp.arg)
 	case kindMySQLURL:
-		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, sp.arg, schema) })
+		return sweepLeftovers(ctx, opt.Progress)(bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, sp.arg, schema) }))
 	case kindPostgresURL:
-		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return postgres.Open(ctx, sp.arg, "", schema) })
+		return sweepLeftovers(ctx, opt.Progress)(bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return postgres.Open(ctx, sp.arg, "", schema) }))
 	case kindCockroachURL:
-		return bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) {
+		return sweepLeftovers(ctx, opt.Progress)(bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) {
 			return postgres.Open(ctx, sp.arg, postgres.Cockroach, schema)
-		})
+		}))
 	}
 	srv, err := startServer(ctx, raw, sp, opt)
 	if err != nil {
@@ -346,6 +346,32 @@ func bounded(ctx context.Context, timeout time.Duration, open func(context.Conte
 		return nil, fmt.Errorf("the server did not answer within %v (--connect-timeout): %w", timeout, err)
 	}
 	return tg, err
+}
+
+// sweepLeftovers returns what cleans, once a target on a server txlab did
+// not start is open, the sibling schemas a killed run left with their case
+// accounts (target.LeftoverSweeper), and says which on log. A leftover it
+// cannot clean fails the open, naming it: a run does not start beside
+// what it cannot account for. A throwaway server starts empty.
+func sweepLeftovers(ctx context.Context, log io.Writer) func(target.Target, error) (target.Target, error) {
+	return func(tg target.Target, err error) (target.Target, error) {
+		if err != nil {
+			return tg, err
+		}
+		s, ok := target.As[target.LeftoverSweeper](tg)
+		if !ok {
+			return tg, nil
+		}
+		swept, err := s.SweepLeftovers(ctx)
+		if len(swept) > 0 && log != nil {
+			fmt.Fprintf(log, "txlab: removed the case accounts a killed run left for %s\n", strings.Join(swept, ", "))
+		}
+		if err != nil {
+			tg.Close()
+			return nil, err
+		}
+		return tg, nil
+	}
 }
 
 // serverTarget is a Target on a server txlab started: closing it stops the

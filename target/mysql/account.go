@@ -264,8 +264,8 @@ func (t *Target) lockSchema(ctx context.Context) error {
 		var holder sql.NullInt64
 		c.QueryRowContext(ctx, "SELECT IS_USED_LOCK("+quoteString(name)+")").Scan(&holder)
 		c.Close()
-		return fmt.Errorf("%s: database %q is in use by another txlab run (server connection %d); choose another --schema, or wait for it to end",
-			t.base.Addr, t.schema, holder.Int64)
+		return fmt.Errorf("%s: database %q is %w (server connection %d); choose another --schema, or wait for it to end",
+			t.base.Addr, t.schema, target.ErrSchemaInUse, holder.Int64)
 	}
 	t.lock, t.lockName = c, name
 	return nil

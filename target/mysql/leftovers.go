@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/txlab/txlab/target"
 )
 
 // Encoding: txlab's connections talk utf8mb4 and nothing else. The scope
@@ -114,4 +116,64 @@ func xidLiteral(format int64, gtrid, bqual []byte) string {
 		return "'" + string(gtrid) + "'"
 	}
 	return fmt.Sprintf("X'%s',X'%s',%d", hex.EncodeToString(gtrid), hex.EncodeToString(bqual), format)
+}
+
+// SweepLeftovers implements target.LeftoverSweeper. A sibling database
+// (SCHEMA_…) is a killed run's when the account txlab names after it
+// exists and reaches that database alone; an account of that name that
+// can do more is not txlab's and is left as it is. A sibling a live run
+// holds is skipped: its account is in use.
+func (t *Target) SweepLeftovers(ctx context.Context) ([]string, error) {
+	if !t.account.created {
+		return nil, nil // the --db account serves the cases: txlab creates no accounts here
+	}
+	var user string
+	if err := t.admin.QueryRowContext(ctx, "SELECT USER()").Scan(&user); err != nil {
+		return nil, fmt.Errorf("%s: who am I: %w", t.base.Addr, err)
+	}
+	pattern := strings.NewReplacer(`\`, `\\`, "_", `\_`, "%", `\%`).Replace(t.schema) + `\_%`
+	rows, err := t.admin.QueryContext(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE "+quoteString(pattern)+" ORDER BY SCHEMA_NAME")
+	if err != nil {
+		return nil, fmt.Errorf("%s: list txlab's sibling databases: %w", t.base.Addr, err)
+	}
+	var siblings []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		siblings = append(siblings, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var swept []string
+	for _, sib := range siblings {
+		acct := caseAccount{user: caseAccountName(sib), host: hostOf(user)}
+		grants, err := t.grantsOf(ctx, acct.String())
+		var me *drv.MySQLError
+		switch {
+		case errors.As(err, &me) && me.Number == 1141: // no such account: nothing left
+			continue
+		case err != nil:
+			return swept, err
+		}
+		if len(beyondSchema(grants, sib)) > 0 {
+			continue // not txlab's account
+		}
+		s, err := Open(ctx, t.base, t.flavor, sib)
+		if errors.Is(err, target.ErrSchemaInUse) {
+			continue
+		}
+		if err == nil {
+			err = s.Close()
+		}
+		if err != nil {
+			return swept, fmt.Errorf("database %q and account %s, left by a txlab run that was killed: %w", sib, acct, err)
+		}
+		swept = append(swept, sib)
+	}
+	return swept, nil
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/target/targettest"
 )
@@ -95,4 +96,94 @@ func TestPreparedXALeftover(t *testing.T) {
 		}
 	}
 	open(t, "txlab_xa")
+}
+
+// abandon leaves tg as kill -9 of its run would: its connections gone,
+// its case account, views and tables still there. It returns once the
+// server has let go of the schema's lock.
+func abandon(t *testing.T, tg *Target) {
+	t.Helper()
+	for _, db := range []*sql.DB{tg.sessions, tg.owner, tg.admin} {
+		db.Close()
+	}
+	tg.lock.Close()
+	user := userConn(t)
+	for i := 0; ; i++ {
+		var free sql.NullInt64
+		if err := user.QueryRowContext(targettest.Ctx(t), "SELECT IS_FREE_LOCK(?)", tg.lockName).Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		if free.Int64 == 1 {
+			return
+		}
+		if i == 100 {
+			t.Fatalf("lock %s still held", tg.lockName)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// accountExists says whether an account named user exists.
+func accountExists(t *testing.T, user string) bool {
+	t.Helper()
+	var n int
+	if err := userConn(t).QueryRowContext(targettest.Ctx(t), "SELECT COUNT(*) FROM mysql.user WHERE User = ?", user).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
+// TestSweepLeftovers: the worker and oracle databases a killed run left
+// (SCHEMA_w2, SCHEMA_isorel) lose their case accounts and views when the
+// next run opens SCHEMA; a sibling a live run holds keeps its account, and
+// an account of txlab's name that reaches further is not touched.
+func TestSweepLeftovers(t *testing.T) {
+	ctx := targettest.Ctx(t)
+	user := userConn(t)
+	for _, sib := range []string{"txlab_sw_w2", "txlab_sw_isorel"} {
+		tg := open(t, sib)
+		targettest.Fresh(t, tg, "CREATE TABLE t (id INT PRIMARY KEY)", "CREATE SQL SECURITY INVOKER VIEW v AS SELECT LOAD_FILE('/etc/passwd') AS f")
+		abandon(t, tg)
+		if !accountExists(t, caseAccountName(sib)) {
+			t.Fatalf("%s: no account left to sweep", sib)
+		}
+	}
+	live := open(t, "txlab_sw_w3") // a run still going
+	var me string
+	if err := user.QueryRowContext(ctx, "SELECT USER()").Scan(&me); err != nil {
+		t.Fatal(err)
+	}
+	foreign := caseAccount{user: caseAccountName("txlab_sw_x"), host: hostOf(me)}
+	for _, q := range []string{"CREATE DATABASE IF NOT EXISTS txlab_sw_x", "CREATE USER IF NOT EXISTS " + foreign.String(), "GRANT SELECT ON *.* TO " + foreign.String()} {
+		if _, err := user.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { user.ExecContext(context.Background(), "DROP USER IF EXISTS "+foreign.String()) })
+
+	swept, err := open(t, "txlab_sw").SweepLeftovers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(swept, ","); got != "txlab_sw_isorel,txlab_sw_w2" {
+		t.Errorf("swept %q", got)
+	}
+	for _, sib := range []string{"txlab_sw_w2", "txlab_sw_isorel"} {
+		if accountExists(t, caseAccountName(sib)) {
+			t.Errorf("%s: account left", sib)
+		}
+		var views int
+		if err := user.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ?", sib).Scan(&views); err != nil {
+			t.Fatal(err)
+		}
+		if views != 0 {
+			t.Errorf("%s: %d views left", sib, views)
+		}
+	}
+	if !accountExists(t, live.account.user) {
+		t.Error("the live run's account was dropped")
+	}
+	if !accountExists(t, foreign.user) {
+		t.Error("an account that is not txlab's was dropped")
+	}
 }

@@ -216,7 +216,7 @@ func (t *Target) lockSchema(ctx context.Context) error {
 	if len(holder) == 1 && !holder[0][0].Null {
 		who = holder[0][0].S
 	}
-	return fmt.Errorf("schema %q is in use by another txlab run (server process %s); choose another --schema, or wait for it to end", t.schema, who)
+	return fmt.Errorf("schema %q is %w (server process %s); choose another --schema, or wait for it to end", t.schema, target.ErrSchemaInUse, who)
 }
 
 func lockKey(schema string) string { return "hashtext(" + quoteString("txlab:"+schema) + ")" }

@@ -281,3 +281,58 @@ func TestOrphanedSessionsEnd(t *testing.T) {
 		t.Errorf("the next run's setup took %v: it waited on the orphan's lock", d)
 	}
 }
+
+// TestSweepLeftovers: the worker and oracle schemas a killed run left
+// (SCHEMA_w2, SCHEMA_isorel), with their case roles, the tables those own
+// and a session still holding a lock, are cleaned when the next run opens
+// SCHEMA; a sibling a live run holds keeps its role, and a role of
+// txlab's name that reaches further is not touched.
+func TestSweepLeftovers(t *testing.T) {
+	ctx := targettest.Ctx(t)
+	root := rootConn(t)
+	var db string
+	for _, sib := range []string{"txlab_sw_w2", "txlab_sw_isorel"} {
+		dead, err := Open(ctx, shared.Server(t).DSN(), "", sib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db = dead.cfg.Database
+		targettest.Fresh(t, dead, "CREATE TABLE t (id INT)")
+		s, err := dead.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targettest.MustExec(t, s, "BEGIN", "LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
+		dead.admin.Close(ctx) // the run dies; its case session stays
+	}
+	live := open(t, "txlab_sw_w3")
+	foreign := caseRoleName(db, "txlab_sw_x")
+	rootQuery(t, root, "CREATE SCHEMA IF NOT EXISTS txlab_sw_x")
+	rootQuery(t, root, "CREATE ROLE "+quoteIdent(foreign)+" CREATEROLE")
+	t.Cleanup(func() { run(context.Background(), root, "DROP ROLE IF EXISTS "+quoteIdent(foreign)) })
+
+	swept, err := open(t, "txlab_sw").SweepLeftovers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(swept, ","); got != "txlab_sw_isorel,txlab_sw_w2" {
+		t.Errorf("swept %q", got)
+	}
+	roles := func(name string) int {
+		return len(rootQuery(t, root, "SELECT 1 FROM pg_roles WHERE rolname = "+quoteString(name)))
+	}
+	for _, sib := range []string{"txlab_sw_w2", "txlab_sw_isorel"} {
+		if roles(caseRoleName(db, sib)) != 0 {
+			t.Errorf("%s: role left", sib)
+		}
+		if n := rootQuery(t, root, "SELECT count(*) FROM pg_class WHERE relname = 't' AND relnamespace = "+quoteString(sib)+"::regnamespace")[0][0].S; n != "0" {
+			t.Errorf("%s: the case's table is left", sib)
+		}
+	}
+	if roles(live.role.name) != 1 {
+		t.Error("the live run's role was dropped")
+	}
+	if roles(foreign) != 1 {
+		t.Error("a role that is not txlab's was dropped")
+	}
+}
