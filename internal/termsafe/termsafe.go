@@ -5,8 +5,9 @@
 //
 // Every control character becomes a visible Go-style escape: a C0 control
 // or DEL is \xNN (ESC is \x1b, BEL \x07, CR \x0d), a C1 control
-// (U+0080–U+009F, such as U+009B CSI) is \u0080…\u009f, and a byte that is
-// not valid UTF-8 is \xNN. Everything else, backslashes included, is kept
+// (U+0080–U+009F, such as U+009B CSI) is \u0080…\u009f, a bidirectional
+// control (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) is \uNNNN,
+// and a byte that is not valid UTF-8 is \xNN. Everything else, backslashes included, is kept
 // as it is, so ordinary text prints unchanged (and costs no copy).
 //
 // Apply it to the untrusted parts of a line only, never to a whole output
@@ -54,6 +55,11 @@ func needsEscape(r rune, newlines bool) bool {
 		return false
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		// Bidirectional controls reorder what follows them on the line
+		// ("Trojan Source"): a case shown with U+202E reads otherwise
+		// than it runs.
+		return true
 	}
 	return false
 }
@@ -86,9 +92,10 @@ func escape(s string, newlines bool) string {
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&0xf])
 		case needsEscape(r, newlines):
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hex[r>>shift&0xf])
+			}
 		default:
 			b.WriteString(s[i : i+n])
 		}

@@ -20,6 +20,8 @@ func TestEscape(t *testing.T) {
 		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0", `\u0080\u009f` + "\u00a0"},
 		{"invalid UTF-8", "a\xffb\xc2", `a\xffb\xc2`, `a\xffb\xc2`},
 		{"raw C1 byte", "\x9b[2J", `\x9b[2J`, `\x9b[2J`},
+		{"bidi override", "a\u202eb\u2066c\u200fd\u061ce", `a\u202eb\u2066c\u200fd\u061ce`, `a\u202eb\u2066c\u200fd\u061ce`},
+		{"bidi neighbours kept", "\u2029\u202f\u2065\u206a", "\u2029\u202f\u2065\u206a", "\u2029\u202f\u2065\u206a"},
 	} {
 		if got := Line(c.in); got != c.line {
 			t.Errorf("%s: Line(%q) = %q, want %q", c.name, c.in, got, c.line)
@@ -29,7 +31,7 @@ func TestEscape(t *testing.T) {
 		}
 		for _, out := range []string{Line(c.in), Text(c.in)} {
 			for _, r := range out {
-				if (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == 0xfffd {
+				if (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == 0xfffd || r >= 0x202a && r <= 0x202e {
 					t.Errorf("%s: output %q keeps control %U", c.name, out, r)
 				}
 			}
