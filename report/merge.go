@@ -22,12 +22,19 @@ import (
 // source that does not exist is a campaign that found nothing (it writes
 // no directory then): it is skipped and named in missing.
 func Merge(dst string, srcs []string) (bundles int, missing []string, err error) {
-	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
+	entries, err := os.ReadDir(dst)
+	if err == nil && len(entries) > 0 {
 		return 0, nil, fmt.Errorf("%s is not empty: merge into a new directory", dst)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, nil, err
 	}
+	created := err != nil
 	merged, missing, err := MergeInto(dst, srcs)
+	if err != nil && created {
+		// A failed merge leaves no directory of its own making behind,
+		// half-merged or empty; the sources are untouched.
+		os.RemoveAll(dst)
+	}
 	for _, s := range merged {
 		if s.Dir != "" {
 			bundles++

@@ -173,3 +173,29 @@ func readSummary(t *testing.T, dir string) []report.SignatureCount {
 	}
 	return sum
 }
+
+// TestMergeFailureLeavesNoDirectory: a merge that fails (a source's
+// summary.json is damaged) removes the directory it created, so the
+// same --out works once the source is fixed; a destination that existed
+// before stays.
+func TestMergeFailureLeavesNoDirectory(t *testing.T) {
+	src := t.TempDir()
+	bad := filepath.Join(src, "0001-x")
+	os.Mkdir(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "report.json"), []byte(`{"finding":{"oracle":"wss","kind":"k","verdict":"bug"},"signature":"s"}`), 0o644)
+	os.WriteFile(filepath.Join(src, report.SummaryFile), []byte(`[{"signature":`), 0o644)
+	dst := filepath.Join(t.TempDir(), "m")
+	if _, _, err := report.Merge(dst, []string{src}); err == nil {
+		t.Fatal("a damaged summary.json merged")
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("the failed merge left %s (%v)", dst, err)
+	}
+	kept := t.TempDir()
+	if _, _, err := report.Merge(kept, []string{src}); err == nil {
+		t.Fatal("a damaged summary.json merged")
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("the destination the user made is gone: %v", err)
+	}
+}
