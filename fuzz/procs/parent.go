@@ -120,7 +120,7 @@ type parent struct {
 // ran is merged. The Result is nil when no worker process reported a
 // summary; the error says why the campaign or the merge failed.
 func Run(ctx context.Context, c Campaign) (*Result, error) {
-	tmp, err := os.MkdirTemp("", "txlab-procs-")
+	tmp, err := makeTmp()
 	if err != nil {
 		return nil, fmt.Errorf("--procs: %w", err)
 	}
@@ -152,6 +152,10 @@ func Run(ctx context.Context, c Campaign) (*Result, error) {
 func (p *parent) start(ctx context.Context, i int, w *worker) error {
 	w.cmd = exec.CommandContext(ctx, p.c.Executable, p.c.Args(i, w.dir)...)
 	w.cmd.Env = Env(os.Environ(), runtime.NumCPU(), p.c.Procs, p.c.Workers)
+	// A parent killed with kill -9 cannot stop them: the kernel does
+	// (Linux), with the signal that makes them end with their summary
+	// and close their targets.
+	w.cmd.SysProcAttr = endWithParent()
 	// Stopped as Ctrl-C stops fuzz, so that it ends with its summary;
 	// killed only when it does not end within StopDelay.
 	w.cmd.Cancel = func() error {
@@ -340,6 +344,7 @@ func (p *parent) merge() (*Result, error) {
 	res.Signatures, mergeErr = mergeDirs(p.c.Out, srcs)
 	if mergeErr != nil {
 		p.keep = true
+		os.Remove(filepath.Join(p.tmp, ownerFile)) // kept for the user: no later campaign removes it
 		mergeErr = fmt.Errorf("merging the worker processes' bundles into %s: %w (they are kept in %s)", p.c.Out, mergeErr, p.tmp)
 	}
 	relocate(res.Summary.Findings, res.Signatures)
