@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/verdict"
 )
 
@@ -98,7 +99,12 @@ func MergeInto(dst string, srcs []string) (merged []SignatureCount, missing []st
 			if err := json.Unmarshal(data, &sum); err != nil {
 				return nil, missing, fmt.Errorf("%s: %w", filepath.Join(src, SummaryFile), err)
 			}
-			for _, s := range sum {
+			for i, s := range sum {
+				if s.Count < 1 {
+					// A campaign writes only positive counts: the file was
+					// edited, and a sum with it would say less than was found.
+					return nil, missing, fmt.Errorf("%s: entry %d (%s) counts %d findings: not a count txlab writes", filepath.Join(src, SummaryFile), i+1, termsafe.Line(s.Signature), s.Count)
+				}
 				if s.Dir == "" {
 					unbundled = append(unbundled, s)
 					continue

@@ -199,3 +199,17 @@ func TestMergeFailureLeavesNoDirectory(t *testing.T) {
 		t.Errorf("the destination the user made is gone: %v", err)
 	}
 }
+
+// TestMergeRefusesEditedCounts: a summary.json entry with a count no
+// campaign writes (zero, negative) fails the merge, naming the file,
+// instead of lowering the merged sum.
+func TestMergeRefusesEditedCounts(t *testing.T) {
+	for _, n := range []int{0, -5} {
+		src := t.TempDir()
+		os.WriteFile(filepath.Join(src, report.SummaryFile), []byte(fmt.Sprintf(`[{"signature":"s","verdict":"known","count":%d}]`, n)), 0o644)
+		_, _, err := report.Merge(filepath.Join(t.TempDir(), "m"), []string{src})
+		if err == nil || !strings.Contains(err.Error(), report.SummaryFile) {
+			t.Errorf("count %d: %v", n, err)
+		}
+	}
+}
