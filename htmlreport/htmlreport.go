@@ -28,6 +28,7 @@ import (
 	"github.com/txlab/txlab/convert/upstream"
 	"github.com/txlab/txlab/executor"
 	"github.com/txlab/txlab/internal/atomicfile"
+	"github.com/txlab/txlab/internal/termsafe"
 	"github.com/txlab/txlab/report"
 	"github.com/txlab/txlab/target"
 	"github.com/txlab/txlab/testcase"
@@ -290,7 +291,10 @@ func writeTemplate(path, name string, data any) error {
 	if err := templates.ExecuteTemplate(&sb, name, data); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, []byte(sb.String()), 0o644)
+	// Markup is escaped by the templates; a bidirectional control in a
+	// case or a value is shown as its escape, so that no line of the page
+	// reads otherwise than the case runs.
+	return atomicfile.WriteFile(path, []byte(termsafe.Bidi(sb.String())), 0o644)
 }
 
 // graphFile is Graphviz's drawing of a bundle's graph.dot.

@@ -382,3 +382,31 @@ func TestWriteRun(t *testing.T) {
 		t.Errorf("no %s: %v", report.SummaryFile, err)
 	}
 }
+
+// TestPagesShowBidiControls: a bundle whose case holds a right-to-left
+// override (U+202E) gets pages without it: the page shows its escape, so
+// the case reads as it runs.
+func TestPagesShowBidiControls(t *testing.T) {
+	dir := bundles(t)
+	var bundle string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			bundle = filepath.Join(dir, e.Name())
+			break
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "case.txn"), []byte("1> SELECT 'safe' /* \u202e */ ;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(bundle, "report.html"))
+	if strings.ContainsRune(page, '\u202e') {
+		t.Error("the page holds U+202E")
+	}
+	if !strings.Contains(page, `/* \u202e */`) {
+		t.Error("the page does not show the case's U+202E as an escape")
+	}
+}

@@ -55,7 +55,7 @@ func needsEscape(r rune, newlines bool) bool {
 		return false
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case isBidi(r):
 		// Bidirectional controls reorder what follows them on the line
 		// ("Trojan Source"): a case shown with U+202E reads otherwise
 		// than it runs.
@@ -102,4 +102,32 @@ func escape(s string, newlines bool) string {
 		i += n
 	}
 	return b.String()
+}
+
+// Bidi escapes only the bidirectional controls of s (as Line does), for
+// text a browser shows: an HTML page escapes markup, but a U+202E in a
+// case would still reorder the line it is on.
+func Bidi(s string) string {
+	if !strings.ContainsFunc(s, isBidi) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isBidi(r) {
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hex[r>>shift&0xf])
+			}
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func isBidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

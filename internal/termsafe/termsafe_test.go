@@ -44,3 +44,17 @@ func TestCleanNoCopy(t *testing.T) {
 		t.Errorf("Line of clean text allocates %v times", n)
 	}
 }
+
+func TestBidi(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain \x1b text":             "plain \x1b text",
+		"SELECT 'a\u202e' -- \u2066x": `SELECT 'a\u202e' -- \u2066x`,
+		"\u200f\u061c":                `\u200f\u061c`,
+		"\xff keeps bytes":            "\xff keeps bytes",
+		"\xff\u202e":                  "\xff" + `\u202e`,
+	} {
+		if got := Bidi(in); got != want {
+			t.Errorf("Bidi(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
