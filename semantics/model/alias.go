@@ -21,6 +21,7 @@ const (
 	KindInsert       = rules.KindInsert
 	KindInsertSelect = rules.KindInsertSelect
 	KindUpsert       = rules.KindUpsert
+	KindMerge        = rules.KindMerge
 )
 
 // Read is how a statement picks the version of a row it sees (rules.Read).
@@ -99,6 +100,8 @@ type (
 	// Joins is how a write across tables reads the tables it joins
 	// (rules.Joins).
 	Joins = rules.Joins
+	// Merge is how a MERGE writes its target (rules.Merge).
+	Merge = rules.Merge
 )
 
 // Docs says where each DBMS family documents its isolation levels

@@ -971,6 +971,9 @@ func (e *Engine) tableLockStep(t *Txn, st *Stmt, parsed sqlast.Stmt) (*Deviation
 // one, a foreign key's part it does not follow, a statement kind it does
 // not know.
 func (e *Engine) follow(t *Txn, st *Stmt, parsed sqlast.Stmt) (*stmtInfo, bool) {
+	if m, ok := parsed.(*sqlast.Merge); ok {
+		return e.followMerge(t, st, m)
+	}
 	var joined *joinedWrite
 	var then *stmtInfo
 	if f := sqlast.CrossTable(parsed); f != "" {
@@ -1097,6 +1100,9 @@ func (e *Engine) afterRun(t *Txn, st *Stmt, s *stmtInfo, dev *Deviation) *Deviat
 	}
 	if dev != nil && s.joined != nil {
 		dev.Rule.Source += "; " + e.rules.Joins.Source
+	}
+	if dev != nil && s.merge != nil {
+		dev.Rule.Source += "; " + e.rules.Merge.Source
 	}
 	if dev != nil && e.savepointUndone {
 		// What ROLLBACK TO SAVEPOINT left behind decided it too.

@@ -138,6 +138,8 @@ func (e *Engine) stepFeature(st sqlast.Stmt) (reason, text string) {
 		table = st.Table
 	case *sqlast.Delete:
 		table = st.Table
+	case *sqlast.Merge:
+		table = st.Table
 	}
 	if e.feat != nil && table != "" {
 		if f := e.feat.unique[table]; f != "" {
@@ -161,6 +163,9 @@ func (e *Engine) numbered(st sqlast.Stmt) string {
 	})
 	if seq {
 		return "sequence"
+	}
+	if m, ok := st.(*sqlast.Merge); ok {
+		return e.mergeNumbered(m)
 	}
 	ins, ok := st.(*sqlast.Insert)
 	if !ok {

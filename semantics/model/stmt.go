@@ -40,6 +40,8 @@ type stmtInfo struct {
 	// a second table (joinedParts).
 	joined *joinedWrite
 	then   *stmtInfo
+	// merge, when set, is the MERGE the statement is (merge.go).
+	merge *mergeInfo
 }
 
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "TOTAL": true, "GROUP_CONCAT": true, "STRING_AGG": true}
@@ -595,6 +597,9 @@ func (tv *tableView) candidates(extra ...*Version) []*Version {
 func (e *Engine) run(ctx context.Context, t *Txn, st *Stmt, s *stmtInfo) (*Deviation, error) {
 	if s.kind <= KindSelectUpdate {
 		return e.runSelect(ctx, t, st, s)
+	}
+	if s.merge != nil {
+		return e.runMerge(ctx, t, st, s)
 	}
 	return e.runWrite(ctx, t, st, s)
 }

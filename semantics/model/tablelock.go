@@ -61,6 +61,8 @@ func tableModes(st sqlast.Stmt, most bool) map[string]sqlast.TableLockMode {
 		out[st.Table] = sqlast.RowExclusive
 	case *sqlast.Insert:
 		out[st.Table] = sqlast.RowExclusive
+	case *sqlast.Merge:
+		out[st.Table] = sqlast.RowExclusive
 	}
 	return out
 }

@@ -30,9 +30,13 @@ const (
 	KindInsert       // INSERT … VALUES
 	KindInsertSelect // INSERT … SELECT
 	KindUpsert       // REPLACE, ON DUPLICATE KEY UPDATE, ON CONFLICT
+	// KindMerge is PostgreSQL's MERGE: its target is read as Target
+	// says, its source as Source says, where Rules.Merge is set; the
+	// kinds above take no entry for it (readsOf).
+	KindMerge
 )
 
-var kindNames = [...]string{"SELECT", "SELECT FOR SHARE", "SELECT FOR UPDATE", "UPDATE", "DELETE", "INSERT", "INSERT SELECT", "UPSERT"}
+var kindNames = [...]string{"SELECT", "SELECT FOR SHARE", "SELECT FOR UPDATE", "UPDATE", "DELETE", "INSERT", "INSERT SELECT", "UPSERT", "MERGE"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -90,6 +94,34 @@ type Joins struct {
 	Source string
 }
 
+// Merge is how PostgreSQL's MERGE (15 and later) writes its target: the
+// source rows are joined with the target's rows ON the join condition, as
+// Target[KindMerge] reads the target and Source[KindMerge] the source;
+// for each matched pair the first WHEN MATCHED clause whose condition
+// holds acts (UPDATE, DELETE, DO NOTHING), for each source row no target
+// row meets the first WHEN NOT MATCHED one (INSERT, DO NOTHING); a pair
+// no clause takes is left alone. A row it updates or deletes is locked and
+// waited for (and, where WriteConflict is set, one changed after the
+// snapshot is that error); a row it leaves alone (DO NOTHING, no clause)
+// is neither.
+type Merge struct {
+	// RecheckFromFirst: a matched row that a transaction which committed
+	// while the MERGE waited for it changed (Target Recheck), whose latest
+	// version still meets the source row it met, is acted on as that
+	// version: the WHEN MATCHED conditions are evaluated again on it from
+	// the first clause, whichever clause took the first version. Without
+	// it the model does not follow such a re-check.
+	RecheckFromFirst bool
+	// RecheckNotMatched: such a row whose latest version is deleted or no
+	// longer meets its source row leaves that source row to the WHEN NOT
+	// MATCHED clauses, as if no target row had met it (whether other
+	// target rows meet it or not). Without it the model does not follow
+	// such a re-check.
+	RecheckNotMatched bool
+	// Source is where the DBMS documents it, and where it was measured.
+	Source string
+}
+
 // SnapshotAt says when a transaction-level snapshot is taken.
 type SnapshotAt int
 
@@ -138,7 +170,10 @@ type Rules struct {
 	// a JOIN b … SET a.…, UPDATE a … FROM b, DELETE a FROM a JOIN b,
 	// DELETE FROM a USING b) reads the others; nil: the model does not
 	// follow such a write.
-	Joins      *Joins
+	Joins *Joins
+	// Merge is how a MERGE writes its target (nil: the model does not
+	// follow MERGE).
+	Merge      *Merge
 	SnapshotAt SnapshotAt
 	// LockingSelectInTxn: a plain SELECT inside an explicit transaction is
 	// run as SELECT … FOR SHARE (InnoDB serializable).
@@ -441,6 +476,7 @@ const (
 	srcSQLite            = "SQLite docs: Isolation In SQLite; WAL mode; result code SQLITE_BUSY_SNAPSHOT"
 	srcInnoDBJoins       = "MySQL 8.0 manual 17.7.3 Locks Set by Different SQL Statements in InnoDB (UPDATE t … (SELECT … FROM s …): shared next-key locks on rows from s); MariaDB 10.11 ha_innobase::store_lock (the READ COMMITTED consistent read covers a single-table UPDATE's reads, not a multiple-table UPDATE's or DELETE's); measured on MariaDB 10.11.19 at READ COMMITTED and REPEATABLE READ: the joined rows are read current, wait for a writer's lock, stay share-locked to COMMIT, and a multiple-table UPDATE reads its target without the semi-consistent read"
 	srcPGJoins           = "PostgreSQL 15 docs, UPDATE (from_item) and DELETE (using_item): the other tables are read as the statement's query reads them, without row locks (SELECT, The Locking Clause, locks only the tables FOR UPDATE names); src/backend/executor/README, EvalPlanQual: a re-checked target row is joined again with the rows of the other tables it met"
+	srcPGMerge           = "PostgreSQL 15 docs, MERGE (each candidate change row takes the first WHEN clause of its kind whose condition holds; a target row that would be modified a second time is an error) and 13.2.1 Read Committed (a concurrently updated row whose join condition still passes has the actions' conditions re-evaluated on the updated version from the first action; one concurrently updated or deleted so that the join fails goes to the NOT MATCHED actions), 13.2.2 (a repeatable read transaction cannot modify or lock rows changed by other transactions); the 17 and 18 pages add only NOT MATCHED BY SOURCE, which the generator does not write; measured on PostgreSQL 15.18 and 18.4 (bugs/doc-pg-merge-*.txn): DO NOTHING neither waits for a locked row nor fails at REPEATABLE READ on a changed one, a re-checked source row goes to NOT MATCHED although another target row meets it, and a re-checked row stays locked whatever its new version takes"
 	srcSQLiteAutoinc     = "SQLite docs, autoinc.html: with AUTOINCREMENT \"the ROWID chosen for the new row is at least one larger than the largest ROWID that has ever before existed in that same table\", kept in the ordinary table sqlite_sequence (its largest ROWID, which the usual algorithm takes one more than); Isolation In SQLite (one writer at a time)"
 	srcSQLiteJoins       = "SQLite docs: UPDATE FROM (lang_update.html): the target row is joined with the FROM tables as a query would read them"
 	srcCockroach         = "CockroachDB v23.2 docs: read-committed, transaction-retry-error-reference (untested here)"

@@ -11,7 +11,7 @@ import (
 
 var readNames = map[string]Read{"snap-stmt": SnapStatement, "snap-txn": SnapTxn, "current": Current, "dirty": Dirty, "recheck": Recheck}
 
-var kindByName = map[string]Kind{"SELECT": KindSelect, "UPDATE": KindUpdate, "DELETE": KindDelete, "INSERT": KindInsert}
+var kindByName = map[string]Kind{"SELECT": KindSelect, "UPDATE": KindUpdate, "DELETE": KindDelete, "INSERT": KindInsert, "MERGE": KindMerge}
 
 // TestRules checks the rules table against testdata/rules.txt, one line per
 // DBMS, level and setting, including the TiDB and CockroachDB rows that no

@@ -513,6 +513,8 @@ var table = []row{
 		r.Target[KindUpsert] = Current
 		r.Source = readsOf(SnapStatement)
 		r.Joins = &Joins{Read: SnapStatement, RecheckJoined: true, Source: srcPGJoins}
+		r.Target[KindMerge], r.Source[KindMerge] = Recheck, SnapStatement
+		r.Merge = &Merge{RecheckFromFirst: true, RecheckNotMatched: true, Source: srcPGMerge}
 	}},
 	{dbms: []string{"postgres"}, levels: lv(rr, ser), source: srcPGMVCC, views: func(r *Rules) {
 		r.Known = true
@@ -522,6 +524,10 @@ var table = []row{
 		r.Target[KindUpsert] = Current
 		r.Source = readsOf(SnapTxn)
 		r.Joins = &Joins{Read: SnapTxn, Source: srcPGJoins}
+		// No re-check: a row it updates or deletes that changed after the
+		// snapshot is the serialization failure.
+		r.Target[KindMerge], r.Source[KindMerge] = SnapTxn, SnapTxn
+		r.Merge = &Merge{Source: srcPGMerge}
 		r.WriteConflict = txn.ClassSerialization
 	}},
 	{dbms: []string{"postgres"}, levels: lv(ser), source: srcPGMVCC, views: func(r *Rules) {
