@@ -23,10 +23,14 @@ package history
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -164,62 +168,206 @@ func ParseOp(s string) (Op, error) {
 // skipped. Errors name the line number.
 func Read(r io.Reader) (*History, error) {
 	h := &History{}
+	rd := NewReader(r)
+	for {
+		t, err := rd.Next()
+		if err == io.EOF {
+			return h, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := *t
+		c.Ops = make([]Op, len(t.Ops))
+		copy(c.Ops, t.Ops)
+		h.Txns = append(h.Txns, c)
+	}
+}
+
+// MaxLine is the longest line a history may have, in bytes.
+const MaxLine = 16 << 20
+
+// Reader reads a JSON Lines history one transaction at a time, with Read's
+// checks (unique ids, at most one init transaction, end after start), and
+// keeps only what those checks need: 8 bytes a transaction while the ids
+// rise, as recorders write them. A checker that keeps its own compact copy
+// of each transaction then never holds the whole history as Txns.
+type Reader struct {
+	sc    *bufio.Scanner
+	line  int // the line last read
+	inits int
+	ids   idSet
+	t     Txn
+	ops   []Op
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	seen := make(map[int64]int)
-	inits := 0
-	for n := 1; sc.Scan(); n++ {
-		b := sc.Bytes()
-		trimmed := strings.TrimSpace(string(b))
-		if trimmed == "" || trimmed[0] == '#' {
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	return &Reader{sc: sc}
+}
+
+// Line is the line of the transaction Next returned last.
+func (rd *Reader) Line() int { return rd.line }
+
+// Next returns the next transaction, or io.EOF after the last. The Txn and
+// its Ops are the Reader's, overwritten by the next call.
+func (rd *Reader) Next() (*Txn, error) {
+	for rd.sc.Scan() {
+		rd.line++
+		n := rd.line
+		trimmed := bytes.TrimSpace(rd.sc.Bytes())
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			rd.ids.skip()
 			continue
 		}
-		var l line
-		dec := json.NewDecoder(strings.NewReader(trimmed))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		t := &rd.t
+		*t = Txn{}
+		var opText []string
+		var fast bool
+		if rd.ops, fast = parseFast(trimmed, t, rd.ops[:0]); !fast {
+			rd.ops = rd.ops[:0] // what parseFast appended before it gave up
+			var l line
+			dec := json.NewDecoder(bytes.NewReader(trimmed))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&l); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			if dec.More() {
+				return nil, fmt.Errorf("line %d: trailing data after the JSON object", n)
+			}
+			st, err := ParseStatus(l.Status)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			*t = Txn{ID: l.ID, Session: l.Session, Status: st, Start: l.Start, End: l.End, Init: l.Init, Final: l.Final, Isolation: l.Isolation, Stmts: l.Stmts}
+			opText = l.Ops
 		}
-		if dec.More() {
-			return nil, fmt.Errorf("line %d: trailing data after the JSON object", n)
+		if prev, dup := rd.ids.add(t.ID, n); dup {
+			return nil, fmt.Errorf("line %d: transaction id %d already used on line %d", n, t.ID, prev)
 		}
-		st, err := ParseStatus(l.Status)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
-		if prev, dup := seen[l.ID]; dup {
-			return nil, fmt.Errorf("line %d: transaction id %d already used on line %d", n, l.ID, prev)
-		}
-		seen[l.ID] = n
-		if l.Init {
-			inits++
-			if inits > 1 {
+		if t.Init {
+			rd.inits++
+			if rd.inits > 1 {
 				return nil, fmt.Errorf("line %d: a second init transaction", n)
 			}
-			if st != OK {
+			if t.Status != OK {
 				return nil, fmt.Errorf("line %d: the init transaction must have status ok", n)
 			}
 		}
-		if l.End != 0 && l.End < l.Start {
-			return nil, fmt.Errorf("line %d: end %d before start %d", n, l.End, l.Start)
+		if t.End != 0 && t.End < t.Start {
+			return nil, fmt.Errorf("line %d: end %d before start %d", n, t.End, t.Start)
 		}
-		t := Txn{ID: l.ID, Session: l.Session, Status: st, Start: l.Start, End: l.End, Init: l.Init, Final: l.Final, Ops: make([]Op, len(l.Ops)), Isolation: l.Isolation, Stmts: l.Stmts}
 		for i := range t.Stmts {
 			if err := t.Stmts[i].validate(); err != nil {
 				return nil, fmt.Errorf("line %d: statement %d: %w", n, i+1, err)
 			}
 		}
-		for i, s := range l.Ops {
-			if t.Ops[i], err = ParseOp(s); err != nil {
-				return nil, fmt.Errorf("line %d: %w", n, err)
+		if !fast {
+			for _, s := range opText {
+				op, err := ParseOp(s)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %w", n, err)
+				}
+				rd.ops = append(rd.ops, op)
 			}
 		}
-		h.Txns = append(h.Txns, t)
+		t.Ops = rd.ops
+		return t, nil
 	}
-	if err := sc.Err(); err != nil {
+	if err := rd.sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d MiB, the longest line a history may have", rd.line+1, MaxLine>>20)
+	} else if err != nil {
 		return nil, fmt.Errorf("reading history: %w", err)
 	}
-	return h, nil
+	return nil, io.EOF
+}
+
+// idSet finds transaction ids used twice. While the ids rise (recorders
+// number transactions as they start them) each is one int64 in asc, in
+// blocks that are never copied to grow, and its line follows from its index
+// and the blank and comment lines before it (gaps); the ids that come after
+// the first fall go in a map.
+type idSet struct {
+	asc  [][]int64 // blocks of idBlock ids, the last one filling
+	n    int       // ids in asc
+	gaps []gap
+	rest map[int64]int // id → line
+}
+
+const idBlock = 1 << 14
+
+// gap says that the skipped lines before the transaction at index at (in
+// asc) number skipped in all.
+type gap struct{ at, skipped int }
+
+// skip notes a blank or comment line.
+func (s *idSet) skip() {
+	if s.rest != nil {
+		return // lines are kept in the map from now on
+	}
+	k := len(s.gaps)
+	if k > 0 && s.gaps[k-1].at == s.n {
+		s.gaps[k-1].skipped++
+		return
+	}
+	sk := 1
+	if k > 0 {
+		sk += s.gaps[k-1].skipped
+	}
+	s.gaps = append(s.gaps, gap{s.n, sk})
+}
+
+// lineOf is the line of the id at index i of asc.
+func (s *idSet) lineOf(i int) int {
+	g, _ := slices.BinarySearchFunc(s.gaps, i+1, func(g gap, x int) int { return cmp.Compare(g.at, x) })
+	sk := 0
+	if g > 0 {
+		sk = s.gaps[g-1].skipped
+	}
+	return i + 1 + sk
+}
+
+// find returns the index of id in asc, if there.
+func (s *idSet) find(id int64) (int, bool) {
+	b, _ := slices.BinarySearchFunc(s.asc, id, func(blk []int64, x int64) int { return cmp.Compare(blk[len(blk)-1], x) })
+	if b == len(s.asc) {
+		return 0, false
+	}
+	i, found := slices.BinarySearch(s.asc[b], id)
+	return b*idBlock + i, found
+}
+
+// add notes id, on line n; if it was used before, it returns that line.
+func (s *idSet) add(id int64, n int) (prev int, dup bool) {
+	if s.rest == nil {
+		k := len(s.asc)
+		if k == 0 || id > s.asc[k-1][len(s.asc[k-1])-1] {
+			switch {
+			case k == 0:
+				s.asc = append(s.asc, nil) // grown by append: a small history stays small
+				k++
+			case len(s.asc[k-1]) == idBlock:
+				s.asc = append(s.asc, make([]int64, 0, idBlock))
+				k++
+			}
+			s.asc[k-1] = append(s.asc[k-1], id)
+			s.n++
+			return 0, false
+		}
+	}
+	if i, found := s.find(id); found {
+		return s.lineOf(i), true
+	}
+	if s.rest == nil {
+		s.rest = make(map[int64]int)
+	}
+	if p, ok := s.rest[id]; ok {
+		return p, true
+	}
+	s.rest[id] = n
+	return 0, false
 }
 
 // ReadFile reads a JSON Lines history from a file.

@@ -223,7 +223,7 @@ func BenchmarkCheckScale(b *testing.B) {
 // broken history's first problem) and the parallel one on the same valid
 // 1M-transaction history.
 func BenchmarkIndex(b *testing.B) {
-	h := synth(1_000_000, 1000, 64, 1)
+	h := compact(synth(1_000_000, 1000, 64, 1))
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -8,8 +8,10 @@ import (
 
 // cycleTest returns the unlabeled graph whose cycles decide model: Ĝ for
 // SER, G' = (so ∪ wr ∪ ww) ; rw? for SI, Ĝ plus the time chain for SSER.
-// Its arcs are those of build, compose and withRealTime in the same order
-// per node, so its components (and their order) are theirs.
+// Its arcs are those of the labeled graphs (build, compose and withRealTime,
+// in labeled_test.go) in the same order per node, less the ww edges, so its
+// components (and their order) are theirs, and the witnesses are searched
+// in it (witness.go).
 //
 // Each node's arcs are found from the node alone (its session successor,
 // the reads of its versions, its rw targets), so the graph is built per
@@ -251,7 +253,13 @@ func (ix *indexed) sessionNext() []int32 {
 		return next
 	}
 	// first[c][s], last[c][s]: one plus range c's first and last
-	// transaction of session lo+s, 0 if none.
+	// transaction of session lo+s, 0 if none: 8 bytes a session number a
+	// range, so fewer ranges where the numbers span far (up to 1<<20, a
+	// session a transaction on 64 cores would be 512 MB): at most 8 bytes
+	// a transaction in all.
+	for nc > 1 && nc*(hi-lo+1) > n {
+		nc /= 2
+	}
 	first, last := make([][]int32, nc), make([][]int32, nc)
 	each(nc, func(c int) {
 		fst, lst := make([]int32, hi-lo+1), make([]int32, hi-lo+1)

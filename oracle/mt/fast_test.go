@@ -22,7 +22,7 @@ func TestCycleTestAgreesWithLabeledGraph(t *testing.T) {
 	cyclic := 0
 	check := func(h *history.History) {
 		t.Helper()
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestReadIndexAgreesWithScan(t *testing.T) {
 				h.Txns[i].Ops[0].Value = -1 - int64(i)
 			}
 		}
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func TestCycleTestParallelAgrees(t *testing.T) {
 				h.Txns[i].Status = history.Unknown
 			}
 		}
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func (r readRec) before(s readRec) bool {
 }
 
 type indexed struct {
-	h     *history.History
+	h     *chist
 	wrefs writeRefs
 	// opOff[i] is the flat index of transaction i's first op; readOf[flat
 	// op] is the index into wrefs of the write a read observed, or -1 (no
@@ -90,7 +90,7 @@ type indexed struct {
 	byVer    []readRec // external reads grouped by version (writer, key)
 	verOff   []int32   // byVer[verOff[w]:verOff[w+1]] are the reads of w's versions
 	// readCounts[c][w] counts the external reads of w's versions in chunk
-	// c of workers(n): readChecks leaves them for readsByWriter.
+	// c of countWorkers(n): readChecks leaves them for readsByWriter.
 	readCounts [][]int32
 	init       int32
 	arcs       *fastArcs   // the rest of the cycle test's input, see fastArcs
@@ -115,7 +115,7 @@ func (ix *indexed) spareInt32s() []int32 {
 // index checks the MT assumptions and finds the write every read observed:
 // on every core (indexParallel), or, when the history breaks an assumption,
 // serially, to name the first problem.
-func index(h *history.History) (*indexed, error) {
+func index(h *chist) (*indexed, error) {
 	if len(h.Txns) >= maxTxns {
 		return nil, badInput("%d transactions: at most %d can be checked", len(h.Txns), maxTxns-1)
 	}
@@ -126,7 +126,7 @@ func index(h *history.History) (*indexed, error) {
 }
 
 // indexSerial is index in one pass over the history.
-func indexSerial(h *history.History) (*indexed, error) {
+func indexSerial(h *chist) (*indexed, error) {
 	n := len(h.Txns)
 	ix := &indexed{h: h, included: make([]bool, n), init: -1}
 	var initKeys map[int64]bool
@@ -307,7 +307,7 @@ func (ix *indexed) writer(i int32, j int) (wref, bool) {
 // checkShape enforces Definition 8 (one or two reads, at most two writes,
 // each write preceded by a read of its key). Transactions that failed before
 // any operation may be empty.
-func checkShape(t *history.Txn) error {
+func checkShape(t *ctxn) error {
 	if len(t.Ops) == 0 && t.Status != history.OK {
 		return nil
 	}
@@ -345,12 +345,12 @@ func checkShape(t *history.Txn) error {
 //
 // The same pass counts each chunk's external reads per writer, the first
 // pass of readsByWriter, from the writers it looks up anyway: the history
-// is large (over 200 bytes a transaction), and reading it again costs more
+// is large (over 100 bytes a transaction), and reading it again costs more
 // than the counting. The counts are those of extReads when INT holds; they
 // are dropped if an anomaly is found (Check then builds no graph).
 func (ix *indexed) readChecks(res *Result) {
 	n := len(ix.h.Txns)
-	nc := workers(n)
+	nc := countWorkers(n)
 	found := make([][]Anomaly, nc)
 	counts := make([][]int32, nc)
 	each(nc, func(c int) {
@@ -369,6 +369,14 @@ func (ix *indexed) readChecks(res *Result) {
 		}
 	}
 }
+
+// maxCountWorkers bounds the chunks of readChecks and readsByWriter: each
+// has an array of counts (then cursors) of 4 bytes a transaction, and 16
+// cores' would take more memory than the transactions themselves.
+const maxCountWorkers = 8
+
+// countWorkers is workers(n), at most maxCountWorkers.
+func countWorkers(n int) int { return min(workers(n), maxCountWorkers) }
 
 // readChecksIn is readChecks on transactions [lo, hi), returning at most
 // maxAnomalies.
@@ -510,28 +518,6 @@ ops:
 	return r0, r1, k
 }
 
-// build makes the optimized dependency graph Ĝ of §IV-C: so, wr, ww from
-// wr, and rw from wr and ww, without the transitive closure of ww. Check
-// builds it only to extract witnesses; the cycle test itself runs on
-// arcs (same edges, same order, no labels).
-func (ix *indexed) build() *depgraph.Graph {
-	rs := ix.versions()
-	edges := make([]depgraph.Edge, 0, len(rs)*3+len(ix.h.Txns))
-	ix.sessionOrder(func(p, i int32) {
-		edges = append(edges, depgraph.Edge{From: p, To: i, Kind: depgraph.SO, Aux: -1})
-	})
-	for _, r := range rs {
-		edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader(), Kind: depgraph.WR, Key: r.key, Aux: -1})
-		if r.writes() {
-			edges = append(edges, depgraph.Edge{From: r.writer, To: r.reader(), Kind: depgraph.WW, Key: r.key, Aux: -1})
-		}
-	}
-	ix.antiDeps(func(from, to int32, key int64) {
-		edges = append(edges, depgraph.Edge{From: from, To: to, Kind: depgraph.RW, Key: key, Aux: -1})
-	})
-	return depgraph.Build(len(ix.h.Txns), edges)
-}
-
 // eachArc calls main for Ĝ's so and wr arcs and rw for its rw arcs (either
 // may be nil), in build's order, unlabeled and without the ww edges: each
 // ww edge directly follows a wr edge between the same two transactions, and
@@ -640,7 +626,7 @@ func (ix *indexed) readsByWriter() []readRec {
 	pos := ix.readCounts
 	ix.readCounts = nil
 	if pos == nil {
-		pos = make([][]int32, workers(n))
+		pos = make([][]int32, countWorkers(n))
 		each(len(pos), func(c int) {
 			cnt := make([]int32, n)
 			for i := n * c / len(pos); i < n*(c+1)/len(pos); i++ {
@@ -812,54 +798,6 @@ func (ix *indexed) writeValue(t int32, key int64) int64 {
 	return v
 }
 
-// compose builds SI's graph G' = (so ∪ wr ∪ ww) ; rw? (Definition 6). A
-// composed edge a→c keeps the first edge's kind and key and stores the rw
-// edge's index in Aux, so witness cycles can be expanded back.
-func (ix *indexed) compose(g *depgraph.Graph) *depgraph.Graph {
-	edges := make([]depgraph.Edge, 0, len(g.Edges))
-	for i := range g.Edges {
-		e := g.Edges[i]
-		if e.Kind == depgraph.RW {
-			continue
-		}
-		edges = append(edges, e)
-		for _, ri := range g.Out(e.To) {
-			if r := g.Edges[ri]; r.Kind == depgraph.RW {
-				edges = append(edges, depgraph.Edge{From: e.From, To: r.To, Kind: e.Kind, Key: e.Key, Aux: ri})
-			}
-		}
-	}
-	return depgraph.Build(g.N, edges)
-}
-
-// timeNode marks a real-time edge into or out of the time chain.
-const timeNode = -2
-
-// withRealTime adds real-time order through a chain of time nodes (see
-// realTime) to g.
-func (ix *indexed) withRealTime(g *depgraph.Graph) *depgraph.Graph {
-	m, rt := ix.realTime()
-	edges := make([]depgraph.Edge, len(g.Edges), len(g.Edges)+len(rt))
-	copy(edges, g.Edges)
-	for _, a := range rt {
-		edges = append(edges, depgraph.Edge{From: a.From, To: a.To, Kind: depgraph.RT, Aux: timeNode})
-	}
-	return depgraph.Build(g.N+m, edges)
-}
-
-// realTime returns the real-time arcs through a chain of m time nodes:
-// node n+i stands for the i-th smallest end time; T → node(rank of T's
-// end); node i → node i+1; node j → S for the largest end j before S's
-// start. Then T reaches S through the chain iff T ended before S started,
-// with O(n) edges instead of O(n²). Transactions with an unknown end have
-// no outgoing real-time edges (they may have ended at any time).
-func (ix *indexed) realTime() (m int, arcs []depgraph.Arc) {
-	ends := ix.sortedEnds()
-	arcs = make([]depgraph.Arc, 0, 3*len(ends))
-	ix.realTimeArcs(ends, ix.latestEnds(ends), func(from, to int32) { arcs = append(arcs, depgraph.Arc{From: from, To: to}) })
-	return len(ends), arcs
-}
-
 // timedEnd is an included transaction's end time, as two halves so that
 // the struct is 12 bytes, not 16 (one per transaction).
 type timedEnd struct {
@@ -981,25 +919,6 @@ func (ix *indexed) realTimeArcs(ends []timedEnd, latest []int32, f func(from, to
 	}
 }
 
-// cycles reports a witness for every cyclic component of search, given
-// its components (from the unlabeled graph, which finds the same ones in
-// the same order). For SI, search is the composed graph G' and g the one
-// its witness cycles are expanded through; otherwise g is nil.
-func (ix *indexed) cycles(res *Result, sccs [][]int32, comp []int32, search, g *depgraph.Graph) {
-	composed := g != nil
-	if !composed {
-		g = search
-	}
-	for _, scc := range sccs {
-		if len(res.Anomalies) >= maxAnomalies {
-			return
-		}
-		cyc := search.ShortestCycle(scc, comp, 8, nil)
-		steps := ix.expand(search, g, composed, cyc)
-		res.Anomalies = append(res.Anomalies, ix.explain(steps))
-	}
-}
-
 // step is a cycle edge between transactions (time nodes collapsed).
 type step struct {
 	from, to int32
@@ -1007,20 +926,10 @@ type step struct {
 	key      int64
 }
 
-func (ix *indexed) expand(search, g *depgraph.Graph, composed bool, cyc []int32) []step {
+// collapse makes T → time … time → S one rt step T → S, the cycle rotated
+// first so that it does not start inside the chain.
+func (ix *indexed) collapse(out []step) []step {
 	n := int32(len(ix.h.Txns))
-	var out []step
-	for _, ei := range cyc {
-		e := search.Edges[ei]
-		if composed && e.Aux >= 0 {
-			r := g.Edges[e.Aux]
-			out = append(out, step{e.From, r.From, e.Kind, e.Key}, step{r.From, r.To, depgraph.RW, r.Key})
-			continue
-		}
-		out = append(out, step{e.From, e.To, e.Kind, e.Key})
-	}
-	// Collapse T → time … time → S into one rt step T → S. Rotate first so
-	// the cycle does not start inside the chain.
 	for i := range out {
 		if out[i].from < n {
 			out = append(out[i:], out[:i]...)

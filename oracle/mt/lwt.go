@@ -61,7 +61,7 @@ func hashKV(k, v int64) uint64 {
 // find returns the slot of (k, v) with hash hk and its writer, or the empty
 // slot where it would go and -1. txns are the history's transactions,
 // whose last op confirms a tag's match.
-func (t *wtable) find(txns []history.Txn, hk uint64, k, v int64) (uint64, int32) {
+func (t *wtable) find(txns []ctxn, hk uint64, k, v int64) (uint64, int32) {
 	mask := uint64(len(t.slots) - 1)
 	for i := hk >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -77,14 +77,14 @@ func (t *wtable) find(txns []history.Txn, hk uint64, k, v int64) (uint64, int32)
 }
 
 // writes reports whether t's last op writes v to k.
-func writes(t *history.Txn, k, v int64) bool {
+func writes(t *ctxn, k, v int64) bool {
 	w := t.Ops[len(t.Ops)-1]
 	return w.Key == k && w.Value == v
 }
 
 // put stores (k, v) → idx and returns the pair's previous writer, or -1
 // (and then stores nothing).
-func (t *wtable) put(txns []history.Txn, k, v int64, idx int32) int32 {
+func (t *wtable) put(txns []ctxn, k, v int64, idx int32) int32 {
 	hk := hashKV(k, v)
 	i, prev := t.find(txns, hk, k, v)
 	if prev < 0 {
@@ -94,7 +94,7 @@ func (t *wtable) put(txns []history.Txn, k, v int64, idx int32) int32 {
 }
 
 // get returns the writer of (k, v), or -1.
-func (t *wtable) get(txns []history.Txn, k, v int64) int32 {
+func (t *wtable) get(txns []ctxn, k, v int64) int32 {
 	_, at := t.find(txns, hashKV(k, v), k, v)
 	return at
 }
@@ -108,11 +108,11 @@ func (t *wtable) get(txns []history.Txn, k, v int64) int32 {
 // them. Instead of the paper's "find the CAS that read v" lookups, each CAS
 // looks up the writer of the value it read once, and the chain follows the
 // resulting successor array. It is checkLWTSplit with all keys in one part.
-func checkLWT(h *history.History) (*Result, error) { return checkLWTSplit(h, 1) }
+func checkLWT(h *chist) (*Result, error) { return checkLWTSplit(h, 1) }
 
 // lwtShaped reports whether t is a lightweight transaction, or one that did
 // nothing and did not commit.
-func lwtShaped(t *history.Txn) bool {
+func lwtShaped(t *ctxn) bool {
 	switch len(t.Ops) {
 	case 0:
 		return t.Status != history.OK && !t.Init
@@ -125,7 +125,7 @@ func lwtShaped(t *history.Txn) bool {
 }
 
 // lwtShapeError says why t, which is not lwtShaped, is refused.
-func lwtShapeError(t *history.Txn) error {
+func lwtShapeError(t *ctxn) error {
 	if t.Init {
 		return badInput("T%d: LWT histories have no init transaction; insert each key with an insert-if-not-exists", t.ID)
 	}
@@ -133,7 +133,7 @@ func lwtShapeError(t *history.Txn) error {
 }
 
 // lwtTwice is the error of a value written twice, by transactions a and b.
-func lwtTwice(h *history.History, a, b int32) error {
+func lwtTwice(h *chist, a, b int32) error {
 	w := h.Txns[b].Ops[len(h.Txns[b].Ops)-1]
 	return badInput("value %d is written to key %d twice, by T%d and T%d", w.Value, w.Key, h.Txns[a].ID, h.Txns[b].ID)
 }
@@ -142,7 +142,7 @@ func lwtTwice(h *history.History, a, b int32) error {
 // started after a transaction later in the chain had ended: scanning
 // backwards, keeping the earliest end among the transactions after each
 // one. It returns the first it meets from the end.
-func realTimeViolation(h *history.History, chain []int32) (before, after int32, ok bool) {
+func realTimeViolation(h *chist, chain []int32) (before, after int32, ok bool) {
 	minEnd, minAt := int64(math.MaxInt64), int32(-1)
 	for i := len(chain) - 1; i >= 0; i-- {
 		t := &h.Txns[chain[i]]
@@ -157,7 +157,7 @@ func realTimeViolation(h *history.History, chain []int32) (before, after int32, 
 }
 
 // realTimeText explains a real-time violation.
-func realTimeText(h *history.History, before, after int32) string {
+func realTimeText(h *chist, before, after int32) string {
 	t, a := &h.Txns[before], &h.Txns[after]
 	return fmt.Sprintf("on key %d, T%d (%v) must take effect before T%d (%v), which comes later in the chain of values, yet T%d ended (at %d) before T%d started (at %d)",
 		t.Ops[0].Key, t.ID, t.Ops, a.ID, a.Ops, a.ID, a.End, t.ID, t.Start)

@@ -23,7 +23,7 @@ var lwtParallelMin, lwtParallelCores = 1 << 16, 4
 // checkLWTParallel is checkLWT with the keys split across cores:
 // linearizability is local, and every lightweight transaction reads and
 // writes one key, so each part's chains are checked on their own.
-func checkLWTParallel(h *history.History) (*Result, error) {
+func checkLWTParallel(h *chist) (*Result, error) {
 	parts := min(runtime.GOMAXPROCS(0), 64)
 	if len(h.Txns) < lwtParallelMin || parts < lwtParallelCores {
 		parts = 1
@@ -47,7 +47,7 @@ const (
 )
 
 // lwtFlags are t's flags, chained or not.
-func lwtFlags(t *history.Txn) uint8 {
+func lwtFlags(t *ctxn) uint8 {
 	f := uint8(len(t.Ops))
 	switch t.Status {
 	case history.OK:
@@ -63,7 +63,7 @@ func lwtFlags(t *history.Txn) uint8 {
 // back to the history's transactions and their separately allocated ops.
 // Each part writes only its own transactions' entries.
 type lwtCheck struct {
-	h    *history.History
+	h    *chist
 	fl   []uint8
 	succ []int32 // the next transaction in the chain + 1, 0 for none
 	// The latest start on a settled transaction's chain up to it: a
@@ -78,7 +78,7 @@ var lwtChecks sync.Pool
 
 // newLWTCheck returns the arrays for checking h: succ cleared, the others
 // written before they are read. Give them back with free.
-func newLWTCheck(h *history.History) *lwtCheck {
+func newLWTCheck(h *chist) *lwtCheck {
 	n := len(h.Txns)
 	c, _ := lwtChecks.Get().(*lwtCheck)
 	if c == nil || cap(c.fl) < n {
@@ -101,7 +101,7 @@ func (c *lwtCheck) free() {
 // their place in the one-part check's order and are merged. The first
 // problem with the input, in history order (a transaction of the wrong
 // shape, or a value written the second time), is the error.
-func checkLWTSplit(h *history.History, parts int) (*Result, error) {
+func checkLWTSplit(h *chist, parts int) (*Result, error) {
 	n := len(h.Txns)
 	c := newLWTCheck(h)
 	defer c.free()
@@ -196,7 +196,7 @@ func checkLWTSplit(h *history.History, parts int) (*Result, error) {
 // firstWrittenTwice returns the error of the first value written a second
 // time by one of the first end transactions (all of the right shape), or
 // nil.
-func firstWrittenTwice(h *history.History, end int) error {
+func firstWrittenTwice(h *chist, end int) error {
 	written := newWtable(end, end)
 	defer written.free()
 	for i := range end {

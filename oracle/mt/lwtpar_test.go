@@ -26,8 +26,8 @@ func TestLWTParallelSameAsSerial(t *testing.T) {
 		for range r.IntN(6) {
 			corrupt(r, h)
 		}
-		want, werr := checkLWT(h)
-		got, gerr := checkLWTParallel(h)
+		want, werr := checkLWT(compact(h))
+		got, gerr := checkLWTParallel(compact(h))
 		sameLWT(t, fmt.Sprintf("seed %d, serial and parallel", seed), want, werr, got, gerr)
 		seen.add(want, werr)
 	}
@@ -112,14 +112,14 @@ func BenchmarkLWTSplit(b *testing.B) {
 	h := synthLWT(1_000_000, 64, 100, 1)
 	b.Run("serial", func(b *testing.B) {
 		for b.Loop() {
-			if res, err := checkLWT(h); err != nil || !res.Valid {
+			if res, err := checkLWT(compact(h)); err != nil || !res.Valid {
 				b.Fatal("rejected")
 			}
 		}
 	})
 	b.Run("split", func(b *testing.B) {
 		for b.Loop() {
-			if res, err := checkLWTParallel(h); err != nil || !res.Valid {
+			if res, err := checkLWTParallel(compact(h)); err != nil || !res.Valid {
 				b.Fatal("rejected")
 			}
 		}
@@ -135,7 +135,7 @@ func BenchmarkLWTKeys(b *testing.B) {
 		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if res, err := checkLWT(h); err != nil || !res.Valid {
+				if res, err := checkLWT(compact(h)); err != nil || !res.Valid {
 					b.Fatal("rejected")
 				}
 			}

@@ -49,7 +49,7 @@ func (t *refVtable) put(k kv, idx int32) int32 {
 
 func (t *refVtable) get(k kv) int32 { return t.idx1[t.slot(k)] - 1 }
 
-func refCheckLWTSplit(h *history.History, parts int) (*Result, error) {
+func refCheckLWTSplit(h *chist, parts int) (*Result, error) {
 	n := len(h.Txns)
 	members := make([][]int32, parts)
 	var part []uint8
@@ -143,7 +143,7 @@ func refCheckLWTSplit(h *history.History, parts int) (*Result, error) {
 	return res, nil
 }
 
-func refFirstWrittenTwice(h *history.History, end int) error {
+func refFirstWrittenTwice(h *chist, end int) error {
 	written := newRefVtable(end)
 	for i := range end {
 		t := &h.Txns[i]
@@ -164,7 +164,7 @@ type refLWTPart struct {
 	chainedCAS int
 }
 
-func refCheckLWTPart(h *history.History, ts []int32, written *refVtable, succ []int32, inChain []bool) refLWTPart {
+func refCheckLWTPart(h *chist, ts []int32, written *refVtable, succ []int32, inChain []bool) refLWTPart {
 	out := refLWTPart{dup: [2]int32{-1, -1}}
 	if written == nil {
 		written = newRefVtable(len(ts))
@@ -270,9 +270,9 @@ func TestLWTSameAsReference(t *testing.T) {
 			t := &h.Txns[r.IntN(len(h.Txns))]
 			t.Ops, t.Status = nil, history.Status(1+r.IntN(2))
 		}
-		want, werr := refCheckLWTSplit(h, 1)
+		want, werr := refCheckLWTSplit(compact(h), 1)
 		for parts := 1; parts <= 5; parts++ {
-			got, gerr := checkLWTSplit(h, parts)
+			got, gerr := checkLWTSplit(compact(h), parts)
 			sameLWT(t, fmt.Sprintf("seed %d, reference and new in %d parts", seed, parts), want, werr, got, gerr)
 		}
 		seen.add(want, werr)

@@ -110,7 +110,10 @@ func badInput(format string, a ...any) error { return &InputError{Msg: fmt.Sprin
 const maxAnomalies = 20
 
 // Check verifies h against model.
-func Check(h *history.History, model Model) (*Result, error) {
+func Check(h *history.History, model Model) (*Result, error) { return check(compact(h), model) }
+
+// check is Check on the checks' own copy of a history.
+func check(h *chist, model Model) (*Result, error) {
 	if model == Linearizable {
 		return checkLWTParallel(h)
 	}
@@ -134,21 +137,14 @@ func Check(h *history.History, model Model) (*Result, error) {
 	}
 	// Most histories have no cycle: show that from the history's order
 	// where it can be, else test for cycles on the unlabeled graph, and
-	// build the labeled one only to extract witnesses.
+	// search the witnesses in its cyclic components.
 	if ix.acyclic(model) {
 		res.Valid = true
 		return res, nil
 	}
-	if sccs, comp := ix.cycleTest(model).CyclicSCCs(); len(sccs) > 0 {
-		g := ix.build()
-		switch model {
-		case Serializable:
-			ix.cycles(res, sccs, comp, g, nil)
-		case Snapshot:
-			ix.cycles(res, sccs, comp, ix.compose(g), g)
-		case StrictSerializable:
-			ix.cycles(res, sccs, comp, ix.withRealTime(g), nil)
-		}
+	a := ix.cycleTest(model)
+	if sccs, comp := a.CyclicSCCs(); len(sccs) > 0 {
+		ix.witnesses(res, model, a, sccs, comp)
 	}
 	res.Valid = len(res.Anomalies) == 0
 	return res, nil

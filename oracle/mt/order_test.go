@@ -22,7 +22,7 @@ func TestAcyclicAgreesWithTarjan(t *testing.T) {
 	var cyclic, acyclic, byOrder, bySpans, undecided int
 	check := func(h *history.History) {
 		t.Helper()
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestAcyclicRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}

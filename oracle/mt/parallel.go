@@ -56,7 +56,7 @@ func each(n int, f func(c int)) {
 // the serial pass, which names the first problem), or when its keys and
 // values span too wide a range to be packed into 8 bytes (see packer; the
 // serial pass then does the join on 16-byte pairs).
-func indexParallel(h *history.History) (*indexed, bool) {
+func indexParallel(h *chist) (*indexed, bool) {
 	n := len(h.Txns)
 	nc := workers(n)
 	ix := &indexed{h: h, included: make([]bool, n), init: -1}
@@ -129,7 +129,7 @@ type chunkCounts struct {
 
 // countChunks is pass 1, a worker per chunk: shapes, counts, key and value
 // ranges, the last initial transaction, histograms of 1<<bits partitions.
-func countChunks(h *history.History, cut []int, bits int) []chunkCounts {
+func countChunks(h *chist, cut []int, bits int) []chunkCounts {
 	nc := len(cut) - 1
 	cnt := make([]chunkCounts, nc)
 	each(nc, func(c int) {

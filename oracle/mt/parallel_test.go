@@ -33,11 +33,11 @@ func TestIndexParallelAgrees(t *testing.T) {
 	// for two writes a transaction are too large, and counted again.
 	hugeInit := synth(100_000, 1_000_000, 64, 5)
 	for name, h := range map[string]*history.History{"valid": valid, "lost-update": broken, "unknown": unknown, "huge initial transaction": hugeInit} {
-		par, ok := indexParallel(h)
+		par, ok := indexParallel(compact(h))
 		if !ok {
 			t.Fatalf("%s: the parallel index gave up", name)
 		}
-		ser, err := indexSerial(h)
+		ser, err := indexSerial(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestIndexParallelAgrees(t *testing.T) {
 		// The reads grouped by version, in parallel, are the serial reads
 		// stably sorted by (writer, key), whether the read checks counted
 		// them (as in Check) or not.
-		fresh, _ := indexParallel(h)
+		fresh, _ := indexParallel(compact(h))
 		par.readChecks(&Result{})
 		var want []readRec
 		par.eachReadIn(0, len(h.Txns), func(r readRec) { want = append(want, r) })
@@ -82,7 +82,7 @@ func TestIndexParallelAgrees(t *testing.T) {
 	for i := 30_000; i < len(thin.Txns); i += 3_000 {
 		thin.Txns[i].Ops[0].Value = -int64(i)
 	}
-	ix, err := index(thin)
+	ix, err := index(compact(thin))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +128,12 @@ func TestIndexParallelAgrees(t *testing.T) {
 		return c
 	}
 	edge, wide := scaled(54), scaled(55)
-	par, ok := indexParallel(edge)
-	ser, err := indexSerial(edge)
+	par, ok := indexParallel(compact(edge))
+	ser, err := indexSerial(compact(edge))
 	if !ok || err != nil || !reflect.DeepEqual(par.readOf, ser.readOf) || !reflect.DeepEqual(par.wrefs, ser.wrefs) {
 		t.Errorf("values of 54 bits: the parallel index gave up (%v) or differs from the serial one (%v)", !ok, err)
 	}
-	if _, ok := indexParallel(wide); ok {
+	if _, ok := indexParallel(compact(wide)); ok {
 		t.Errorf("values of 55 bits: the parallel index did not give up")
 	}
 	for _, m := range []Model{Serializable, Snapshot} {
@@ -147,7 +147,7 @@ func TestIndexParallelAgrees(t *testing.T) {
 	unknownKey := clone(valid)
 	unknownKey.Txns[last].Ops[0].Key = 1 << 40
 	for name, h := range map[string]*history.History{"value written twice": dupValue, "bad shape": badShape, "unknown key": unknownKey} {
-		if _, ok := indexParallel(h); ok {
+		if _, ok := indexParallel(compact(h)); ok {
 			t.Errorf("%s: the parallel index did not give up", name)
 		}
 		if _, err := Check(h, Serializable); err == nil {

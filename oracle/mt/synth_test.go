@@ -141,7 +141,7 @@ func TestRealTimeChainAgreesWithDirect(t *testing.T) {
 	valid, invalid := 0, 0
 	for iter := 0; iter < 2000; iter++ {
 		h := randomHistory(r, 2+r.IntN(8), 1+r.IntN(3))
-		ix, err := index(h)
+		ix, err := index(compact(h))
 		if err != nil {
 			t.Fatal(err)
 		}
