@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -32,8 +33,19 @@ var (
 	isolationSet    = regexp.MustCompile(`(?i)^SET\s+(GLOBAL\s+|SESSION\s+|LOCAL\s+)?TRANSACTION\s+ISOLATION\s+LEVEL\s+\{isolation_level\.value\}\s*;?$`)
 )
 
-func parseReplBug(name, src string) ([]*testcase.Case, error) {
-	lineOf := func(offset int) int { return strings.Count(src[:offset], "\n") + 1 }
+func parseReplBug(ctx context.Context, name, src string, max int) ([]*testcase.Case, error) {
+	// lineOf counts from the offset it was last asked for when it can: the
+	// scenarios are asked for in order, and counting from the start each
+	// time made a module of many scenarios take quadratic time.
+	lastOff, lastLine := 0, 1
+	lineOf := func(offset int) int {
+		if offset < lastOff {
+			lastOff, lastLine = 0, 1
+		}
+		lastLine += strings.Count(src[lastOff:offset], "\n")
+		lastOff = offset
+		return lastLine
+	}
 	fail := func(n int, format string, args ...any) error {
 		return &testcase.Error{Name: name, Line: n, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -128,7 +140,11 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 		return nil, fail(0, "no get_scenarios: not a ReplBug bug module")
 	}
 	var out []*testcase.Case
+	count := 0
 	for _, m := range pyTriple.FindAllStringSubmatchIndex(src[fn:], -1) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		f, body := src[fn+m[2]:fn+m[3]], src[fn+m[4]:fn+m[5]]
 		start := lineOf(fn + m[4])
 		if !strings.Contains(body, "conn_") {
@@ -141,6 +157,7 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 		}
 		c.Comments = append(c.Comments, fmt.Sprintf("Converted by txlab import --from replbug from %s (scenario at line %d); ReplBug replays it at every isolation level: txlab run --isolation L", name, start))
 		lines := strings.Split(body, "\n")
+		var parts [][]string // each step's lines
 		for i, raw := range lines {
 			text := strings.TrimSpace(raw)
 			if text == "" {
@@ -158,8 +175,10 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 				if len(c.Steps) == 0 {
 					return nil, fail(n, "%q: want conn_N> statement", text)
 				}
-				last := &c.Steps[len(c.Steps)-1]
-				last.SQL += "\n" + text // a statement continued on the next line
+				// A statement continued on the next line (joined once
+				// it is whole: appending each line copied the statement
+				// so far, quadratic in its lines).
+				parts[len(parts)-1] = append(parts[len(parts)-1], text)
 				continue
 			}
 			conn, _ := strconv.Atoi(cm[1])
@@ -167,18 +186,27 @@ func parseReplBug(name, src string) ([]*testcase.Case, error) {
 			if isolationSet.MatchString(stmt) {
 				continue
 			}
-			c.Steps = append(c.Steps, testcase.Step{Conn: conn + 1, SQL: stmt, Line: n})
+			c.Steps = append(c.Steps, testcase.Step{Conn: conn + 1, Line: n})
+			parts = append(parts, []string{stmt})
 		}
 		for i := range c.Steps {
-			c.Steps[i].SQL = statement(c.Steps[i].SQL)
+			c.Steps[i].SQL = statement(strings.Join(parts[i], "\n"))
 		}
 		if len(c.Steps) == 0 {
+			continue
+		}
+		// Past max, the scenarios are only counted, for the refusal (a
+		// module of 900,000 took 1 GB to be refused once all were made).
+		if count++; max > 0 && count > max {
 			continue
 		}
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
+	}
+	if max > 0 && count > max {
+		return nil, &TooManyCasesError{Count: int64(count), Max: max}
 	}
 	if len(out) == 0 {
 		return nil, fail(lineOf(fn), "get_scenarios returns no scenario of conn_N> lines written out (it is assembled by code)")

@@ -374,6 +374,21 @@ func scenarios(name string, all []stmt) ([]*testcase.Case, error) {
 	var setup []string
 	var steps []stmt
 	setupConn := 0 // the connection the setup runs on; 0 = none yet
+	// A scenario's connection keeps the level its session set in an
+	// earlier one: its first statement in the scenario is preceded by
+	// setting it. (Setting every such connection's level at the start of
+	// every scenario made a file of many connections and scenarios take
+	// minutes, and their order followed a map's.)
+	began := map[int]bool{} // the connections that ran a step in this scenario
+	begin := func(id, line int) {
+		if began[id] {
+			return
+		}
+		began[id] = true
+		if l := get(id).level; l != "" {
+			steps = append(steps, stmt{conn: id, name: "", sql: "SET SESSION TRANSACTION ISOLATION LEVEL " + strings.ToUpper(strings.ReplaceAll(string(l), "-", " ")), line: line})
+		}
+	}
 	flush := func() error {
 		for len(steps) > 0 && strings.EqualFold(firstWord(steps[len(steps)-1].sql), "DROP") {
 			steps = steps[:len(steps)-1]
@@ -386,6 +401,7 @@ func scenarios(name string, all []stmt) ([]*testcase.Case, error) {
 			out = append(out, c)
 		}
 		setup, steps, setupConn = nil, nil, 0
+		clear(began)
 		return nil
 	}
 	anyTxn := func() bool {
@@ -402,6 +418,7 @@ func scenarios(name string, all []stmt) ([]*testcase.Case, error) {
 			off := strings.EqualFold(m[2], "0") || strings.EqualFold(m[2], "OFF") || strings.EqualFold(m[2], "FALSE")
 			if !off && cn.inTxn {
 				// SET autocommit=1 commits the open transaction.
+				begin(s.conn, s.line)
 				steps = append(steps, stmt{conn: s.conn, name: s.name, sql: "COMMIT", line: s.line})
 				cn.inTxn = false
 			}
@@ -424,15 +441,7 @@ func scenarios(name string, all []stmt) ([]*testcase.Case, error) {
 		if len(steps) == 0 && len(setup) == 0 && strings.EqualFold(firstWord(s.sql), "DROP") {
 			continue // the cleanup of a scenario before any ran
 		}
-		if len(steps) == 0 {
-			// A new scenario's connections keep the level their session
-			// set in an earlier one.
-			for id, c := range conns {
-				if c.level != "" {
-					steps = append(steps, stmt{conn: id, name: "", sql: "SET SESSION TRANSACTION ISOLATION LEVEL " + strings.ToUpper(strings.ReplaceAll(string(c.level), "-", " ")), line: s.line})
-				}
-			}
-		}
+		begin(s.conn, s.line)
 		if l, scope, _ := levels.Of(s.sql); scope == levels.Session {
 			cn.level = l
 		}

@@ -29,8 +29,11 @@
 package pgspec
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,10 +43,12 @@ import (
 	"github.com/txlab/txlab/testcase"
 )
 
-// MaxPermutations bounds the interleavings Parse makes of a spec that
-// lists no permutation: the tester runs every one, and their number grows
-// as a factorial of the steps.
-const MaxPermutations = 200
+// MaxCases bounds the cases Parse makes of one spec: a spec that lists no
+// permutation makes one per interleaving, and their number grows as a
+// factorial of the steps. PostgreSQL's own specs make at most about 1,430
+// (prepared-transactions.spec lists them; receipt-report.spec, which lists
+// none, interleaves 210 ways).
+const MaxCases = 2000
 
 // Spec is a parsed spec file.
 type Spec struct {
@@ -321,8 +326,9 @@ func (p *parser) next() token {
 }
 
 // Parse reads a spec and returns one case per permutation, in the spec's
-// order (every interleaving, in order, when it lists none; more than
-// MaxPermutations is refused). Each case's comment names the spec and the
+// order (every interleaving, in order, when it lists none); a spec that
+// makes more than MaxCases cases is refused (Count, then Each, converts
+// any number, one at a time). Each case's comment names the spec and the
 // permutation.
 func Parse(name string, r io.Reader) ([]*testcase.Case, error) {
 	sp, err := ParseSpec(name, r)
@@ -332,36 +338,114 @@ func Parse(name string, r io.Reader) ([]*testcase.Case, error) {
 	return sp.Cases(name)
 }
 
-// Cases turns the spec into cases, one per permutation.
+// Cases turns the spec into cases, one per permutation; more than
+// MaxCases is refused.
 func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
-	perms := sp.Permutations
-	listed := len(perms) > 0
-	if !listed {
-		var err error
-		if perms, err = sp.interleavings(); err != nil {
-			return nil, &testcase.Error{Name: name, Msg: err.Error()}
+	if n := sp.Count(); n > MaxCases {
+		return nil, &testcase.Error{Name: name, Msg: fmt.Sprintf("%s, more than the %d cases Parse makes", sp.CountText(), MaxCases)}
+	}
+	var out []*testcase.Case
+	err := sp.Each(context.Background(), name, func(c *testcase.Case, _, _ int) error {
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Count is the number of cases the spec makes: its permutations, or when
+// it lists none the interleavings of its sessions' steps, which grow as a
+// factorial of the steps (math.MaxInt64 stands for any number past it).
+// It costs nothing next to making them: look before calling Each.
+func (sp *Spec) Count() int64 {
+	if len(sp.Permutations) > 0 {
+		return int64(len(sp.Permutations))
+	}
+	// The multinomial coefficient, one factor at a time: every partial
+	// product is a binomial coefficient's, so each division is exact,
+	// and none decreases, so the first past MaxInt64 is the answer's.
+	n, limit := big.NewInt(1), big.NewInt(math.MaxInt64)
+	total := int64(0)
+	for _, s := range sp.Sessions {
+		for i := int64(1); i <= int64(len(s.Steps)); i++ {
+			total++
+			n.Mul(n, big.NewInt(total))
+			n.Quo(n, big.NewInt(i))
+			if n.Cmp(limit) > 0 {
+				return math.MaxInt64
+			}
 		}
 	}
+	return n.Int64()
+}
+
+// CountText says what Count counts, for a refusal: "32784 permutations",
+// "no permutation listed, and its 12 steps interleave 34650 ways".
+func (sp *Spec) CountText() string {
+	n := sp.Count()
+	if len(sp.Permutations) > 0 {
+		return fmt.Sprintf("%d permutations", n)
+	}
+	steps := 0
+	for _, s := range sp.Sessions {
+		steps += len(s.Steps)
+	}
+	ways := strconv.FormatInt(n, 10)
+	if n == math.MaxInt64 {
+		ways = "more than 9.2e18"
+	}
+	return fmt.Sprintf("no permutation listed, and its %d steps interleave %s ways", steps, ways)
+}
+
+// Each makes the spec's cases one at a time, in the order Cases gives
+// them, and calls emit with each, its index (from 0) and Count; the
+// interleavings of a spec that lists no permutation are walked, never
+// held, so Each holds one case whatever Count is. It stops at the first
+// error emit returns, and when ctx is done (with ctx's error), checking
+// before each case.
+func (sp *Spec) Each(ctx context.Context, name string, emit func(c *testcase.Case, k, n int) error) error {
+	listed := len(sp.Permutations) > 0
+	count := sp.Count()
 	nums := sp.numbers()
 	owner := map[string]*Session{}
-	steps := map[string]Step{}
+	steps := map[string]*Block{}
 	for _, s := range sp.Sessions {
-		for _, st := range s.Steps {
-			owner[st.Name], steps[st.Name] = s, st
+		for i := range s.Steps {
+			owner[s.Steps[i].Name], steps[s.Steps[i].Name] = s, &s.Steps[i].Block
 		}
 	}
 	var setup []string
 	for _, b := range sp.Setup {
 		stmts, err := split(name, b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, s := range stmts {
 			setup = append(setup, s.SQL)
 		}
 	}
-	var out []*testcase.Case
-	for k, perm := range perms {
+	// A block is split once, however many permutations name it (a
+	// permutation may name a step any number of times).
+	type splitBlock struct {
+		stmts []levels.Stmt
+		err   error
+	}
+	splits := map[*Block]splitBlock{}
+	splitOnce := func(b *Block) ([]levels.Stmt, error) {
+		if r, ok := splits[b]; ok {
+			return r.stmts, r.err
+		}
+		stmts, err := split(name, *b)
+		splits[b] = splitBlock{stmts, err}
+		return stmts, err
+	}
+	k := 0
+	one := func(perm Permutation) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// Each connection's statements in the order the tester runs
 		// them: session setups, the permutation, session teardowns.
 		type placed struct {
@@ -374,7 +458,7 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 			if b == nil {
 				return nil
 			}
-			stmts, err := split(name, *b)
+			stmts, err := splitOnce(b)
 			for _, s := range stmts {
 				order = append(order, placed{conn, s})
 				size += len(s.SQL)
@@ -389,18 +473,17 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 		}
 		for _, s := range sp.Sessions {
 			if err := add(nums[s], s.Setup); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, st := range perm.Steps {
-			b := steps[st].Block
-			if err := add(nums[owner[st]], &b); err != nil {
-				return nil, err
+			if err := add(nums[owner[st]], steps[st]); err != nil {
+				return err
 			}
 		}
 		for _, s := range sp.Sessions {
 			if err := add(nums[s], s.Teardown); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		// Levels are per connection: resolve each one's statements and
@@ -420,7 +503,7 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 			}
 			got, l, err := levels.Resolve("session "+s.Name, stmts)
 			if err != nil {
-				return nil, &testcase.Error{Name: name, Line: s.Line, Msg: err.Error()}
+				return &testcase.Error{Name: name, Line: s.Line, Msg: err.Error()}
 			}
 			for j, i := range conns[n] {
 				order[i].SQL, keep[i] = got[j], got[j] != ""
@@ -435,24 +518,48 @@ func (sp *Spec) Cases(name string) ([]*testcase.Case, error) {
 			}
 		}
 		if len(c.Steps) == 0 {
-			return nil, &testcase.Error{Name: name, Line: perm.Line, Msg: "the permutation runs no statement"}
+			return &testcase.Error{Name: name, Line: perm.Line, Msg: "the permutation runs no statement"}
 		}
 		levels.Set(c, lv)
 		what := "permutation"
 		if !listed {
 			what = "interleaving"
 		}
-		c.Comments = []string{fmt.Sprintf("Converted by txlab import --from pg-isolation from %s, %s %d of %d:", name, what, k+1, len(perms)),
+		c.Comments = []string{fmt.Sprintf("Converted by txlab import --from pg-isolation from %s, %s %d of %d:", name, what, k+1, count),
 			"  " + strings.Join(perm.Steps, " ")}
-		if len(perms) > 1 {
+		if count > 1 {
 			c.Name = fmt.Sprintf("%s#%d", name, k+1)
 		}
-		if err := c.Validate(); err != nil {
-			return nil, err
+		// Every case has the same setup: check it with the first one
+		// only (checking a 7,000-row setup took 17 ms a case), and the
+		// rest without it. Validate checks each setup statement on its
+		// own and that the printed case reads back, and the setup's
+		// lines read back the same whatever steps follow them (none
+		// starts like a step: the first check refuses that); the
+		// statement bound is add's.
+		v := c
+		if k > 0 {
+			nc := *c
+			nc.Setup = nil
+			v = &nc
 		}
-		out = append(out, c)
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		k++
+		return emit(c, k-1, int(count))
 	}
-	return out, nil
+	if listed {
+		for _, perm := range sp.Permutations {
+			if err := one(perm); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return sp.interleavings(func(steps []string) error {
+		return one(Permutation{Steps: steps})
+	})
 }
 
 // numbered matches a session name that ends in its number (s1, conn2).
@@ -484,41 +591,37 @@ func (sp *Spec) numbers() map[*Session]int {
 	return nums
 }
 
-// interleavings lists every order of the sessions' steps that keeps each
-// session's own order, as the tester runs a spec without permutations.
-func (sp *Spec) interleavings() ([]Permutation, error) {
-	n := 1.0
+// interleavings calls f with every order of the sessions' steps that
+// keeps each session's own order, as the tester runs a spec without
+// permutations, one at a time (f must not keep the slice), and stops at
+// the first error f returns.
+func (sp *Spec) interleavings(f func([]string) error) error {
 	total := 0
 	for _, s := range sp.Sessions {
-		for i := 1; i <= len(s.Steps); i++ {
-			total++
-			n = n * float64(total) / float64(i)
-		}
+		total += len(s.Steps)
 	}
-	if n > MaxPermutations {
-		return nil, fmt.Errorf("no permutation listed, and the %d steps interleave %.0f ways (more than %d)", total, n, MaxPermutations)
-	}
-	var out []Permutation
 	pos := make([]int, len(sp.Sessions))
-	var cur []string
-	var walk func()
-	walk = func() {
+	cur := make([]string, 0, total)
+	var walk func() error
+	walk = func() error {
 		if len(cur) == total {
-			out = append(out, Permutation{Steps: append([]string(nil), cur...)})
-			return
+			return f(cur)
 		}
 		for i, s := range sp.Sessions {
 			if pos[i] < len(s.Steps) {
 				cur = append(cur, s.Steps[pos[i]].Name)
 				pos[i]++
-				walk()
+				err := walk()
 				pos[i]--
 				cur = cur[:len(cur)-1]
+				if err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	walk()
-	return out, nil
+	return walk()
 }
 
 // split cuts a block into its statements; the line of each is its

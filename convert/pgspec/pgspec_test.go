@@ -1,11 +1,16 @@
 package pgspec_test
 
 import (
+	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txlab/txlab/convert/pgspec"
 	"github.com/txlab/txlab/testcase"
@@ -167,7 +172,7 @@ func TestWriteRefuses(t *testing.T) {
 }
 
 // TestInterleavingsBound: a spec without permutations whose steps
-// interleave more than MaxPermutations ways is refused, not expanded.
+// interleave more than MaxCases ways is refused, not expanded.
 func TestInterleavingsBound(t *testing.T) {
 	var b strings.Builder
 	for _, s := range []string{"a", "b", "c"} {
@@ -224,4 +229,94 @@ func SameCase(a, b *testcase.Case) string {
 		}
 	}
 	return ""
+}
+
+// sessions is a spec of sessions s1, s2, … with the given numbers of
+// steps, and perms listed permutations (the first step of each session,
+// in order).
+func sessions(perms int, steps ...int) string {
+	var b strings.Builder
+	var firsts []string
+	for s, n := range steps {
+		fmt.Fprintf(&b, "session s%d\n", s+1)
+		for i := range n {
+			fmt.Fprintf(&b, "step s%d_%d { SELECT %d; }\n", s+1, i, i)
+		}
+		firsts = append(firsts, fmt.Sprintf("s%d_0", s+1))
+	}
+	for range perms {
+		b.WriteString("permutation " + strings.Join(firsts, " ") + "\n")
+	}
+	return b.String()
+}
+
+// TestCount: the cases a spec makes, counted without making them: its
+// permutations, or its steps' interleavings (the multinomial coefficient),
+// math.MaxInt64 for more than that. PostgreSQL's receipt-report.spec
+// (steps 2, 2 and 3) interleaves 210 ways, and converts; the largest of
+// its specs lists about 1,430 permutations.
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want int64
+	}{
+		{sessions(1430, 3, 4, 3, 1), 1430},
+		{sessions(0, 2, 2), 6},
+		{sessions(0, 2, 2, 3), 210},
+		{sessions(0, 4, 4, 4), 34650},
+		{sessions(0, 1000), 1},
+		{sessions(0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 2432902008176640000}, // 20!
+		{sessions(0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), math.MaxInt64},    // 21!
+		{sessions(0, 5000, 5000), math.MaxInt64},
+	} {
+		sp, err := pgspec.ParseSpec("count.spec", strings.NewReader(tc.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Count(); got != tc.want {
+			t.Errorf("%s: Count %d, want %d", sp.CountText(), got, tc.want)
+		}
+	}
+	cases, err := pgspec.Parse("receipt-report.spec", strings.NewReader(sessions(0, 2, 2, 3)))
+	if err != nil || len(cases) != 210 {
+		t.Errorf("receipt-report's shape: %d cases, %v; want 210", len(cases), err)
+	}
+	cases, err = pgspec.Parse("prepared-transactions.spec", strings.NewReader(sessions(1430, 3, 4, 3, 1)))
+	if err != nil || len(cases) != 1430 {
+		t.Errorf("prepared-transactions' shape: %d cases, %v; want 1430", len(cases), err)
+	}
+}
+
+// TestEachIsLazy: Each makes a spec's interleavings one at a time, so the
+// first of 20! comes at once, and a cancelled context stops it before the
+// next (walking them all first took forever and all the memory there is).
+func TestEachIsLazy(t *testing.T) {
+	sp, err := pgspec.ParseSpec("fact.spec", strings.NewReader(sessions(0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []string
+	done := make(chan error, 1)
+	go func() {
+		done <- sp.Each(ctx, "fact.spec", func(c *testcase.Case, k, n int) error {
+			got = append(got, c.Name)
+			if n != 2432902008176640000 {
+				t.Errorf("case %d of %d, want of 20!", k, n)
+			}
+			if k == 2 {
+				cancel()
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || strings.Join(got, " ") != "fact.spec#1 fact.spec#2 fact.spec#3" {
+			t.Errorf("%v after %v; want context.Canceled after the first 3", err, got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Each did not stop 20 s after its context was cancelled")
+	}
 }

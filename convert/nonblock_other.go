@@ -1,0 +1,5 @@
+//go:build !unix
+
+package convert
+
+const oNonblock = 0
