@@ -48,7 +48,7 @@ type Entry struct {
 
 // DBMSs are the names txlab's targets report (target.Info.DBMS): what a
 // case's dbms header and a --dbms flag may name.
-var DBMSs = []string{"mariadb", "mysql", "tidb", "postgres", "cockroach", "sqlite"}
+var DBMSs = []string{"mariadb", "mysql", "tidb", "postgres", "cockroach", "sqlite", "duckdb"}
 
 // List returns the corpus, sorted by bug id, the cases whose dbms header
 // starts with dbms only when dbms is not empty. A file without a bug

@@ -101,6 +101,7 @@ func Run(ctx context.Context, targets []target.Target, opt Options) (*Summary, e
 	info := targets[0].Info()
 	opt.Gen.Dialect = info.Dialect
 	opt.Gen.NoSharedLocks = info.NoSharedLocks
+	opt.Gen.NoLockingReads = info.NoLockingReads
 	if opt.Gen.Features == nil {
 		opt.Gen.Features = info.Features
 	}

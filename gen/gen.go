@@ -40,6 +40,9 @@ type Config struct {
 	// query drawn with FOR SHARE gets no locking clause; FOR UPDATE stays.
 	// The draws are the same, so the rest of the case is too.
 	NoSharedLocks bool
+	// NoLockingReads: the target rejects every locking read (DuckDB), so
+	// no query gets a locking clause. The draws are the same.
+	NoLockingReads bool
 
 	// Features are the SQL features beyond the base subset (package
 	// features' names) the target supports (target.Info.Features); the

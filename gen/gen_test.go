@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -427,5 +428,26 @@ func TestNoSharedLocks(t *testing.T) {
 	}
 	if updates == 0 {
 		t.Error("no FOR UPDATE in 300 cases with NoSharedLocks")
+	}
+}
+
+// TestNoLockingReads: for a target without locking reads (DuckDB) no
+// case carries a locking clause, and the cases are otherwise the same.
+func TestNoLockingReads(t *testing.T) {
+	strip := regexp.MustCompile(` FOR (UPDATE|SHARE|NO KEY UPDATE|KEY SHARE)`)
+	locks := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		with := Case(seed, Config{Dialect: sqlast.Postgres}).String()
+		without := Case(seed, Config{Dialect: sqlast.Postgres, NoLockingReads: true, NoSharedLocks: true}).String()
+		if strip.MatchString(without) {
+			t.Fatalf("seed %d: a locking read with NoLockingReads:\n%s", seed, without)
+		}
+		locks += len(strip.FindAllString(with, -1))
+		if strip.ReplaceAllString(with, "") != without {
+			t.Fatalf("seed %d: NoLockingReads changed more than the locking clauses:\n%s\n---\n%s", seed, with, without)
+		}
+	}
+	if locks == 0 {
+		t.Error("no locking read in 300 cases without NoLockingReads: the test tests nothing")
 	}
 }

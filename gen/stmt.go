@@ -58,11 +58,20 @@ func (g *Generator) lock() sqlast.LockMode {
 		if g.cfg.NoSharedLocks {
 			return sqlast.LockNone
 		}
-		return g.weaker(sqlast.LockShare, "for-key-share", sqlast.LockKeyShare)
+		return g.noLocks(g.weaker(sqlast.LockShare, "for-key-share", sqlast.LockKeyShare))
 	case p < 0.5:
-		return g.weaker(sqlast.LockUpdate, "for-no-key-update", sqlast.LockNoKeyUpdate)
+		return g.noLocks(g.weaker(sqlast.LockUpdate, "for-no-key-update", sqlast.LockNoKeyUpdate))
 	}
 	return sqlast.LockNone
+}
+
+// noLocks is m, or no lock where the target has no locking reads (the
+// draw of m is made all the same, so the rest of the case is too).
+func (g *Generator) noLocks(m sqlast.LockMode) sqlast.LockMode {
+	if g.cfg.NoLockingReads {
+		return sqlast.LockNone
+	}
+	return m
 }
 
 // items draws 1..3 output expressions over s. Computed ones get aliases

@@ -189,27 +189,56 @@ func tidbBinaries(bin string) (binaries, error) {
 // discards). Concurrent calls, in one process or several, build once: the
 // others wait for the first.
 func InstallTiDB(ctx context.Context, log io.Writer) (string, error) {
-	if log == nil {
-		log = io.Discard
-	}
 	dir, err := TiDBBuildDir()
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, tidbServerName)
+	goCmd, goErr := goTool()
+	return buildOnce(ctx, buildSpec{
+		dir: dir, bin: tidbServerName, what: "TiDB v" + TiDBVersion, note: tidbBuildNote,
+		files: map[string]string{"go.mod": tidbGoMod, "go.sum": tidbGoSum},
+		check: func() error {
+			if goErr != nil {
+				return fmt.Errorf("localdb: TiDB %s is not built: %w", TiDBVersion, goErr)
+			}
+			return nil
+		},
+		build: func(tmp string) error { return goBuildTiDB(ctx, goCmd, tmp, log) },
+	}, log)
+}
+
+// buildSpec is a program txlab builds once into its cache.
+type buildSpec struct {
+	dir   string            // where it lives once built
+	bin   string            // the program's file name in dir
+	what  string            // its name in messages
+	note  string            // what the build costs, for the user who waits
+	files map[string]string // written into the build directory first
+	check func() error      // may the build start (tools present)?
+	build func(tmp string) error
+}
+
+// buildOnce builds spec into spec.dir unless it is there, and returns
+// the program's path. Concurrent calls, in one process or several, build
+// once: the others wait for the first.
+func buildOnce(ctx context.Context, spec buildSpec, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	dir := spec.dir
+	bin := filepath.Join(dir, spec.bin)
 	if isExecutable(bin) {
 		return bin, nil
 	}
-	goCmd, err := goTool()
-	if err != nil {
-		return "", fmt.Errorf("localdb: TiDB %s is not built: %w", TiDBVersion, err)
+	if err := spec.check(); err != nil {
+		return "", err
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("localdb: %w", err)
 	}
 	unlock, err := lockFile(ctx, dir+".lock", func() {
-		fmt.Fprintf(log, "localdb: waiting for another txlab that is building TiDB into %s\n", dir)
+		fmt.Fprintf(log, "localdb: waiting for another txlab that is building %s into %s\n", spec.what, dir)
 	})
 	if err != nil {
 		return "", fmt.Errorf("localdb: lock %s.lock: %w", dir, err)
@@ -229,14 +258,18 @@ func InstallTiDB(ctx context.Context, log io.Writer) (string, error) {
 		return "", fmt.Errorf("localdb: %w", err)
 	}
 	defer os.RemoveAll(tmp) // gone after the rename; a failed build's only
-	for name, text := range map[string]string{"go.mod": tidbGoMod, "go.sum": tidbGoSum} {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(text), 0o644); err != nil {
+	for name, text := range spec.files {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("localdb: %w", err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			return "", fmt.Errorf("localdb: %w", err)
 		}
 	}
-	fmt.Fprintf(log, "localdb: building TiDB v%s once (%s) into %s\n", TiDBVersion, tidbBuildNote, dir)
+	fmt.Fprintf(log, "localdb: building %s once (%s) into %s\n", spec.what, spec.note, dir)
 	began := time.Now()
-	if err := goBuildTiDB(ctx, goCmd, tmp, log); err != nil {
+	if err := spec.build(tmp); err != nil {
 		return "", err
 	}
 	_ = os.RemoveAll(dir)    // an incomplete one (the binary deleted by hand)
@@ -244,27 +277,34 @@ func InstallTiDB(ctx context.Context, log io.Writer) (string, error) {
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", fmt.Errorf("localdb: %w", err)
 	}
-	fmt.Fprintf(log, "localdb: TiDB v%s built in %v: %s\n", TiDBVersion, time.Since(began).Round(time.Second), bin)
+	fmt.Fprintf(log, "localdb: %s built in %v: %s\n", spec.what, time.Since(began).Round(time.Second), bin)
 	return bin, nil
 }
 
 // goBuildTiDB runs go build in the module directory dir, writing
 // dir/tidb-server and dir/build.log, with a line on log every minute.
 func goBuildTiDB(ctx context.Context, goCmd, dir string, log io.Writer) error {
+	args := []string{"build", "-tags", tidbTags, "-ldflags", tidbLDFlags, "-o", filepath.Join(dir, tidbServerName), tidbPackage}
+	return goBuild(ctx, goCmd, dir, args, goBuildEnv(tidbToolchain), "TiDB v"+TiDBVersion, log)
+}
+
+// goBuild runs the go command with args in the module directory dir and
+// env, writing its output to dir/build.log, with a line on log every
+// minute; what names the build in its messages.
+func goBuild(ctx context.Context, goCmd, dir string, args, env []string, what string, log io.Writer) error {
 	logPath := filepath.Join(dir, "build.log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		return fmt.Errorf("localdb: %w", err)
 	}
 	defer f.Close()
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-tags", tidbTags, "-ldflags", tidbLDFlags,
-		"-o", filepath.Join(dir, tidbServerName), tidbPackage)
+	cmd := exec.CommandContext(ctx, goCmd, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = goBuildEnv()
+	cmd.Env = env
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("localdb: build TiDB: %w", err)
+		return fmt.Errorf("localdb: build %s: %w", what, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -275,21 +315,21 @@ func goBuildTiDB(ctx context.Context, goCmd, dir string, log io.Writer) error {
 		case err := <-done:
 			if err != nil {
 				if ctx.Err() != nil {
-					return fmt.Errorf("localdb: build of TiDB interrupted: %w", context.Cause(ctx))
+					return fmt.Errorf("localdb: build of %s interrupted: %w", what, context.Cause(ctx))
 				}
-				return &startError{err: fmt.Errorf("localdb: go build of TiDB v%s failed: %w", TiDBVersion, err), log: logTail(logPath, logTailLines), logPath: logPath}
+				return &startError{err: fmt.Errorf("localdb: go build of %s failed: %w", what, err), log: logTail(logPath, logTailLines), logPath: logPath}
 			}
 			return nil
 		case <-tick.C:
-			fmt.Fprintf(log, "localdb: still building TiDB (%v so far)\n", time.Since(began).Round(time.Minute))
+			fmt.Fprintf(log, "localdb: still building %s (%v so far)\n", what, time.Since(began).Round(time.Minute))
 		}
 	}
 }
 
 // goBuildEnv is the caller's environment with the Go settings that would
 // change the build replaced: the pinned toolchain, module mode with go.sum
-// as it is, no workspace, the host's platform.
-func goBuildEnv() []string {
+// as it is, no workspace, the host's platform; extra settings last.
+func goBuildEnv(toolchain string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
@@ -298,7 +338,8 @@ func goBuildEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOTOOLCHAIN="+tidbToolchain, "GOFLAGS=-mod=readonly", "GOWORK=off", "GO111MODULE=on")
+	env = append(env, "GOTOOLCHAIN="+toolchain, "GOFLAGS=-mod=readonly", "GOWORK=off", "GO111MODULE=on")
+	return append(env, extra...)
 }
 
 // Files in a TiDB server's directory.

@@ -37,7 +37,8 @@ func ParseDialect(s string) (Dialect, error) {
 	switch strings.ToLower(s) {
 	case "mysql", "mariadb", "tidb":
 		return MySQL, nil
-	case "postgres", "postgresql", "cockroach", "cockroachdb":
+	case "postgres", "postgresql", "cockroach", "cockroachdb", "duckdb":
+		// DuckDB's parser is PostgreSQL's.
 		return Postgres, nil
 	case "sqlite":
 		return SQLite, nil

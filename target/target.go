@@ -282,6 +282,9 @@ type Info struct {
 	// SHARE MODE (TiDB, unless tidb_enable_noop_functions or
 	// tidb_enable_shared_lock_promotion is on); generated cases carry none.
 	NoSharedLocks bool `json:"-"`
+	// NoLockingReads says the DBMS rejects every locking read (SELECT …
+	// FOR UPDATE too: DuckDB); generated cases carry none.
+	NoLockingReads bool `json:"-"`
 	// Features are the SQL features (package features' names) this DBMS
 	// and version support beyond the base subset, so the generator may
 	// use them; nil: none (the base subset only).

@@ -31,7 +31,7 @@ type globalFlags struct {
 
 func (g *globalFlags) register(root *cobra.Command) {
 	f := root.PersistentFlags()
-	f.StringVar(&g.db, "db", "sqlite", "target database: sqlite, sqlite:PATH, mariadb, postgres or a URL\n(e.g. --db mysql://root:pw@127.0.0.1:3306/ or --db postgres://me@localhost/postgres)")
+	f.StringVar(&g.db, "db", "sqlite", "target database: sqlite, sqlite:PATH, duckdb, duckdb:PATH, mariadb, postgres or a URL\n(e.g. --db mysql://root:pw@127.0.0.1:3306/ or --db postgres://me@localhost/postgres)")
 	f.StringVar(&g.schema, "schema", "txlab", "txlab's own database/schema on the target; txlab creates and drops tables only there and in\nits siblings SCHEMA_wN (--workers), SCHEMA_isorel and SCHEMA_wN_isorel (IsoRel's instrumented runs);\nsee README (e.g. --schema txlab_ci)")
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON on stdout (e.g. txlab run --json case.txn | jq .events)")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log server start-up and notable events on stderr (e.g. -v)")

@@ -144,7 +144,7 @@ func (ff *fuzzFlags) validate(cmd *cobra.Command, g *globalFlags) error {
 		// Each worker holds a database and several connections: past
 		// this many, they only queue on the CPUs and the server.
 		return usageErr(fmt.Errorf("--workers %d: at most %d (4 per core, %d cores)", ff.workers, maxWorkers(), runtime.NumCPU()))
-	case ff.workers < 1 && g.db == "sqlite":
+	case ff.workers < 1 && (g.db == "sqlite" || g.db == "duckdb"):
 		// Fresh embedded files: nothing shared but the CPU.
 		ff.workers = runtime.NumCPU()
 	case ff.workers < 1:

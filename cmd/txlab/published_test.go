@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,10 +113,18 @@ func TestBugsTest(t *testing.T) {
 	}
 	// postgres@10 and postgres@18: the oldest and the newest PostgreSQL
 	// release txlab installs, beside Debian's; tidb: txlab's build of
-	// TiDB v8.5.6 (skipped when it is not built, failed under CI=true).
-	for _, db := range []string{"mariadb", "postgres", "postgres@10", "postgres@18", "tidb", "sqlite"} {
+	// TiDB v8.5.6 (skipped when it is not built, failed under CI=true);
+	// duckdb: txlab-duckdb, built on first use (skipped where it cannot
+	// be built, failed under CI=true).
+	for _, db := range []string{"mariadb", "postgres", "postgres@10", "postgres@18", "tidb", "sqlite", "duckdb"} {
 		t.Run(db, func(t *testing.T) {
-			if kind, _, _ := strings.Cut(db, "@"); kind != "sqlite" {
+			switch kind, _, _ := strings.Cut(db, "@"); kind {
+			case "sqlite":
+			case "duckdb":
+				if err := localdb.DuckDBBuildable(); err != nil && os.Getenv("CI") == "" {
+					t.Skipf("txlab-duckdb cannot be built here: %v", err)
+				}
+			default:
 				localdbtest.Require(t, localdb.Kind(kind))
 			}
 			code, stdout, stderr := txlab(t, "bugs", "test", "--db", db, "--isolation", "all", "--check", "--json", "--out", t.TempDir())

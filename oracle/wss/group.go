@@ -16,6 +16,8 @@ type GroupConfig struct {
 	Dialect sqlast.Dialect
 	// NoSharedLocks is passed to gen: the target rejects FOR SHARE.
 	NoSharedLocks bool
+	// NoLockingReads is passed to gen: the target has no locking reads.
+	NoLockingReads bool
 	// Features are passed to gen: the SQL features the target supports.
 	Features []string
 	MaxTxns  int // transactions per group, 2..5 (default 5)
@@ -48,7 +50,7 @@ func Group(seed uint64, cfg GroupConfig) []*testcase.Case {
 		cfg.Orders = 3
 	}
 	g := gen.New(seed, gen.Config{
-		Dialect: cfg.Dialect, NoSharedLocks: cfg.NoSharedLocks, Features: cfg.Features, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
+		Dialect: cfg.Dialect, NoSharedLocks: cfg.NoSharedLocks, NoLockingReads: cfg.NoLockingReads, Features: cfg.Features, MaxTxns: cfg.MaxTxns, MaxStmts: cfg.MaxStmts,
 		AutocommitRatio: cfg.AutocommitRatio, RollbackRatio: cfg.RollbackRatio,
 	})
 	gc := g.Config()

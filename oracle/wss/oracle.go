@@ -51,6 +51,7 @@ func (o *Oracle) Group(seed uint64, cfg gen.Config) []*testcase.Case {
 	gc := o.Groups
 	gc.Dialect = cfg.Dialect
 	gc.NoSharedLocks = cfg.NoSharedLocks
+	gc.NoLockingReads = cfg.NoLockingReads
 	gc.Features = cfg.Features
 	return Group(seed, gc)
 }

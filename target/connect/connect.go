@@ -1,5 +1,5 @@
 // Package connect turns a --db spec into a target.Target: an embedded SQLite
-// file, a throwaway MariaDB, PostgreSQL or TiDB server started through
+// or DuckDB file, a throwaway MariaDB, PostgreSQL or TiDB server started through
 // localdb (Debian's binaries, a PostgreSQL release installed by pgrelease, or
 // the user's own build: KIND@VERSION, KIND@/path), or a URL naming an
 // existing server. It is the only place that knows every
@@ -23,6 +23,7 @@ import (
 	"github.com/txlab/txlab/localdb"
 	"github.com/txlab/txlab/localdb/pgrelease"
 	"github.com/txlab/txlab/target"
+	"github.com/txlab/txlab/target/duckdb"
 	"github.com/txlab/txlab/target/mysql"
 	"github.com/txlab/txlab/target/postgres"
 	"github.com/txlab/txlab/target/sqlite"
@@ -54,7 +55,7 @@ const DefaultConnectTimeout = 10 * time.Second
 const DefaultSchema = "txlab"
 
 // Usage describes the accepted specs, for flag help.
-const Usage = `"sqlite" (default: a temporary file), "sqlite:PATH"; a throwaway local server: ` +
+const Usage = `"sqlite" (default: a temporary file), "sqlite:PATH"; "duckdb" (a temporary file), "duckdb:PATH" (DuckDB 1.5.6, its program built once); a throwaway local server: ` +
 	`"mariadb" or "postgres" (Debian's binaries), "postgres@VERSION" (a release txlab installs: postgres@18, postgres@12.22), ` +
 	`"tidb" (TiDB v8.5.6, built once), or KIND@/path/to/bin (your own build of mariadb, postgres or tidb); ` +
 	`or a URL: mysql://, mariadb://, tidb://, postgres://, postgresql://, cockroach:// ` +
@@ -65,6 +66,7 @@ type kind int
 
 const (
 	kindSQLite kind = iota + 1
+	kindDuckDB
 	kindLocalMariaDB
 	kindLocalPostgres
 	kindLocalTiDB
@@ -109,6 +111,16 @@ func parseSpec(raw string) (spec, error) {
 			return spec{}, fmt.Errorf("--db %q: sqlite:PATH needs a path", raw)
 		}
 		return spec{kind: kindSQLite, arg: path}, nil
+	case strings.EqualFold(s, "duckdb"):
+		return spec{kind: kindDuckDB}, nil
+	case strings.HasPrefix(s, "duckdb:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(s, "duckdb:"), "//")
+		if path == "" {
+			return spec{}, fmt.Errorf("--db %q: duckdb:PATH needs a path", raw)
+		}
+		return spec{kind: kindDuckDB, arg: path}, nil
+	case len(s) > 7 && strings.EqualFold(s[:7], "duckdb@"):
+		return spec{}, fmt.Errorf("--db %q: txlab runs the DuckDB it builds (%s): want duckdb or duckdb:PATH", raw, localdb.DuckDBVersion)
 	}
 	if !strings.Contains(s, "://") {
 		name, at, hasAt := strings.Cut(s, "@")
@@ -144,7 +156,7 @@ func parseSpec(raw string) (spec, error) {
 }
 
 // specNames are what a --db value that is no URL may start with.
-var specNames = []string{"sqlite", "mariadb", "postgres", "postgresql", "tidb"}
+var specNames = []string{"sqlite", "duckdb", "mariadb", "postgres", "postgresql", "tidb"}
 
 // urlSchemes are the schemes of the servers txlab connects to by URL.
 var urlSchemes = []string{"mysql", "mariadb", "tidb", "postgres", "postgresql", "cockroach", "cockroachdb"}
@@ -165,7 +177,7 @@ func unknownSpec(raw, s string) error {
 		}
 		return fmt.Errorf("--db %q: no such target; did you mean %q? (txlab --help lists the targets)", raw, best)
 	}
-	return fmt.Errorf("--db %q: no such target; want sqlite, mariadb, postgres, postgres@VERSION, tidb, KIND@/path/to/bin or a URL (txlab --help lists them)", raw)
+	return fmt.Errorf("--db %q: no such target; want sqlite, duckdb, mariadb, postgres, postgres@VERSION, tidb, KIND@/path/to/bin or a URL (txlab --help lists them)", raw)
 }
 
 // schemeOf is the scheme of a URL-shaped spec, "mysql" when it has none.
@@ -223,7 +235,7 @@ func parseRelease(raw string, k kind, at string) (spec, error) {
 
 var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
-// DBMS is the DBMS a --db value names by itself: sqlite, or a throwaway
+// DBMS is the DBMS a --db value names by itself: sqlite, duckdb, or a throwaway
 // mariadb, postgres or tidb server of any release or build; "" for a URL,
 // whose server says what it is only once connected, and for a value that
 // names no target.
@@ -232,7 +244,7 @@ func DBMS(raw string) string {
 	if err != nil {
 		return ""
 	}
-	return map[kind]string{kindSQLite: "sqlite", kindLocalMariaDB: "mariadb", kindLocalPostgres: "postgres", kindLocalTiDB: "tidb"}[s.kind]
+	return map[kind]string{kindSQLite: "sqlite", kindDuckDB: duckdb.DBMS, kindLocalMariaDB: "mariadb", kindLocalPostgres: "postgres", kindLocalTiDB: "tidb"}[s.kind]
 }
 
 // Split splits a --db value into its targets: bugs test takes several,
@@ -271,6 +283,8 @@ func Open(ctx context.Context, raw string, opt Options) (target.Target, error) {
 	switch sp.kind {
 	case kindSQLite:
 		return sqlite.Open(ctx, sp.arg)
+	case kindDuckDB:
+		return duckdb.Open(ctx, sp.arg, duckdb.Options{Progress: opt.Progress})
 	case kindMySQLURL:
 		return sweepLeftovers(ctx, opt.Progress)(bounded(ctx, timeout, func(ctx context.Context) (target.Target, error) { return mysql.OpenURL(ctx, sp.arg, schema) }))
 	case kindPostgresURL:

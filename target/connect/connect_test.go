@@ -28,6 +28,13 @@ func TestParseSpec(t *testing.T) {
 		{"sqlite:/tmp/x.db", spec{kind: kindSQLite, arg: "/tmp/x.db"}, ""},
 		{"sqlite://rel/x.db", spec{kind: kindSQLite, arg: "rel/x.db"}, ""},
 		{"sqlite:", spec{}, "needs a path"},
+		{"duckdb", spec{kind: kindDuckDB}, ""},
+		{"DuckDB", spec{kind: kindDuckDB}, ""},
+		{"duckdb:/tmp/x.duckdb", spec{kind: kindDuckDB, arg: "/tmp/x.duckdb"}, ""},
+		{"duckdb://rel/x.db", spec{kind: kindDuckDB, arg: "rel/x.db"}, ""},
+		{"duckdb:", spec{}, "needs a path"},
+		{"duckdb@1.5", spec{}, "want duckdb or duckdb:PATH"},
+		{"duckbd", spec{}, `did you mean "duckdb"?`},
 		{"mariadb", spec{kind: kindLocalMariaDB}, ""},
 		{"postgres", spec{kind: kindLocalPostgres}, ""},
 		{"postgresql", spec{kind: kindLocalPostgres}, ""},
@@ -59,7 +66,7 @@ func TestParseSpec(t *testing.T) {
 		{"postgress@18", spec{}, `did you mean "postgres@18"?`},
 		{"MariaDB10", spec{}, `did you mean "mariadb"?`},
 		{"sqlte", spec{}, `did you mean "sqlite"?`},
-		{"oracle", spec{}, "no such target; want sqlite, mariadb"},
+		{"oracle", spec{}, "no such target; want sqlite, duckdb, mariadb"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -98,6 +105,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"sqlite", Options{Schema: "bad; DROP"}, "plain identifier"},
 		{"sqlite", Options{Settings: []string{"x=1"}}, "throwaway"},
 		{"ftp://x/y", Options{}, "unknown scheme"},
+		{"duckdb", Options{Settings: []string{"threads=4"}}, "throwaway"},
+		{"duckdb:/tmp/a?b.db", Options{}, "not supported"},
 	} {
 		tg, err := Open(ctx, tc.spec, tc.opt)
 		if err == nil {

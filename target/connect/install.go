@@ -20,7 +20,7 @@ type Installed struct {
 }
 
 // ListInstalled lists the PostgreSQL releases in txlab's cache and
-// txlab's build of TiDB.
+// txlab's builds of TiDB and txlab-duckdb.
 func ListInstalled() ([]Installed, error) {
 	cache, err := pgrelease.CacheDir()
 	if err != nil {
@@ -33,6 +33,9 @@ func ListInstalled() ([]Installed, error) {
 	var out []Installed
 	for _, r := range rels {
 		out = append(out, Installed{Spec: "postgres@" + r.Package, Version: r.Version, Dir: r.Dir})
+	}
+	if bin, ok := localdb.DuckDBInstalled(); ok {
+		out = append(out, Installed{Spec: "duckdb", Version: localdb.DuckDBVersion, Dir: filepath.Dir(bin)})
 	}
 	if bin, ok := localdb.TiDBInstalled(); ok {
 		out = append(out, Installed{Spec: "tidb", Version: localdb.TiDBVersion, Dir: filepath.Dir(bin)})
@@ -56,6 +59,15 @@ func Install(ctx context.Context, spec string, log io.Writer) (Installed, error)
 			return Installed{}, err
 		}
 		return Installed{Spec: spec, Version: "PostgreSQL " + r.Version, Dir: r.Dir}, nil
+	case "duckdb":
+		if ver != "" && ver != localdb.DuckDBVersion && ver != "v"+localdb.DuckDBVersion {
+			return Installed{}, fmt.Errorf("this txlab builds DuckDB %s only (duckdb)", localdb.DuckDBVersion)
+		}
+		path, err := localdb.InstallDuckDB(ctx, log)
+		if err != nil {
+			return Installed{}, err
+		}
+		return Installed{Spec: "duckdb", Version: "DuckDB " + localdb.DuckDBVersion, Dir: path}, nil
 	case "tidb":
 		if err := localdb.CheckTiDBVersion(ver); err != nil {
 			return Installed{}, err
@@ -66,5 +78,5 @@ func Install(ctx context.Context, spec string, log io.Writer) (Installed, error)
 		}
 		return Installed{Spec: "tidb", Version: "TiDB " + localdb.TiDBVersion, Dir: path}, nil
 	}
-	return Installed{}, fmt.Errorf("txlab installs postgres@VERSION and tidb (MariaDB comes from Debian's mariadb-server)")
+	return Installed{}, fmt.Errorf("txlab installs postgres@VERSION, tidb and duckdb (MariaDB comes from Debian's mariadb-server)")
 }

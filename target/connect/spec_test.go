@@ -13,6 +13,7 @@ func TestSplit(t *testing.T) {
 	}{
 		{"sqlite", []string{"sqlite"}},
 		{"postgres@10,postgres@18,tidb", []string{"postgres@10", "postgres@18", "tidb"}},
+		{"sqlite,duckdb", []string{"sqlite", "duckdb"}},
 		{" sqlite , mariadb ,", []string{"sqlite", "mariadb"}},
 		{"postgres@/usr/lib/postgresql/15/bin,postgres", []string{"postgres@/usr/lib/postgresql/15/bin", "postgres"}},
 		{"mysql://root:pw@127.0.0.1:3306/?tls=false", []string{"mysql://root:pw@127.0.0.1:3306/?tls=false"}},
@@ -30,7 +31,7 @@ func TestDBMS(t *testing.T) {
 	for in, want := range map[string]string{
 		"sqlite": "sqlite", "sqlite:/tmp/a.db": "sqlite", "": "sqlite",
 		"mariadb": "mariadb", "postgres": "postgres", "PostgreSQL": "postgres", "postgres@18": "postgres",
-		"postgres@/usr/lib/postgresql/15/bin": "postgres", "tidb": "tidb",
+		"postgres@/usr/lib/postgresql/15/bin": "postgres", "tidb": "tidb", "duckdb": "duckdb", "duckdb:/tmp/x.db": "duckdb",
 		"mysql://root@127.0.0.1:3306/": "", "postgres://me@localhost/postgres": "", "oracle": "",
 	} {
 		if got := DBMS(in); got != want {

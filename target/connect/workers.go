@@ -25,6 +25,9 @@ func OpenWorkers(ctx context.Context, first target.Target, raw string, n int, un
 	if n > 1 && strings.HasPrefix(spec, "sqlite:") {
 		return nil, fmt.Errorf("--workers %d needs a database per worker: use --db sqlite (fresh files) instead of %s", n, spec)
 	}
+	if n > 1 && strings.HasPrefix(spec, "duckdb:") {
+		return nil, fmt.Errorf("--workers %d needs a database per worker: use --db duckdb (fresh files) instead of %s", n, spec)
+	}
 	octx := ctx
 	if !until.IsZero() {
 		var cancel context.CancelFunc

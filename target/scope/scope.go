@@ -37,6 +37,10 @@ type Rules struct {
 	Schema string
 	// Trust lets statement kinds the check does not know run (--trust-case).
 	Trust bool
+	// DBMS is target.Info.DBMS, for what one DBMS of a dialect adds to it
+	// (DuckDB reads PostgreSQL's syntax, with table functions that read
+	// files); "" for none.
+	DBMS string
 }
 
 // For returns the rules of target info, trusting unknown statement kinds when
@@ -46,7 +50,7 @@ func For(info target.Info, trust bool) Rules {
 	if d == sqlast.DialectNone {
 		d, _ = sqlast.ParseDialect(info.DBMS)
 	}
-	return Rules{Dialect: d, Schema: info.Schema, Trust: trust}
+	return Rules{Dialect: d, Schema: info.Schema, Trust: trust, DBMS: info.DBMS}
 }
 
 // Refusal is why a statement may not run.

@@ -142,6 +142,8 @@ func (c *checker) factor(must bool) error {
 	case t.kind == tVar:
 		c.i++
 		return nil
+	case t.kind == tString && c.r.DBMS == "duckdb":
+		return refuse("reads the file %s: DuckDB takes a string in FROM for a file to scan, which txlab refuses", t.text)
 	case t.identLike():
 		ps := c.chain()
 		if c.cur().punct("(") {
@@ -149,6 +151,9 @@ func (c *checker) factor(must bool) error {
 			// followed by its columns (REFERENCES t (id), CREATE TABLE t (…)).
 			name := strings.ToLower(ps[len(ps)-1].text)
 			if why := deniedFunction(c.r.Dialect, name); why != "" {
+				return refuse("calls %s, which %s; txlab refuses it", name, why)
+			}
+			if why := deniedDuckDB(c.r.DBMS, name); why != "" {
 				return refuse("calls %s, which %s; txlab refuses it", name, why)
 			}
 		}
@@ -454,6 +459,9 @@ func (c *checker) function(ps []part) error {
 	if why := deniedFunction(c.r.Dialect, name); why != "" {
 		return refuse("calls %s, which %s; txlab refuses it", name, why)
 	}
+	if why := deniedDuckDB(c.r.DBMS, name); why != "" {
+		return refuse("calls %s, which %s; txlab refuses it", name, why)
+	}
 	if len(ps) > 1 {
 		q := strings.ToLower(ps[0].text)
 		if len(ps) > 2 || !(c.r.own(ps[0]) || c.r.Dialect == sqlast.Postgres && q == "pg_catalog") {
@@ -526,6 +534,28 @@ func deniedFunction(d sqlast.Dialect, name string) string {
 			return "loads code"
 		case "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "sqlar_uncompress":
 			return "reads or writes files"
+		}
+	}
+	return ""
+}
+
+// deniedDuckDB is why DuckDB's function name reaches outside the
+// database file or runs SQL from a string, or "". DuckDB itself refuses
+// the file access (txlab-duckdb turns enable_external_access off); the
+// check says so before anything runs.
+func deniedDuckDB(dbms, name string) string {
+	if dbms != "duckdb" {
+		return ""
+	}
+	switch name {
+	case "query", "query_table":
+		return "runs SQL from a string"
+	case "glob", "sniff_csv", "getenv", "load_aws_credentials", "which_secret", "duckdb_secrets", "checkpoint", "force_checkpoint":
+		return "reaches outside the database (files, the environment, secrets)"
+	}
+	for _, p := range []string{"read_", "parquet_", "iceberg_", "delta_", "sqlite_", "postgres_", "mysql_", "http", "csv_", "json_execute"} {
+		if strings.HasPrefix(name, p) {
+			return "reaches outside the database (files, other databases, the network)"
 		}
 	}
 	return ""

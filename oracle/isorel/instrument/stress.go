@@ -59,6 +59,7 @@ func Stress(ctx context.Context, t target.Target, cfg StressConfig) (*history.Hi
 	gc := cfg.Gen
 	gc.Dialect = d
 	gc.NoSharedLocks = t.Info().NoSharedLocks
+	gc.NoLockingReads = t.Info().NoLockingReads
 	g := gen.New(cfg.Seed, gc)
 	rw := NewRewriter(t.Info())
 	s := &stress{rw: rw, d: d, base: time.Now()}
