@@ -16,6 +16,10 @@ import (
 // file's own catalog (current_database()).
 type catalog struct {
 	s *Session
+	// db is the file's catalog (current_database()): txlab's statements
+	// name its tables in full, as db.main.t, because a temporary table
+	// shadows a table of the file even when named main.t.
+	db string
 	// sweep: the file is a fresh one of txlab's, so every sequence and
 	// type in it is a case's (Sweep drops them).
 	sweep bool
@@ -24,6 +28,9 @@ type catalog struct {
 // objects lists the main schema's tables and views by kind.
 const objects = "SELECT table_name, CASE table_type WHEN 'VIEW' THEN 'VIEW' ELSE 'TABLE' END FROM information_schema.tables " +
 	"WHERE table_catalog = current_database() AND table_schema = 'main'"
+
+// name is an object of the file's main schema, named in full.
+func (c catalog) name(n string) string { return quoteIdent(c.db) + ".main." + quoteIdent(n) }
 
 func (c catalog) kinds(ctx context.Context) (map[string]string, error) {
 	res, err := c.s.Exec(ctx, objects)
@@ -72,7 +79,7 @@ func (c catalog) DropTables(ctx context.Context, names []string) error {
 			var left []string
 			var last error
 			for _, n := range todo {
-				if _, err := c.s.Exec(ctx, "DROP "+kind+" IF EXISTS "+quoteIdent(n)); err != nil {
+				if _, err := c.s.Exec(ctx, "DROP "+kind+" IF EXISTS "+c.name(n)); err != nil {
 					if ctx.Err() != nil {
 						return err
 					}
@@ -117,7 +124,7 @@ func (c catalog) TruncateTables(ctx context.Context, names []string) error {
 		return fmt.Errorf("sequence %s would not restart", seqs[0])
 	}
 	for _, n := range names {
-		if err := c.ExecAdmin(ctx, "DELETE FROM "+quoteIdent(n)); err != nil {
+		if err := c.ExecAdmin(ctx, "DELETE FROM "+c.name(n)); err != nil {
 			return err
 		}
 	}
@@ -145,7 +152,7 @@ func (c catalog) QueryColumn(ctx context.Context, q string) ([]string, error) {
 }
 
 func (c catalog) TableRows(ctx context.Context, table string) ([]target.Row, error) {
-	res, err := c.s.Exec(ctx, "SELECT * FROM main."+quoteIdent(table))
+	res, err := c.s.Exec(ctx, "SELECT * FROM "+c.name(table))
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +175,7 @@ func (c catalog) Sweep(ctx context.Context) error {
 		return err
 	}
 	for _, n := range seqs {
-		if err := c.ExecAdmin(ctx, "DROP SEQUENCE IF EXISTS main."+quoteIdent(n)+" CASCADE"); err != nil {
+		if err := c.ExecAdmin(ctx, "DROP SEQUENCE IF EXISTS "+c.name(n)+" CASCADE"); err != nil {
 			return err
 		}
 	}
@@ -177,7 +184,7 @@ func (c catalog) Sweep(ctx context.Context) error {
 		return err
 	}
 	for _, n := range types {
-		if err := c.ExecAdmin(ctx, "DROP TYPE IF EXISTS main."+quoteIdent(n)+" CASCADE"); err != nil {
+		if err := c.ExecAdmin(ctx, "DROP TYPE IF EXISTS "+c.name(n)+" CASCADE"); err != nil {
 			return err
 		}
 	}

@@ -140,7 +140,12 @@ func (t *Target) start(ctx context.Context, bin string, readOnly bool) error {
 		return err
 	}
 	t.admin = admin
-	t.Owned = target.Owned{Cat: catalog{s: admin, sweep: t.temp}, Where: fmt.Sprintf("DuckDB file %s", t.path),
+	res, err := admin.Exec(ctx, "SELECT current_database()")
+	if err != nil || len(res.Rows) != 1 {
+		t.stop()
+		return fmt.Errorf("duckdb: the database's name: %v", err)
+	}
+	t.Owned = target.Owned{Cat: catalog{s: admin, db: res.Rows[0][0].S, sweep: t.temp}, Where: fmt.Sprintf("DuckDB file %s", t.path),
 		Elsewhere: "use a file of txlab's own with --db duckdb:PATH"}
 	return nil
 }
