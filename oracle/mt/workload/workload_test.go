@@ -345,10 +345,9 @@ func TestMariaDBSnapshotIsolation(t *testing.T) {
 	tg := server(t, localdb.MariaDB, "innodb_snapshot_isolation=ON")
 	h, _ := run(t, tg, Config{Sessions: 8, Txns: 2000, Keys: 10, Level: target.RepeatableRead, Seed: 9})
 	// MDEV-39263 (a real bug, its fix merged upstream in April 2026 as
-	// MariaDB/server#4936, present in
-	// Debian's 10.11.14): an UPDATE misses ER_CHECKREAD when the row's
-	// last writer commits while the UPDATE acquires its lock, and both
-	// updates commit. Under load about one run in thirty here has one
+	// MariaDB/server#4936; Debian's 10.11.14 has it): an UPDATE misses
+	// ER_CHECKREAD when the row's last writer commits while the UPDATE
+	// acquires its lock, and both updates commit. Under load about one run in thirty here has one
 	// such lost update; it is logged, and any other anomaly fails.
 	for _, a := range check(t, h, mt.Snapshot).Anomalies {
 		b, _ := json.MarshalIndent(a, "", "  ")
