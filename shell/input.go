@@ -10,6 +10,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/txlab/txlab/internal/termsafe"
+	"github.com/txlab/txlab/testcase"
 )
 
 // RunTerminal feeds the lines typed at rl to the shell until Ctrl-D,
@@ -43,7 +44,7 @@ func (s *Shell) RunTerminal(ctx context.Context, rl *readline.Instance) error {
 // (ErrQuit) or the session fails, printing what completed after each line.
 func (s *Shell) RunScript(ctx context.Context, in io.Reader) error {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), testcase.MaxBytes+1)
 	for sc.Scan() {
 		if err := s.Line(ctx, sc.Text()); err != nil {
 			return err
@@ -51,6 +52,9 @@ func (s *Shell) RunScript(ctx context.Context, in io.Reader) error {
 		if err := s.Poll(); err != nil {
 			return err
 		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return fmt.Errorf("a line longer than %d bytes (the bound of a case file)", testcase.MaxBytes)
 	}
 	return sc.Err()
 }

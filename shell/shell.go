@@ -51,8 +51,13 @@ type Shell struct {
 	out  io.Writer
 	mu   sync.Mutex // serialises writes to out
 	last int        // the connection a bare statement goes to
-	buf  strings.Builder
-	conn int // the connection of the statement being typed
+	// split reads the text typed since the last statement ran, typed
+	// counts its bytes, and done are the statements it completed while
+	// the line went on with another (they run once the text ends at a ';').
+	split testcase.Statements
+	typed int
+	done  []string
+	conn  int // the connection of the statement being typed
 	// invalid are the steps the DBMS rejected as invalid (Event.Step →
 	// the statement as shown); \save leaves them out. Poll's goroutine
 	// adds to it too, hence invMu.
@@ -88,7 +93,7 @@ func (s *Shell) Close() error {
 // Prompt is the prompt for the next line: the connection a bare statement
 // goes to, or a continuation.
 func (s *Shell) Prompt() string {
-	if s.buf.Len() > 0 {
+	if s.typed > 0 {
 		return "   ...> "
 	}
 	return fmt.Sprintf("txlab %d> ", s.last)
@@ -98,9 +103,15 @@ func (s *Shell) Prompt() string {
 // prompt), so that the next line starts a new one rather than being glued
 // to the text the person gave up on. It reports whether there was any.
 func (s *Shell) Interrupt() bool {
-	had := s.buf.Len() > 0
-	s.buf.Reset()
+	had := s.typed > 0
+	s.dropTyped()
 	return had
+}
+
+// dropTyped forgets the text typed since the last statement ran.
+func (s *Shell) dropTyped() {
+	s.split.Reset()
+	s.typed, s.done = 0, nil
 }
 
 var stepPrefix = regexp.MustCompile(`^\s*(\d+)\s*>\s?`)
@@ -120,7 +131,7 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // outcome; the error returned is a failure of the session itself (a lost
 // connection), a *SaveError or ErrQuit.
 func (s *Shell) Line(ctx context.Context, line string) error {
-	if s.buf.Len() == 0 {
+	if s.typed == 0 {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
 			return nil
@@ -139,13 +150,22 @@ func (s *Shell) Line(ctx context.Context, line string) error {
 			line = line[len(m[0]):]
 		}
 	}
-	s.buf.WriteString(line)
-	s.buf.WriteByte('\n')
-	stmts, complete := statements(s.buf.String())
-	if !complete {
+	s.typed += len(line) + 1
+	if s.typed > testcase.MaxBytes {
+		// The bound of a case file: a statement past it costs the
+		// server, the judging and txlab's memory more than it is worth.
+		s.dropTyped()
+		return fmt.Errorf("a statement longer than %d bytes (the bound of a case file)", testcase.MaxBytes)
+	}
+	s.done = append(s.done, s.split.Feed(line+"\n")...)
+	if s.split.Pending() {
 		return nil // no ';' yet, or a quote or comment still open: read on
 	}
-	s.buf.Reset()
+	stmts := s.done
+	s.dropTyped()
+	if len(stmts) == 0 {
+		return nil // comments, or ';' alone
+	}
 	s.last = s.conn
 	for _, sql := range stmts {
 		evs, err := s.live.Exec(s.conn, sql)
@@ -163,22 +183,6 @@ func (s *Shell) Line(ctx context.Context, line string) error {
 		}
 	}
 	return nil
-}
-
-// statements splits typed text into statements and says whether it ends
-// with a complete one (a ';' outside quotes and comments).
-func statements(text string) ([]string, bool) {
-	a, err := testcase.SplitStatements(text)
-	if err != nil {
-		return nil, false // a quote or block comment still open
-	}
-	// Text that ends after a ';' gains one statement when more text
-	// follows; text inside an unfinished statement does not.
-	b, err := testcase.SplitStatements(text + "\nx")
-	if err != nil || len(b) != len(a)+1 || b[len(b)-1] != "x" {
-		return nil, false
-	}
-	return a, len(a) > 0
 }
 
 // Poll prints what completed on its own since the last statement (a lock

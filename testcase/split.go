@@ -267,3 +267,31 @@ func SplitStatements(sql string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Statements splits text fed to it in pieces, as a shell reads lines:
+// the splitter's state carries from one piece to the next, so each byte
+// is read once however many lines a statement spans.
+type Statements struct{ sp splitter }
+
+// Feed scans text and returns the statements it completed (a ';' outside
+// quotes and comments ends one; statements of comments alone are dropped).
+func (s *Statements) Feed(text string) []string {
+	var out []string
+	for rest := text; ; {
+		p, r, ok := s.sp.feed(rest)
+		if !ok {
+			return out
+		}
+		if p.content {
+			out = append(out, p.sql)
+		}
+		rest = r
+	}
+}
+
+// Pending reports whether a statement has begun and not ended: text
+// without its ';', or a quote or block comment still open.
+func (s *Statements) Pending() bool { return s.sp.pending() }
+
+// Reset drops what was fed since the last statement ended.
+func (s *Statements) Reset() { s.sp = splitter{} }

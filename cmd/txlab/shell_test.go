@@ -249,3 +249,34 @@ func TestShellTerminal(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestShellBoundsStatements: a statement the shell reads keeps to a case
+// file's bound (testcase.MaxBytes), however it is split into lines: past
+// it the session ends with exit 2 and one line, before the text is
+// kept or sent. A long statement within it, over many lines, runs.
+func TestShellBoundsStatements(t *testing.T) {
+	deep := "1> SELECT " + strings.Repeat("(", 600_000) + "1" + strings.Repeat(")", 600_000) + ";\n"
+	// A string over many lines: each line ends inside the quote.
+	lines := "1> SELECT length('\n" + strings.Repeat("x;\n", 400_000) + "');\n"
+	manyOK := "1> SELECT length('\n" + strings.Repeat("x;\n", 20_000) + "');\n"
+	for _, c := range []struct {
+		name, script string
+		code         int
+		want         string
+	}{
+		{"one deep line", deep, 2, "a line longer than 1048576 bytes"},
+		{"many short lines", lines, 2, "a statement longer than 1048576 bytes"},
+		{"a long statement within the bound", manyOK, 0, "ok, 1 row: (60001)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := runIO(context.Background(), []string{"shell", "--db", "sqlite"}, strings.NewReader(c.script), &out, &errb)
+			if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
+				t.Fatalf("exit %d, want %d and %q:\nstderr: %s\nstdout: %.300s", code, c.code, c.want, errb.String(), out.String())
+			}
+			if c.code != 0 && strings.Count(strings.TrimSpace(errb.String()), "\n") > 0 {
+				t.Errorf("more than one line on stderr: %s", errb.String())
+			}
+		})
+	}
+}
