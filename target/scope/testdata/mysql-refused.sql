@@ -423,3 +423,11 @@ DELETE FROM `test`.2024_orders WHERE id = 2
 DROP TABLE test.2024_orders
 ==== a case table renamed out under a digit name
 RENAME TABLE t TO test.1stolen
+==== a name with the #mysql50# prefix (the server's file-name encoding)
+DELETE FROM `#mysql50#t` WHERE id = 0
+==== txlab's record through the #mysql50# prefix
+SELECT * FROM `#MySQL50#txlab_owned_tables`
+==== a table made through the #mysql50# prefix
+CREATE TABLE `#mysql50#shop@002forders` (id INT)
+==== a column named with the #mysql50# prefix
+SELECT `#mysql50#id` FROM t
