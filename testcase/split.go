@@ -247,22 +247,12 @@ func isIdentByte(c byte) bool {
 // only comments are skipped. A last statement without a semicolon is
 // returned too. The error reports a quote or block comment left open.
 func SplitStatements(sql string) ([]string, error) {
-	sp := splitter{line: 1}
-	var out []string
-	for rest := sql; ; {
-		p, r, ok := sp.feed(rest)
-		if !ok {
-			break
-		}
-		if p.content {
-			out = append(out, p.sql)
-		}
-		rest = r
+	s := Statements{sp: splitter{line: 1}}
+	out := s.Feed(sql)
+	if msg := s.sp.unterminated(); msg != "" {
+		return out, fmt.Errorf("statement starting on line %d: %s", s.sp.start, msg)
 	}
-	if msg := sp.unterminated(); msg != "" {
-		return out, fmt.Errorf("statement starting on line %d: %s", sp.start, msg)
-	}
-	if p := sp.finish(); p.content {
+	if p := s.sp.finish(); p.content {
 		out = append(out, p.sql)
 	}
 	return out, nil

@@ -92,10 +92,7 @@ func escape(s string, newlines bool) string {
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&0xf])
 		case needsEscape(r, newlines):
-			b.WriteString(`\u`)
-			for shift := 12; shift >= 0; shift -= 4 {
-				b.WriteByte(hex[r>>shift&0xf])
-			}
+			writeU(&b, r)
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -116,10 +113,7 @@ func Bidi(s string) string {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if isBidi(r) {
-			b.WriteString(`\u`)
-			for shift := 12; shift >= 0; shift -= 4 {
-				b.WriteByte(hex[r>>shift&0xf])
-			}
+			writeU(&b, r)
 		} else {
 			b.WriteString(s[i : i+n])
 		}
@@ -130,4 +124,12 @@ func Bidi(s string) string {
 
 func isBidi(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// writeU writes r, a rune of the Basic Multilingual Plane, as \uNNNN.
+func writeU(b *strings.Builder, r rune) {
+	b.WriteString(`\u`)
+	for shift := 12; shift >= 0; shift -= 4 {
+		b.WriteByte(hex[r>>shift&0xf])
+	}
 }
